@@ -1,0 +1,163 @@
+package hitl
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+)
+
+// MaxFreeTextLen bounds a free-text answer, in bytes.
+const MaxFreeTextLen = 64 << 10
+
+var (
+	approveWords = map[string]bool{"true": true, "yes": true, "y": true, "approve": true, "approved": true, "accept": true, "ok": true, "confirm": true}
+	rejectWords  = map[string]bool{"false": true, "no": true, "n": true, "reject": true, "rejected": true, "deny": true, "denied": true, "decline": true}
+)
+
+// NormalizeAnswer validates raw as an answer to in and returns the canonical
+// typed value: true/false for approval, an option key for single_choice, an
+// array of unique keys for multi_choice, an object valid against the schema
+// for form, a string for free_text. Lenient inputs are mapped to it (a label
+// instead of a key, "yes"/"no" for approval, a JSON string holding a form).
+// Errors have code EVALUE and say why.
+func NormalizeAnswer(in *Interaction, raw json.RawMessage) (json.RawMessage, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return nil, Errorf(EVALUE, "value is required")
+	}
+	var v any
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	if err := d.Decode(&v); err != nil || d.More() {
+		return nil, Errorf(EVALUE, "value is not valid JSON")
+	}
+	switch in.Type {
+	case TypeApproval:
+		return normalizeApproval(in, v)
+	case TypeSingleChoice:
+		if a, ok := v.([]any); ok && len(a) == 1 {
+			v = a[0]
+		}
+		s, ok := v.(string)
+		if !ok {
+			return nil, Errorf(EVALUE, "single_choice value must be an option key (a string)")
+		}
+		key, ok := in.matchOption(s)
+		if !ok {
+			return nil, Errorf(EVALUE, "%q is not an option; choose one of %s", s, in.optionKeys())
+		}
+		return json.Marshal(key)
+	case TypeMultiChoice:
+		return normalizeMulti(in, v)
+	case TypeForm:
+		if s, ok := v.(string); ok { // a form sent as a JSON string
+			raw = json.RawMessage(s)
+		}
+		if err := validateForm(in.FormSchema, raw); err != nil {
+			return nil, err
+		}
+		return compactJSON(raw), nil
+	default:
+		var s string
+		switch t := v.(type) {
+		case string:
+			s = t
+		case json.Number:
+			s = t.String()
+		case bool:
+			s = string(raw)
+		default:
+			return nil, Errorf(EVALUE, "free_text value must be a string")
+		}
+		if len(s) > MaxFreeTextLen {
+			return nil, Errorf(EVALUE, "free_text value is limited to %d bytes", MaxFreeTextLen)
+		}
+		return json.Marshal(s)
+	}
+}
+
+func normalizeApproval(in *Interaction, v any) (json.RawMessage, error) {
+	switch t := v.(type) {
+	case bool:
+		return json.Marshal(t)
+	case string:
+		s := strings.ToLower(strings.TrimSpace(t))
+		if len(in.Options) == 2 {
+			if key, ok := in.matchOption(t); ok {
+				return json.Marshal(key == in.Options[0].Key)
+			}
+		}
+		if approveWords[s] {
+			return json.RawMessage("true"), nil
+		}
+		if rejectWords[s] {
+			return json.RawMessage("false"), nil
+		}
+	}
+	return nil, Errorf(EVALUE, "approval value must be true or false (or %s)", in.optionKeys())
+}
+
+func normalizeMulti(in *Interaction, v any) (json.RawMessage, error) {
+	var items []string
+	switch t := v.(type) {
+	case string: // one key or label, or a comma-separated list of them
+		if key, ok := in.matchOption(t); ok {
+			items = []string{key}
+		} else if strings.TrimSpace(t) != "" {
+			items = strings.Split(t, ",")
+		}
+	case []any:
+		for _, e := range t {
+			s, ok := e.(string)
+			if !ok {
+				return nil, Errorf(EVALUE, "multi_choice value must be an array of option keys")
+			}
+			items = append(items, s)
+		}
+	default:
+		return nil, Errorf(EVALUE, "multi_choice value must be an array of option keys")
+	}
+	keys := make([]string, 0, len(items))
+	seen := make(map[string]bool, len(items))
+	for _, s := range items {
+		key, ok := in.matchOption(s)
+		if !ok {
+			return nil, Errorf(EVALUE, "%q is not an option; choose from %s", strings.TrimSpace(s), in.optionKeys())
+		}
+		if seen[key] {
+			return nil, Errorf(EVALUE, "option %q is chosen twice", key)
+		}
+		seen[key] = true
+		keys = append(keys, key)
+	}
+	return json.Marshal(keys)
+}
+
+// matchOption maps s to an option key: the exact key, else a key or label
+// equal to s ignoring case and surrounding space.
+func (in *Interaction) matchOption(s string) (string, bool) {
+	if _, ok := in.Option(s); ok {
+		return s, true
+	}
+	t := strings.TrimSpace(s)
+	for _, o := range in.Options {
+		if strings.EqualFold(o.Key, t) {
+			return o.Key, true
+		}
+	}
+	for _, o := range in.Options {
+		if strings.EqualFold(strings.TrimSpace(o.Label), t) {
+			return o.Key, true
+		}
+	}
+	return "", false
+}
+
+func (in *Interaction) optionKeys() string {
+	keys := make([]string, len(in.Options))
+	for i, o := range in.Options {
+		keys[i] = o.Key
+	}
+	b, _ := json.Marshal(keys)
+	return string(b)
+}

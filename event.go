@@ -1,0 +1,31 @@
+package hitl
+
+import "time"
+
+// EventType names what happened to an interaction.
+type EventType string
+
+// Event types. The log is append-only; each event has a monotonic Seq.
+const (
+	EventCreated   EventType = "created"
+	EventAnswered  EventType = "answered"
+	EventExpired   EventType = "expired"
+	EventCancelled EventType = "cancelled"
+	EventNotified  EventType = "notified" // a person was told on some channel
+)
+
+// Event is one entry of the append-only event log: the audit trail and the
+// source of live streams.
+type Event struct {
+	Seq           int64     `json:"seq"`
+	Type          EventType `json:"type"`
+	InteractionID string    `json:"interaction_id"`
+	At            time.Time `json:"at"`
+	Actor         string    `json:"actor,omitempty"`   // who caused it; empty for the system
+	Channel       string    `json:"channel,omitempty"` // through which channel
+	Detail        string    `json:"detail,omitempty"`  // e.g. the cancel reason; never an answer value
+
+	// Interaction is the interaction's state when the event is read (its
+	// question fields never change, its status may have moved on).
+	Interaction *Interaction `json:"-"`
+}

@@ -1,0 +1,285 @@
+package hitl
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math"
+	"regexp"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Limits bound what a request may ask for.
+const (
+	MaxQuestionLen = 16 << 10 // bytes
+	MaxContextLen  = 64 << 10
+	MaxOptions     = 200
+	MaxKeyLen      = 200
+)
+
+// Default timing for requests that name none.
+const (
+	DefaultTimeout = time.Hour
+	MaxTimeout     = 30 * 24 * time.Hour
+)
+
+// CreateRequest is what an agent sends to ask a question.
+type CreateRequest struct {
+	Type            Type            `json:"interaction_type,omitempty"`
+	Question        string          `json:"question"`
+	Context         string          `json:"context,omitempty"`
+	Options         OptionList      `json:"options,omitempty"`
+	FormSchema      json.RawMessage `json:"form_schema,omitempty"`
+	DefaultResponse json.RawMessage `json:"default_response,omitempty"`
+	Timeout         float64         `json:"timeout,omitempty"`  // seconds
+	Deadline        *time.Time      `json:"deadline,omitempty"` // absolute; wins over Timeout
+	OnTimeout       OnTimeout       `json:"on_timeout,omitempty"`
+	IdempotencyKey  string          `json:"idempotency_key,omitempty"`
+	SourceAgent     string          `json:"source_agent,omitempty"`
+	SessionID       string          `json:"session_id,omitempty"`
+	Metadata        map[string]any  `json:"metadata,omitempty"`
+	Targets         *Targets        `json:"targets,omitempty"`
+}
+
+// OptionList decodes options given either as objects {key,label,description}
+// or as plain strings, whose key is derived from the label.
+type OptionList []Option
+
+// UnmarshalJSON accepts an array mixing strings and option objects.
+func (l *OptionList) UnmarshalJSON(b []byte) error {
+	var raw []json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return fmt.Errorf("options must be an array of strings or {key,label,description} objects")
+	}
+	out := make(OptionList, 0, len(raw))
+	for _, r := range raw {
+		r = bytes.TrimSpace(r)
+		if len(r) > 0 && r[0] == '"' {
+			var s string
+			if err := json.Unmarshal(r, &s); err != nil {
+				return err
+			}
+			out = append(out, Option{Key: DeriveKey(s), Label: s})
+			continue
+		}
+		var o Option
+		if err := json.Unmarshal(r, &o); err != nil {
+			return fmt.Errorf("options must be an array of strings or {key,label,description} objects")
+		}
+		out = append(out, o)
+	}
+	*l = out
+	return nil
+}
+
+var nonKey = regexp.MustCompile(`[^a-z0-9]+`)
+
+// DeriveKey turns a label into a stable option key: lower case, runs of
+// anything but letters and digits become "_". A label with no letters or
+// digits keeps its text as the key.
+func DeriveKey(label string) string {
+	k := strings.Trim(nonKey.ReplaceAllString(strings.ToLower(label), "_"), "_")
+	if k == "" {
+		return strings.TrimSpace(label)
+	}
+	return k
+}
+
+// NewInteraction validates req and returns the pending interaction it
+// describes, created by caller at now. The ID is left for the caller to set.
+func NewInteraction(req CreateRequest, caller Caller, now time.Time) (*Interaction, error) {
+	in := &Interaction{
+		Type:           req.Type,
+		Question:       strings.TrimSpace(req.Question),
+		Context:        req.Context,
+		Options:        append([]Option(nil), req.Options...),
+		OnTimeout:      req.OnTimeout,
+		IdempotencyKey: req.IdempotencyKey,
+		SourceAgent:    req.SourceAgent,
+		SessionID:      req.SessionID,
+		Metadata:       req.Metadata,
+		Targets:        req.Targets,
+		CreatedBy:      caller.Name,
+		CreatedVia:     caller.Channel,
+		CreatedAt:      now.UTC(),
+		Status:         StatusPending,
+	}
+	if in.Type == "" {
+		in.Type = TypeFreeText
+	}
+	if !in.Type.Valid() {
+		return nil, Errorf(EINVALID, "interaction_type must be one of approval, single_choice, multi_choice, form, free_text; got %q", req.Type)
+	}
+	if in.Question == "" {
+		return nil, Errorf(EINVALID, "question is required")
+	}
+	if len(in.Question) > MaxQuestionLen || len(in.Context) > MaxContextLen {
+		return nil, Errorf(EINVALID, "question is limited to %d bytes and context to %d", MaxQuestionLen, MaxContextLen)
+	}
+	if !utf8.ValidString(in.Question) || !utf8.ValidString(in.Context) {
+		return nil, Errorf(EINVALID, "question and context must be valid UTF-8")
+	}
+	if len(in.IdempotencyKey) > MaxKeyLen {
+		return nil, Errorf(EINVALID, "idempotency_key is limited to %d bytes", MaxKeyLen)
+	}
+	switch in.OnTimeout {
+	case "":
+		in.OnTimeout = OnTimeoutCancel
+	case OnTimeoutCancel, OnTimeoutDefault:
+	default:
+		return nil, Errorf(EINVALID, "on_timeout must be cancel or default; got %q", req.OnTimeout)
+	}
+	if err := in.normalizeOptions(); err != nil {
+		return nil, err
+	}
+	if err := in.setSchema(req.FormSchema); err != nil {
+		return nil, err
+	}
+	if err := in.setDefault(req.DefaultResponse); err != nil {
+		return nil, err
+	}
+	if err := in.setDeadline(req, now); err != nil {
+		return nil, err
+	}
+	if in.Targets != nil && len(in.Targets.Users) == 0 && len(in.Targets.Groups) == 0 {
+		in.Targets = nil
+	}
+	in.RequestHash = in.fingerprint()
+	return in, nil
+}
+
+func (in *Interaction) normalizeOptions() error {
+	switch in.Type {
+	case TypeApproval:
+		if len(in.Options) == 0 {
+			in.Options = []Option{{Key: "approve", Label: "Approve"}, {Key: "reject", Label: "Reject"}}
+		} else if len(in.Options) != 2 {
+			return Errorf(EINVALID, "approval takes exactly two options (approve first, reject second); got %d", len(in.Options))
+		}
+	case TypeSingleChoice, TypeMultiChoice:
+		if len(in.Options) == 0 {
+			return Errorf(EINVALID, "%s needs at least one option", in.Type)
+		}
+	default:
+		if len(in.Options) > 0 {
+			return Errorf(EINVALID, "%s takes no options", in.Type)
+		}
+		in.Options = []Option{}
+		return nil
+	}
+	if len(in.Options) > MaxOptions {
+		return Errorf(EINVALID, "at most %d options", MaxOptions)
+	}
+	seen := make(map[string]bool, len(in.Options))
+	for i := range in.Options {
+		o := &in.Options[i]
+		o.Key = strings.TrimSpace(o.Key)
+		if o.Key == "" && o.Label != "" {
+			o.Key = DeriveKey(o.Label)
+		}
+		if o.Key == "" {
+			return Errorf(EINVALID, "option %d needs a non-empty key", i)
+		}
+		if len(o.Key) > MaxKeyLen {
+			return Errorf(EINVALID, "option key %d is longer than %d bytes", i, MaxKeyLen)
+		}
+		if o.Label == "" {
+			o.Label = o.Key
+		}
+		if seen[o.Key] {
+			return Errorf(EINVALID, "option keys must be unique; %q appears twice", o.Key)
+		}
+		seen[o.Key] = true
+	}
+	return nil
+}
+
+func (in *Interaction) setSchema(schema json.RawMessage) error {
+	if isNull(schema) {
+		if in.Type == TypeForm {
+			return Errorf(EINVALID, "form needs a form_schema")
+		}
+		return nil
+	}
+	if in.Type != TypeForm {
+		return Errorf(EINVALID, "form_schema is only for interaction_type form")
+	}
+	if _, err := CompileSchema(schema); err != nil {
+		return err
+	}
+	in.FormSchema = compactJSON(schema)
+	return nil
+}
+
+func (in *Interaction) setDefault(def json.RawMessage) error {
+	if isNull(def) {
+		if in.OnTimeout == OnTimeoutDefault {
+			return Errorf(EINVALID, "on_timeout default needs a default_response")
+		}
+		return nil
+	}
+	v, err := NormalizeAnswer(in, def)
+	if err != nil {
+		return Errorf(EINVALID, "default_response: %s", ErrorMessage(err))
+	}
+	in.DefaultResponse = v
+	return nil
+}
+
+func (in *Interaction) setDeadline(req CreateRequest, now time.Time) error {
+	switch {
+	case req.Deadline != nil:
+		in.Deadline = req.Deadline.UTC()
+		if !in.Deadline.After(now) {
+			return Errorf(EINVALID, "deadline must be in the future")
+		}
+	case req.Timeout < 0 || math.IsNaN(req.Timeout) || math.IsInf(req.Timeout, 0):
+		return Errorf(EINVALID, "timeout must be a positive number of seconds")
+	case req.Timeout > 0:
+		if req.Timeout > MaxTimeout.Seconds() {
+			return Errorf(EINVALID, "timeout is at most %d seconds", int(MaxTimeout.Seconds()))
+		}
+		in.Deadline = now.Add(time.Duration(req.Timeout * float64(time.Second))).UTC()
+	default:
+		in.Deadline = now.Add(DefaultTimeout).UTC()
+	}
+	if in.Deadline.Sub(now) > MaxTimeout {
+		return Errorf(EINVALID, "deadline is at most %s away", MaxTimeout)
+	}
+	in.Deadline = in.Deadline.Truncate(time.Millisecond)
+	in.Timeout = math.Round(in.Deadline.Sub(now).Seconds()*1000) / 1000
+	return nil
+}
+
+// fingerprint hashes what makes two requests "the same question" for
+// idempotency: everything the person sees and the answer depends on.
+func (in *Interaction) fingerprint() string {
+	b, _ := json.Marshal(struct {
+		T Type            `json:"t"`
+		Q string          `json:"q"`
+		C string          `json:"c"`
+		O []Option        `json:"o"`
+		S json.RawMessage `json:"s,omitempty"`
+		D json.RawMessage `json:"d,omitempty"`
+		P OnTimeout       `json:"p"`
+	}{in.Type, in.Question, in.Context, in.Options, in.FormSchema, in.DefaultResponse, in.OnTimeout})
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+func isNull(b json.RawMessage) bool {
+	b = bytes.TrimSpace(b)
+	return len(b) == 0 || bytes.Equal(b, []byte("null"))
+}
+
+func compactJSON(b json.RawMessage) json.RawMessage {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, b); err != nil {
+		return b
+	}
+	return buf.Bytes()
+}

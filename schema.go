@@ -1,0 +1,123 @@
+package hitl
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+// schemaCache holds compiled form schemas by content hash, so validating an
+// answer does not recompile. It is cleared when it grows past maxCachedSchemas.
+var schemaCache struct {
+	sync.Mutex
+	m map[[32]byte]*jsonschema.Schema
+}
+
+const maxCachedSchemas = 1024
+
+var printer = message.NewPrinter(language.English)
+
+// CompileSchema compiles a form's JSON Schema (draft 2020-12 unless
+// "$schema" says otherwise). External references are never loaded, formats
+// are asserted, and the schema must describe an object.
+func CompileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
+	key := sha256.Sum256(raw)
+	schemaCache.Lock()
+	s, ok := schemaCache.m[key]
+	schemaCache.Unlock()
+	if ok {
+		return s, nil
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, Errorf(EINVALID, "form_schema is not valid JSON")
+	}
+	obj, ok := doc.(map[string]any)
+	if !ok {
+		return nil, Errorf(EINVALID, "form_schema must be a JSON Schema object")
+	}
+	if t, ok := obj["type"]; ok && t != "object" {
+		return nil, Errorf(EINVALID, `form_schema must describe an object ("type": "object")`)
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseLoader(jsonschema.SchemeURLLoader{}) // no file or network access
+	c.AssertFormat()
+	const loc = "urn:hitl:form_schema"
+	if err := c.AddResource(loc, doc); err != nil {
+		return nil, Errorf(EINVALID, "form_schema: %s", firstLine(err.Error()))
+	}
+	s, err = c.Compile(loc)
+	if err != nil {
+		return nil, Errorf(EINVALID, "form_schema is not a valid JSON Schema: %s", firstLine(err.Error()))
+	}
+	schemaCache.Lock()
+	if schemaCache.m == nil || len(schemaCache.m) >= maxCachedSchemas {
+		schemaCache.m = make(map[[32]byte]*jsonschema.Schema)
+	}
+	schemaCache.m[key] = s
+	schemaCache.Unlock()
+	return s, nil
+}
+
+// validateForm checks value against the compiled schema and returns a
+// readable reason naming each failing field.
+func validateForm(schema json.RawMessage, value json.RawMessage) error {
+	s, err := CompileSchema(schema)
+	if err != nil {
+		return err
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(value))
+	if err != nil {
+		return Errorf(EVALUE, "form value is not valid JSON")
+	}
+	if _, ok := doc.(map[string]any); !ok {
+		return Errorf(EVALUE, "form value must be an object")
+	}
+	err = s.Validate(doc)
+	var ve *jsonschema.ValidationError
+	if errors.As(err, &ve) {
+		return Errorf(EVALUE, "%s", describe(ve))
+	} else if err != nil {
+		return Errorf(EVALUE, "form value is invalid")
+	}
+	return nil
+}
+
+// describe flattens a validation error into "at /field: reason" lines.
+func describe(ve *jsonschema.ValidationError) string {
+	var leaves []string
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			loc := "/" + strings.Join(e.InstanceLocation, "/")
+			leaves = append(leaves, fmt.Sprintf("at %s: %s", loc, e.ErrorKind.LocalizedString(printer)))
+			return
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	sort.Strings(leaves)
+	if len(leaves) > 10 {
+		leaves = append(leaves[:10], fmt.Sprintf("and %d more", len(leaves)-10))
+	}
+	return strings.Join(leaves, "; ")
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

@@ -1,0 +1,130 @@
+package hitl
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+)
+
+// Store keeps interactions and the event log durably. Every method that
+// changes an interaction appends its event in the same transaction.
+type Store interface {
+	// CreateInteraction inserts a pending interaction and its created event.
+	// When in.IdempotencyKey is set and (CreatedBy, IdempotencyKey) already
+	// exists, nothing is written and the existing interaction is returned
+	// with existed true (the caller decides whether it is the same question).
+	CreateInteraction(ctx context.Context, in *Interaction) (got *Interaction, ev *Event, existed bool, err error)
+
+	// Interaction returns one interaction, or an ENOTFOUND error.
+	Interaction(ctx context.Context, id string) (*Interaction, error)
+
+	// ListInteractions returns interactions newest first, and the cursor of
+	// the next page ("" when there is none).
+	ListInteractions(ctx context.Context, f ListFilter) ([]*Interaction, string, error)
+
+	// CountInteractions counts interactions with the given status.
+	CountInteractions(ctx context.Context, status Status) (int, error)
+
+	// Resolve moves a pending interaction to a terminal status with res, as a
+	// compare-and-set, and appends the matching event. When the interaction
+	// is no longer pending it returns the current interaction and
+	// ErrNotPending. A person's answer (StatusAnswered, not TimedOut) only
+	// succeeds while t.At is before the deadline; otherwise it returns the
+	// current interaction and ErrPastDeadline.
+	Resolve(ctx context.Context, id string, t Transition) (*Interaction, *Event, error)
+
+	// NextDeadline returns the earliest deadline among pending interactions.
+	NextDeadline(ctx context.Context) (deadline time.Time, ok bool, err error)
+
+	// DueInteractions returns up to limit pending interactions whose
+	// deadline is at or before now, earliest first.
+	DueInteractions(ctx context.Context, now time.Time, limit int) ([]*Interaction, error)
+
+	// AppendEvent appends an event that does not change the status (such as
+	// notified) and returns it with its sequence number.
+	AppendEvent(ctx context.Context, ev *Event) (*Event, error)
+
+	// Events returns up to limit events with Seq > after, in order, each
+	// with its Interaction filled in.
+	Events(ctx context.Context, after int64, limit int) ([]*Event, error)
+
+	// LastEventSeq returns the sequence number of the newest event (0 if none).
+	LastEventSeq(ctx context.Context) (int64, error)
+
+	// Ping reports whether the store can serve requests.
+	Ping(ctx context.Context) error
+
+	// Close releases the store's resources.
+	Close() error
+}
+
+// Transition describes a move out of pending.
+type Transition struct {
+	Status Status    // answered, expired or cancelled
+	Value  []byte    // the canonical answer, for answered
+	By     string    // who: a person, an agent, or "" for the system
+	Via    string    // channel
+	At     time.Time // when
+	Reason string    // why, for expired and cancelled
+	// TimedOut marks the default response applied at the deadline.
+	TimedOut bool
+}
+
+// Result returns the result this transition records.
+func (t Transition) Result() *Result {
+	return &Result{Value: json.RawMessage(t.Value), RespondedBy: t.By, Channel: t.Via, RespondedAt: t.At.UTC(), TimedOut: t.TimedOut, Reason: t.Reason}
+}
+
+// EventType returns the event this transition appends.
+func (t Transition) EventType() EventType {
+	switch t.Status {
+	case StatusAnswered:
+		return EventAnswered
+	case StatusExpired:
+		return EventExpired
+	default:
+		return EventCancelled
+	}
+}
+
+// Errors a Store returns from Resolve; the engine turns them into
+// application errors that say who answered first.
+var (
+	ErrNotPending   = errors.New("interaction is not pending")
+	ErrPastDeadline = errors.New("interaction deadline has passed")
+)
+
+// ListFilter selects interactions to list.
+type ListFilter struct {
+	Status         Status // "" for any
+	IdempotencyKey string // "" for any
+	CreatedBy      string // "" for any
+	Limit          int    // 1..500; 0 means 50
+	Cursor         string // from a previous page
+}
+
+// DefaultListLimit and MaxListLimit bound a page.
+const (
+	DefaultListLimit = 50
+	MaxListLimit     = 500
+)
+
+// Service is what agents and people use, implemented by the in-process
+// engine and by the HTTP client alike.
+type Service interface {
+	// Create asks a question; created is false when an idempotent repeat
+	// returned the existing interaction.
+	Create(ctx context.Context, req CreateRequest) (in *Interaction, created bool, err error)
+	// Get returns an interaction.
+	Get(ctx context.Context, id string) (*Interaction, error)
+	// List returns a page of interactions, newest first.
+	List(ctx context.Context, f ListFilter) (list []*Interaction, next string, err error)
+	// Wait blocks until the interaction is terminal or ctx ends; then it
+	// returns ctx's error.
+	Wait(ctx context.Context, id string) (*Interaction, error)
+	// Respond answers a pending interaction.
+	Respond(ctx context.Context, id string, value json.RawMessage) (*Interaction, error)
+	// Cancel withdraws a pending interaction.
+	Cancel(ctx context.Context, id string, reason string) (*Interaction, error)
+}
