@@ -1,0 +1,273 @@
+// Package broker is the engine: it creates interactions, validates and
+// records answers exactly once, wakes waiting agents, expires deadlines and
+// fans events out to live streams, over any hitl.Store.
+package broker
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/hitl-sh/hitl"
+)
+
+// ErrClosed is returned by waits and streams when the broker shuts down.
+var ErrClosed = hitl.Errorf(hitl.EUNAVAILABLE, "server is shutting down")
+
+// Options configure a Broker. The zero value is usable.
+type Options struct {
+	// Logger receives operational logs; nil discards them. Answer values
+	// are never logged.
+	Logger *slog.Logger
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// SubscriberBuffer is how many events a slow subscriber may lag behind
+	// before it is dropped; 0 means 256.
+	SubscriberBuffer int
+	// OnEvent, if set, is called for every event in sequence order (for
+	// metrics). It must not block.
+	OnEvent func(*hitl.Event)
+}
+
+// Broker is the interaction engine. Create it with New, then Start it.
+type Broker struct {
+	store hitl.Store
+	log   *slog.Logger
+	now   func() time.Time
+
+	waiters waiters
+	feed    *feed
+	expiry  *expiry
+
+	closeOnce sync.Once
+	closed    chan struct{}
+	wg        sync.WaitGroup
+}
+
+var _ hitl.Service = (*Broker)(nil)
+
+// New returns a broker over store. Call Start before use.
+func New(store hitl.Store, opts *Options) *Broker {
+	if opts == nil {
+		opts = &Options{}
+	}
+	b := &Broker{
+		store:  store,
+		log:    opts.Logger,
+		now:    opts.Now,
+		closed: make(chan struct{}),
+	}
+	if b.log == nil {
+		b.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if b.now == nil {
+		b.now = time.Now
+	}
+	b.waiters.m = make(map[string]*waitEntry)
+	bufSize := opts.SubscriberBuffer
+	if bufSize <= 0 {
+		bufSize = 256
+	}
+	b.feed = newFeed(store, b.log, bufSize, opts.OnEvent, b.closed)
+	b.expiry = newExpiry(b)
+	return b
+}
+
+// Start loads the event sequence, expires what passed its deadline while
+// the server was down, and starts the deadline timer.
+func (b *Broker) Start(ctx context.Context) error {
+	seq, err := b.store.LastEventSeq(ctx)
+	if err != nil {
+		return fmt.Errorf("start broker: %w", err)
+	}
+	b.feed.start(seq)
+	if err := b.expiry.expireDue(ctx); err != nil {
+		return fmt.Errorf("start broker: expire overdue interactions: %w", err)
+	}
+	b.wg.Add(1)
+	go func() {
+		defer b.wg.Done()
+		b.expiry.run()
+	}()
+	return nil
+}
+
+// Close stops the deadline timer, releases every waiter and closes every
+// subscription. Create, Respond and Cancel keep working until the store is
+// closed, so in-flight requests can finish.
+func (b *Broker) Close() error {
+	b.closeOnce.Do(func() {
+		close(b.closed)
+		b.feed.closeAll(ErrClosed)
+	})
+	b.wg.Wait()
+	return nil
+}
+
+// Store returns the store the broker runs over.
+func (b *Broker) Store() hitl.Store { return b.store }
+
+// Create validates req and records a new pending interaction for the caller
+// in ctx. An idempotent repeat (same key, same question) returns the
+// existing interaction with created false; the same key with a different
+// question is a conflict.
+func (b *Broker) Create(ctx context.Context, req hitl.CreateRequest) (*hitl.Interaction, bool, error) {
+	caller := hitl.CallerFrom(ctx)
+	in, err := hitl.NewInteraction(req, caller, b.now())
+	if err != nil {
+		return nil, false, err
+	}
+	id, err := uuid.NewV7()
+	if err != nil {
+		return nil, false, fmt.Errorf("create interaction: mint id: %w", err)
+	}
+	in.ID = id.String()
+	got, ev, existed, err := b.store.CreateInteraction(ctx, in)
+	if err != nil {
+		return nil, false, fmt.Errorf("create interaction: %w", err)
+	}
+	if existed {
+		if got.RequestHash != in.RequestHash {
+			return nil, false, hitl.Errorf(hitl.ECONFLICT, "feedback request already exists: idempotency_key %q was used for a different question (interaction %s)", in.IdempotencyKey, got.ID)
+		}
+		return got, false, nil
+	}
+	b.feed.publish(ev)
+	b.expiry.scheduled(got.Deadline)
+	b.log.Info("interaction created", "interaction_id", got.ID, "type", got.Type, "source_agent", got.SourceAgent, "by", caller.Name, "channel", caller.Channel)
+	return got, true, nil
+}
+
+// Get returns one interaction.
+func (b *Broker) Get(ctx context.Context, id string) (*hitl.Interaction, error) {
+	return b.store.Interaction(ctx, id)
+}
+
+// List returns a page of interactions, newest first.
+func (b *Broker) List(ctx context.Context, f hitl.ListFilter) ([]*hitl.Interaction, string, error) {
+	if f.Status != "" && !f.Status.Valid() {
+		return nil, "", hitl.Errorf(hitl.EINVALID, "status must be pending, answered, expired or cancelled")
+	}
+	if f.Limit < 0 || f.Limit > hitl.MaxListLimit {
+		return nil, "", hitl.Errorf(hitl.EINVALID, "limit must be between 1 and %d", hitl.MaxListLimit)
+	}
+	return b.store.ListInteractions(ctx, f)
+}
+
+// Respond records the caller's answer to a pending interaction after
+// validating and normalising it. Exactly one answer wins: a later one gets a
+// conflict (answered), or a gone error (expired, cancelled).
+func (b *Broker) Respond(ctx context.Context, id string, value json.RawMessage) (*hitl.Interaction, error) {
+	in, err := b.store.Interaction(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if in.Status != hitl.StatusPending {
+		return in, notPending(in)
+	}
+	now := b.now()
+	if in.Expired(now) {
+		return b.lateAnswer(ctx, in)
+	}
+	v, err := hitl.NormalizeAnswer(in, value)
+	if err != nil {
+		return nil, err
+	}
+	caller := hitl.CallerFrom(ctx)
+	out, ev, err := b.store.Resolve(ctx, id, hitl.Transition{
+		Status: hitl.StatusAnswered, Value: v, By: caller.Name, Via: caller.Channel, At: now,
+	})
+	switch {
+	case errors.Is(err, hitl.ErrNotPending):
+		return out, notPending(out)
+	case errors.Is(err, hitl.ErrPastDeadline):
+		return b.lateAnswer(ctx, out)
+	case err != nil:
+		return nil, fmt.Errorf("respond: %w", err)
+	}
+	b.resolved(ev)
+	b.log.Info("interaction answered", "interaction_id", id, "type", out.Type, "by", caller.Name, "channel", caller.Channel)
+	return out, nil
+}
+
+// lateAnswer expires an interaction whose deadline passed before the
+// sweeper got to it, and reports the answer as too late.
+func (b *Broker) lateAnswer(ctx context.Context, in *hitl.Interaction) (*hitl.Interaction, error) {
+	out, err := b.expiry.expireOne(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return out, notPending(out)
+}
+
+// Cancel withdraws a pending interaction for the reason given ("" means
+// agent_cancelled). Cancelling a cancelled interaction returns it unchanged.
+func (b *Broker) Cancel(ctx context.Context, id string, reason string) (*hitl.Interaction, error) {
+	if reason == "" {
+		reason = "agent_cancelled"
+	}
+	if len(reason) > 1000 {
+		return nil, hitl.Errorf(hitl.EINVALID, "reason is limited to 1000 bytes")
+	}
+	caller := hitl.CallerFrom(ctx)
+	out, ev, err := b.store.Resolve(ctx, id, hitl.Transition{
+		Status: hitl.StatusCancelled, By: caller.Name, Via: caller.Channel, At: b.now(), Reason: reason,
+	})
+	switch {
+	case errors.Is(err, hitl.ErrNotPending) && out.Status == hitl.StatusCancelled:
+		return out, nil
+	case errors.Is(err, hitl.ErrNotPending):
+		return out, notPending(out)
+	case err != nil:
+		return nil, err
+	}
+	b.resolved(ev)
+	b.log.Info("interaction cancelled", "interaction_id", id, "by", caller.Name, "channel", caller.Channel, "reason", reason)
+	return out, nil
+}
+
+// AppendEvent records an event that does not change the status, such as a
+// notification sent on some channel, and streams it.
+func (b *Broker) AppendEvent(ctx context.Context, ev *hitl.Event) (*hitl.Event, error) {
+	if ev.At.IsZero() {
+		ev.At = b.now()
+	}
+	out, err := b.store.AppendEvent(ctx, ev)
+	if err != nil {
+		return nil, fmt.Errorf("append event: %w", err)
+	}
+	b.feed.publish(out)
+	return out, nil
+}
+
+// resolved wakes the interaction's waiters and streams its terminal event.
+func (b *Broker) resolved(ev *hitl.Event) {
+	b.waiters.wake(ev.Interaction)
+	b.feed.publish(ev)
+}
+
+// notPending explains why an interaction can no longer be answered.
+func notPending(in *hitl.Interaction) error {
+	r := in.Result
+	if r == nil {
+		r = &hitl.Result{}
+	}
+	switch in.Status {
+	case hitl.StatusAnswered:
+		if r.TimedOut {
+			return hitl.Errorf(hitl.EEXPIRED, "interaction expired at %s; the default response was used", in.Deadline.Format(time.RFC3339))
+		}
+		return hitl.Errorf(hitl.ECONFLICT, "interaction already answered by %s via %s", r.RespondedBy, r.Channel)
+	case hitl.StatusExpired:
+		return hitl.Errorf(hitl.EEXPIRED, "interaction expired at %s", in.Deadline.Format(time.RFC3339))
+	case hitl.StatusCancelled:
+		return hitl.Errorf(hitl.ECANCELLED, "interaction was cancelled: %s", r.Reason)
+	}
+	return hitl.Errorf(hitl.ECONFLICT, "interaction is %s", in.Status)
+}
