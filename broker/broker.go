@@ -30,9 +30,6 @@ type Options struct {
 	// SubscriberBuffer is how many events a slow subscriber may lag behind
 	// before it is dropped; 0 means 256.
 	SubscriberBuffer int
-	// OnEvent, if set, is called for every event in sequence order (for
-	// metrics). It must not block.
-	OnEvent func(*hitl.Event)
 }
 
 // Broker is the interaction engine. Create it with New, then Start it.
@@ -74,7 +71,7 @@ func New(store hitl.Store, opts *Options) *Broker {
 	if bufSize <= 0 {
 		bufSize = 256
 	}
-	b.feed = newFeed(store, b.log, bufSize, opts.OnEvent, b.closed)
+	b.feed = newFeed(store, b.log, bufSize, b.closed)
 	b.expiry = newExpiry(b)
 	return b
 }
@@ -108,6 +105,14 @@ func (b *Broker) Close() error {
 	})
 	b.wg.Wait()
 	return nil
+}
+
+// Observe registers fn to be called for every event, in sequence order,
+// from now on (for metrics and audit sinks). fn must not block.
+func (b *Broker) Observe(fn func(*hitl.Event)) {
+	b.feed.mu.Lock()
+	defer b.feed.mu.Unlock()
+	b.feed.observers = append(b.feed.observers, fn)
 }
 
 // Store returns the store the broker runs over.

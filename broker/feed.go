@@ -21,20 +21,20 @@ type feed struct {
 	store   hitl.Store
 	log     *slog.Logger
 	bufSize int
-	onEvent func(*hitl.Event)
 	closed  <-chan struct{}
 
-	mu       sync.Mutex
-	last     int64                 // newest sequence delivered
-	held     map[int64]*hitl.Event // arrived early, waiting for the gap before them
-	subs     map[*Subscription]struct{}
-	gapTimer *time.Timer
-	done     bool
+	mu        sync.Mutex
+	observers []func(*hitl.Event)
+	last      int64                 // newest sequence delivered
+	held      map[int64]*hitl.Event // arrived early, waiting for the gap before them
+	subs      map[*Subscription]struct{}
+	gapTimer  *time.Timer
+	done      bool
 }
 
-func newFeed(store hitl.Store, log *slog.Logger, bufSize int, onEvent func(*hitl.Event), closed <-chan struct{}) *feed {
+func newFeed(store hitl.Store, log *slog.Logger, bufSize int, closed <-chan struct{}) *feed {
 	return &feed{
-		store: store, log: log, bufSize: bufSize, onEvent: onEvent, closed: closed,
+		store: store, log: log, bufSize: bufSize, closed: closed,
 		held: make(map[int64]*hitl.Event),
 		subs: make(map[*Subscription]struct{}),
 	}
@@ -71,8 +71,8 @@ func (f *feed) drainLocked() {
 		}
 		delete(f.held, ev.Seq)
 		f.last = ev.Seq
-		if f.onEvent != nil {
-			f.onEvent(ev)
+		for _, fn := range f.observers {
+			fn(ev)
 		}
 		for s := range f.subs {
 			select {

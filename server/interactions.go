@@ -1,0 +1,175 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/broker"
+)
+
+// Long-poll bounds for GET /api/v1/interactions/{id}/wait.
+const (
+	defaultWait = 30 * time.Second
+	maxWait     = 300 * time.Second
+)
+
+// handleCreate serves POST /api/v1/interactions: 201 with the new
+// interaction, or 200 with the existing one on an idempotent repeat.
+func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request) error {
+	var req hitl.CreateRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		return err
+	}
+	in, created, err := s.broker.Create(r.Context(), req)
+	if err != nil {
+		return err
+	}
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+		w.Header().Set("Location", "/api/v1/interactions/"+in.ID)
+	}
+	writeJSON(w, status, in)
+	return nil
+}
+
+// handleGet serves GET /api/v1/interactions/{id}.
+func (s *Server) handleGet(w http.ResponseWriter, r *http.Request) error {
+	in, err := s.broker.Get(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, in)
+	return nil
+}
+
+// listResponse is a page of interactions.
+type listResponse struct {
+	Interactions []*hitl.Interaction `json:"interactions"`
+	NextCursor   *string             `json:"next_cursor"`
+}
+
+// handleList serves GET /api/v1/interactions?status=&limit=&cursor=.
+func (s *Server) handleList(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	f := hitl.ListFilter{
+		Status:         hitl.Status(q.Get("status")),
+		IdempotencyKey: q.Get("idempotency_key"),
+		Cursor:         q.Get("cursor"),
+	}
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return hitl.Errorf(hitl.EINVALID, "limit must be a positive integer")
+		}
+		f.Limit = n
+	}
+	list, next, err := s.broker.List(r.Context(), f)
+	if err != nil {
+		return err
+	}
+	resp := listResponse{Interactions: list}
+	if resp.Interactions == nil {
+		resp.Interactions = []*hitl.Interaction{}
+	}
+	if next != "" {
+		resp.NextCursor = &next
+	}
+	writeJSON(w, http.StatusOK, resp)
+	return nil
+}
+
+// handleWait serves GET /api/v1/interactions/{id}/wait?timeout=SECONDS: the
+// interaction once terminal, or as it stands (pending) when the timeout
+// passes or the server shuts down, so the agent simply polls again.
+func (s *Server) handleWait(w http.ResponseWriter, r *http.Request) error {
+	d := defaultWait
+	if v := r.URL.Query().Get("timeout"); v != "" {
+		secs, err := strconv.ParseFloat(v, 64)
+		if err != nil || secs < 0 {
+			return hitl.Errorf(hitl.EINVALID, "timeout must be a number of seconds between 0 and %d", int(maxWait.Seconds()))
+		}
+		d = min(time.Duration(secs*float64(time.Second)), maxWait)
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), d)
+	defer cancel()
+	in, err := s.broker.Wait(ctx, r.PathValue("id"))
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) && r.Context().Err() == nil,
+		errors.Is(err, broker.ErrClosed):
+		// Still pending: report the current state.
+	case err != nil:
+		return err
+	}
+	writeJSON(w, http.StatusOK, in)
+	return nil
+}
+
+// respondRequest is the body of POST /api/v1/interactions/{id}/respond.
+type respondRequest struct {
+	Value   json.RawMessage `json:"value"`
+	Channel string          `json:"channel,omitempty"` // api (default), cli or web
+}
+
+// handleRespond serves POST /api/v1/interactions/{id}/respond.
+func (s *Server) handleRespond(w http.ResponseWriter, r *http.Request) error {
+	var req respondRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		return err
+	}
+	ctx, err := withChannel(r.Context(), req.Channel)
+	if err != nil {
+		return err
+	}
+	in, err := s.broker.Respond(ctx, r.PathValue("id"), req.Value)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, in)
+	return nil
+}
+
+// withChannel records which client channel an answer came through. Only
+// channels a plain HTTP client can honestly claim are accepted.
+func withChannel(ctx context.Context, channel string) (context.Context, error) {
+	switch channel {
+	case "":
+		return ctx, nil
+	case hitl.ChannelAPI, hitl.ChannelCLI, hitl.ChannelWeb:
+		c := hitl.CallerFrom(ctx)
+		c.Channel = channel
+		return hitl.WithCaller(ctx, c), nil
+	}
+	return nil, hitl.Errorf(hitl.EINVALID, "channel must be api, cli or web")
+}
+
+// cancelRequest is the optional body of POST .../cancel.
+type cancelRequest struct {
+	Reason string `json:"reason"`
+}
+
+// handleCancel serves POST /api/v1/interactions/{id}/cancel.
+func (s *Server) handleCancel(w http.ResponseWriter, r *http.Request) error {
+	var req cancelRequest
+	if r.ContentLength != 0 {
+		if err := decodeJSON(w, r, &req); err != nil && !isEmptyBody(err) {
+			return err
+		}
+	}
+	in, err := s.broker.Cancel(r.Context(), r.PathValue("id"), req.Reason)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, in)
+	return nil
+}
+
+func isEmptyBody(err error) bool {
+	var e *hitl.Error
+	return errors.As(err, &e) && e.Code == hitl.EINVALID && e.Message == errEmptyBody
+}

@@ -1,0 +1,97 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/broker"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// metrics are the server's Prometheus collectors, fed by the broker's
+// ordered event stream.
+type metrics struct {
+	registry    *prometheus.Registry
+	created     *prometheus.CounterVec
+	answered    *prometheus.CounterVec
+	expired     *prometheus.CounterVec
+	cancelled   *prometheus.CounterVec
+	pending     prometheus.Gauge
+	latency     *prometheus.HistogramVec
+	streamsOpen *prometheus.GaugeVec
+}
+
+func newMetrics(reg *prometheus.Registry, b *broker.Broker) *metrics {
+	if reg == nil {
+		reg = prometheus.NewRegistry()
+		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	}
+	m := &metrics{
+		registry: reg,
+		created: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "hitl_interactions_created_total", Help: "Interactions created, by type and channel.",
+		}, []string{"type", "channel"}),
+		answered: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "hitl_interactions_answered_total", Help: "Interactions answered, by type and channel (timeout: default response applied).",
+		}, []string{"type", "channel"}),
+		expired: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "hitl_interactions_expired_total", Help: "Interactions expired unanswered, by type.",
+		}, []string{"type"}),
+		cancelled: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "hitl_interactions_cancelled_total", Help: "Interactions cancelled, by type and channel.",
+		}, []string{"type", "channel"}),
+		pending: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "hitl_interactions_pending", Help: "Interactions waiting for an answer.",
+		}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "hitl_answer_latency_seconds",
+			Help:    "Time from creation to answer, by type and channel.",
+			Buckets: []float64{1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 4 * 3600, 24 * 3600},
+		}, []string{"type", "channel"}),
+		streamsOpen: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "hitl_streams_open", Help: "Open live streams, by kind (ws, sse).",
+		}, []string{"kind"}),
+	}
+	reg.MustRegister(m.created, m.answered, m.expired, m.cancelled, m.pending, m.latency, m.streamsOpen)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if n, err := b.Store().CountInteractions(ctx, hitl.StatusPending); err == nil {
+		m.pending.Set(float64(n))
+	}
+	b.Observe(m.observe)
+	return m
+}
+
+// observe updates the counters for one event.
+func (m *metrics) observe(ev *hitl.Event) {
+	in := ev.Interaction
+	typ := ""
+	if in != nil {
+		typ = string(in.Type)
+	}
+	switch ev.Type {
+	case hitl.EventCreated:
+		m.created.WithLabelValues(typ, ev.Channel).Inc()
+		m.pending.Inc()
+	case hitl.EventAnswered:
+		m.answered.WithLabelValues(typ, ev.Channel).Inc()
+		m.pending.Dec()
+		if in != nil {
+			m.latency.WithLabelValues(typ, ev.Channel).Observe(ev.At.Sub(in.CreatedAt).Seconds())
+		}
+	case hitl.EventExpired:
+		m.expired.WithLabelValues(typ).Inc()
+		m.pending.Dec()
+	case hitl.EventCancelled:
+		m.cancelled.WithLabelValues(typ, ev.Channel).Inc()
+		m.pending.Dec()
+	}
+}
+
+func (m *metrics) handler() http.Handler {
+	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})
+}

@@ -1,0 +1,91 @@
+// Package server is hitl's HTTP surface: the native JSON API, both seeds'
+// compatibility routes, live streams over WebSocket and SSE, health and
+// metrics, over one broker.
+package server
+
+import (
+	"io"
+	"log/slog"
+	"net/http"
+
+	"github.com/hitl-sh/hitl/broker"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Options configure a Server. The zero value is usable.
+type Options struct {
+	// Logger receives request and error logs; nil discards them. Bodies
+	// (and so answer values) are never logged.
+	Logger *slog.Logger
+	// Registry receives the server's Prometheus metrics; nil means a new
+	// registry with the Go and process collectors.
+	Registry *prometheus.Registry
+	// Version is reported by /healthz.
+	Version string
+}
+
+// Server serves hitl over HTTP. Create it with New and serve Handler().
+type Server struct {
+	broker  *broker.Broker
+	log     *slog.Logger
+	version string
+	metrics *metrics
+	mux     *http.ServeMux
+}
+
+// New returns a server over b.
+func New(b *broker.Broker, opts *Options) *Server {
+	if opts == nil {
+		opts = &Options{}
+	}
+	s := &Server{
+		broker:  b,
+		log:     opts.Logger,
+		version: opts.Version,
+		mux:     http.NewServeMux(),
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	s.metrics = newMetrics(opts.Registry, b)
+	s.routes()
+	return s
+}
+
+// routes registers every route in one place.
+func (s *Server) routes() {
+	// Native API.
+	s.mux.HandleFunc("POST /api/v1/interactions", s.handle(s.handleCreate))
+	s.mux.HandleFunc("GET /api/v1/interactions", s.handle(s.handleList))
+	s.mux.HandleFunc("GET /api/v1/interactions/{id}", s.handle(s.handleGet))
+	s.mux.HandleFunc("GET /api/v1/interactions/{id}/wait", s.handle(s.handleWait))
+	s.mux.HandleFunc("POST /api/v1/interactions/{id}/respond", s.handle(s.handleRespond))
+	s.mux.HandleFunc("POST /api/v1/interactions/{id}/cancel", s.handle(s.handleCancel))
+
+	// Live streams.
+	s.mux.HandleFunc("GET /ws", s.handle(s.handleWebSocket))
+	s.mux.HandleFunc("GET /api/v1/events", s.handle(s.handleEvents))
+
+	// First seed: human_feedback tool's endpoints.
+	s.mux.HandleFunc("POST /api/human-feedback/submit", s.handle(s.handleFeedbackSubmit))
+	s.mux.HandleFunc("GET /api/human-feedback/pending", s.handle(s.handleFeedbackPending))
+
+	// Second seed: web HITL frontend's respond endpoint.
+	s.mux.HandleFunc("POST /api/v1/agents/hitl/respond", s.handle(s.handleHITLRespond))
+
+	// Operations.
+	s.mux.HandleFunc("GET /healthz", s.handle(s.handleHealth))
+	s.mux.HandleFunc("GET /readyz", s.handle(s.handleReady))
+	s.mux.Handle("GET /metrics", s.metrics.handler())
+
+	s.mux.HandleFunc("/api/", s.handle(s.handleNotFound))
+}
+
+// Handler returns the server's HTTP handler with its middleware.
+//
+// For a graceful shutdown, close the broker first: long-polls then return
+// the interaction as it stands (pending) and streams close, so
+// http.Server.Shutdown does not wait on them.
+func (s *Server) Handler() http.Handler {
+	return s.recoverPanics(s.logRequests(s.identify(s.mux)))
+}
