@@ -3,9 +3,13 @@ package broker
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/hitl-sh/hitl"
 )
+
+// readTimeout bounds the state read at the start of a wait.
+const readTimeout = 10 * time.Second
 
 // waiters wakes every agent blocked on an interaction at once when it
 // becomes terminal. One entry per interaction being waited on, shared by
@@ -77,7 +81,11 @@ func (b *Broker) Wait(ctx context.Context, id string) (*hitl.Interaction, error)
 	// select cannot be missed.
 	e := b.waiters.add(id)
 	defer b.waiters.remove(id, e)
-	in, err := b.store.Interaction(ctx, id)
+	// The read ignores ctx's cancellation, so a caller whose time is already
+	// up still learns the interaction's state.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readTimeout)
+	in, err := b.store.Interaction(rctx, id)
+	cancel()
 	if err != nil || in.Status.Terminal() {
 		return in, err
 	}

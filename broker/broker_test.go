@@ -1,0 +1,419 @@
+package broker_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/broker"
+	"github.com/hitl-sh/hitl/sqlite"
+)
+
+// newBroker starts a broker over a new SQLite file.
+func newBroker(t *testing.T, opts *broker.Options) *broker.Broker {
+	t.Helper()
+	return openBroker(t, filepath.Join(t.TempDir(), "hitl.db"), opts)
+}
+
+// openBroker starts a broker over the SQLite file at path, closed (with its
+// store) when the test ends.
+func openBroker(t *testing.T, path string, opts *broker.Options) *broker.Broker {
+	t.Helper()
+	store, err := sqlite.Open(path, nil)
+	if err != nil {
+		t.Fatalf("open store: %v", err)
+	}
+	b := broker.New(store, opts)
+	if err := b.Start(context.Background()); err != nil {
+		t.Fatalf("start broker: %v", err)
+	}
+	t.Cleanup(func() {
+		b.Close()
+		store.Close()
+	})
+	return b
+}
+
+func mustCreate(t *testing.T, b *broker.Broker, req hitl.CreateRequest) *hitl.Interaction {
+	t.Helper()
+	in, created, err := b.Create(context.Background(), req)
+	if err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	if !created {
+		t.Fatalf("create: created = false, want true")
+	}
+	return in
+}
+
+func approval() hitl.CreateRequest {
+	return hitl.CreateRequest{Type: hitl.TypeApproval, Question: "Deploy to production?", Timeout: 600}
+}
+
+func TestRespondThenWaitReturnsTheKeptAnswer(t *testing.T) {
+	t.Parallel()
+	b := newBroker(t, nil)
+	in := mustCreate(t, b, approval())
+	if _, err := b.Respond(context.Background(), in.ID, json.RawMessage(`"yes"`)); err != nil {
+		t.Fatalf("respond: %v", err)
+	}
+	got, err := b.Wait(context.Background(), in.ID)
+	if err != nil {
+		t.Fatalf("wait: %v", err)
+	}
+	if got.Status != hitl.StatusAnswered || string(got.Result.Value) != "true" {
+		t.Errorf("got status %s value %s, want answered true", got.Status, got.Result.Value)
+	}
+	if got.Result.RespondedBy != hitl.LocalCaller || got.Result.Channel != hitl.ChannelAPI {
+		t.Errorf("got responded_by %q channel %q, want local api", got.Result.RespondedBy, got.Result.Channel)
+	}
+}
+
+func TestManyWaitersWakeOnOneAnswer(t *testing.T) {
+	t.Parallel()
+	b := newBroker(t, nil)
+	in := mustCreate(t, b, hitl.CreateRequest{Question: "Name?"})
+	const n = 20
+	var wg sync.WaitGroup
+	results := make(chan *hitl.Interaction, n)
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got, err := b.Wait(context.Background(), in.ID)
+			if err != nil {
+				t.Errorf("wait: %v", err)
+				return
+			}
+			results <- got
+		}()
+	}
+	// Answer once every waiter is registered, so the wake-up path (not the
+	// initial read) is what releases them.
+	for b.Waiting() == 0 {
+		synctestYield()
+	}
+	ctx := hitl.WithCaller(context.Background(), hitl.Caller{Name: "alice", Channel: hitl.ChannelWeb})
+	if _, err := b.Respond(ctx, in.ID, json.RawMessage(`"Ada"`)); err != nil {
+		t.Fatalf("respond: %v", err)
+	}
+	wg.Wait()
+	close(results)
+	count := 0
+	for got := range results {
+		count++
+		if string(got.Result.Value) != `"Ada"` || got.Result.RespondedBy != "alice" {
+			t.Errorf("waiter got %s by %s, want \"Ada\" by alice", got.Result.Value, got.Result.RespondedBy)
+		}
+	}
+	if count != n {
+		t.Errorf("%d waiters returned, want %d", count, n)
+	}
+	if w := b.Waiting(); w != 0 {
+		t.Errorf("Waiting() = %d after wake-up, want 0", w)
+	}
+}
+
+// synctestYield gives other goroutines a chance to run without sleeping.
+func synctestYield() { time.Sleep(0) }
+
+func TestWaitEndsWithContext(t *testing.T) {
+	t.Parallel()
+	b := newBroker(t, nil)
+	in := mustCreate(t, b, approval())
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		got, err := b.Wait(ctx, in.ID)
+		if got == nil || got.Status != hitl.StatusPending {
+			t.Errorf("wait returned %+v, want the pending interaction", got)
+		}
+		done <- err
+	}()
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("wait error = %v, want context.Canceled", err)
+	}
+}
+
+func TestWaitReleasedOnClose(t *testing.T) {
+	t.Parallel()
+	b := newBroker(t, nil)
+	in := mustCreate(t, b, approval())
+	done := make(chan error, 1)
+	go func() {
+		_, err := b.Wait(context.Background(), in.ID)
+		done <- err
+	}()
+	for b.Waiting() == 0 {
+		synctestYield()
+	}
+	b.Close()
+	if err := <-done; !errors.Is(err, broker.ErrClosed) {
+		t.Errorf("wait error = %v, want ErrClosed", err)
+	}
+}
+
+func TestWaitUnknown(t *testing.T) {
+	t.Parallel()
+	b := newBroker(t, nil)
+	if _, err := b.Wait(context.Background(), "nope"); !errors.Is(err, hitl.ErrNotFound) {
+		t.Errorf("wait error = %v, want not found", err)
+	}
+}
+
+func TestExactlyOneOfConcurrentAnswersWins(t *testing.T) {
+	t.Parallel()
+	b := newBroker(t, nil)
+	in := mustCreate(t, b, hitl.CreateRequest{Type: hitl.TypeSingleChoice, Question: "Which?", Options: hitl.OptionList{{Key: "a"}, {Key: "b"}}})
+	const n = 50
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	wins, conflicts := 0, 0
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			value := json.RawMessage(`"a"`)
+			if i%2 == 1 {
+				value = json.RawMessage(`"b"`)
+			}
+			_, err := b.Respond(context.Background(), in.ID, value)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				wins++
+			case errors.Is(err, hitl.ErrConflict):
+				conflicts++
+			default:
+				t.Errorf("respond: unexpected error %v", err)
+			}
+		}()
+	}
+	wg.Wait()
+	if wins != 1 || conflicts != n-1 {
+		t.Errorf("wins %d conflicts %d, want 1 and %d", wins, conflicts, n-1)
+	}
+}
+
+func TestRespondErrors(t *testing.T) {
+	t.Parallel()
+	b := newBroker(t, nil)
+	ctx := context.Background()
+
+	in := mustCreate(t, b, approval())
+	if _, err := b.Respond(ctx, in.ID, json.RawMessage(`"maybe"`)); !errors.Is(err, hitl.ErrValue) {
+		t.Errorf("invalid value: err = %v, want invalid_value", err)
+	}
+	if _, err := b.Respond(ctx, "missing", json.RawMessage(`true`)); !errors.Is(err, hitl.ErrNotFound) {
+		t.Errorf("unknown id: err = %v, want not_found", err)
+	}
+	if _, err := b.Respond(ctx, in.ID, json.RawMessage(`false`)); err != nil {
+		t.Fatalf("respond: %v", err)
+	}
+	_, err := b.Respond(ctx, in.ID, json.RawMessage(`true`))
+	if !errors.Is(err, hitl.ErrConflict) {
+		t.Errorf("second answer: err = %v, want conflict", err)
+	}
+	if want := "interaction already answered by local via api"; hitl.ErrorMessage(err) != want {
+		t.Errorf("second answer message %q, want %q", hitl.ErrorMessage(err), want)
+	}
+
+	c := mustCreate(t, b, approval())
+	if _, err := b.Cancel(ctx, c.ID, ""); err != nil {
+		t.Fatalf("cancel: %v", err)
+	}
+	if _, err := b.Respond(ctx, c.ID, json.RawMessage(`true`)); !errors.Is(err, hitl.ErrCancelled) {
+		t.Errorf("answer after cancel: err = %v, want cancelled", err)
+	}
+	got, err := b.Cancel(ctx, c.ID, "again")
+	if err != nil || got.Result.Reason != "agent_cancelled" {
+		t.Errorf("second cancel: %v reason %q, want nil and the first reason", err, got.Result.Reason)
+	}
+	if _, err := b.Cancel(ctx, in.ID, ""); !errors.Is(err, hitl.ErrConflict) {
+		t.Errorf("cancel after answer: err = %v, want conflict", err)
+	}
+}
+
+func TestIdempotency(t *testing.T) {
+	t.Parallel()
+	b := newBroker(t, nil)
+	ctx := context.Background()
+	req := hitl.CreateRequest{Question: "OTP code?", IdempotencyKey: "otp-1"}
+	first := mustCreate(t, b, req)
+	again, created, err := b.Create(ctx, req)
+	if err != nil || created || again.ID != first.ID {
+		t.Errorf("repeat: id %s created %v err %v, want %s false nil", again.ID, created, err, first.ID)
+	}
+	req.Question = "Another question"
+	if _, _, err := b.Create(ctx, req); !errors.Is(err, hitl.ErrConflict) {
+		t.Errorf("same key, other question: err = %v, want conflict", err)
+	}
+	other := hitl.WithCaller(ctx, hitl.Caller{Name: "other-agent", Channel: hitl.ChannelAPI})
+	if _, created, err := b.Create(other, req); err != nil || !created {
+		t.Errorf("same key, other agent: created %v err %v, want a new interaction", created, err)
+	}
+}
+
+func TestSubscriptionDeliversInOrder(t *testing.T) {
+	t.Parallel()
+	b := newBroker(t, nil)
+	sub := b.Subscribe()
+	defer sub.Close()
+	ctx := context.Background()
+	const n = 30
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			in := mustCreate(t, b, hitl.CreateRequest{Question: "q"})
+			if _, err := b.Respond(ctx, in.ID, json.RawMessage(`"a"`)); err != nil {
+				t.Errorf("respond: %v", err)
+			}
+		}()
+	}
+	wg.Wait()
+	last := sub.Start
+	for range 2 * n {
+		ev := <-sub.C()
+		if ev.Seq != last+1 {
+			t.Fatalf("event seq %d after %d, want %d", ev.Seq, last, last+1)
+		}
+		last = ev.Seq
+		if ev.Interaction == nil || ev.Interaction.ID != ev.InteractionID {
+			t.Fatalf("event %d has interaction %+v", ev.Seq, ev.Interaction)
+		}
+	}
+}
+
+func TestSlowSubscriberIsDropped(t *testing.T) {
+	t.Parallel()
+	b := newBroker(t, &broker.Options{SubscriberBuffer: 2})
+	slow := b.Subscribe()
+	fast := b.Subscribe()
+	for range 5 {
+		mustCreate(t, b, hitl.CreateRequest{Question: "q"})
+		<-fast.C()
+	}
+	n := 0
+	for range slow.C() {
+		n++
+	}
+	if n != 2 {
+		t.Errorf("slow subscriber got %d events before being dropped, want 2", n)
+	}
+	if slow.Err() == nil {
+		t.Error("slow subscriber Err() = nil, want a reason")
+	}
+	if got := b.Subscribers(); got != 1 {
+		t.Errorf("Subscribers() = %d, want 1", got)
+	}
+}
+
+func TestDeadlines(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := newBroker(t, nil)
+		sub := b.Subscribe()
+		defer sub.Close()
+		ctx := context.Background()
+		expiring := mustCreate(t, b, hitl.CreateRequest{Question: "Proceed?", Type: hitl.TypeApproval, Timeout: 60})
+		defaulting := mustCreate(t, b, hitl.CreateRequest{Question: "Region?", Timeout: 30, OnTimeout: hitl.OnTimeoutDefault, DefaultResponse: json.RawMessage(`"eu-west-1"`)})
+
+		waited := make(chan *hitl.Interaction, 1)
+		go func() {
+			got, err := b.Wait(ctx, expiring.ID)
+			if err != nil {
+				t.Errorf("wait: %v", err)
+			}
+			waited <- got
+		}()
+
+		time.Sleep(30 * time.Second)
+		synctest.Wait()
+		got, err := b.Get(ctx, defaulting.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Status != hitl.StatusAnswered || !got.Result.TimedOut || string(got.Result.Value) != `"eu-west-1"` || got.Result.Channel != hitl.ChannelTimeout {
+			t.Errorf("on_timeout default: got %s %+v, want answered with the default, timed out", got.Status, got.Result)
+		}
+		if got, _ := b.Get(ctx, expiring.ID); got.Status != hitl.StatusPending {
+			t.Errorf("after 30s the 60s interaction is %s, want pending", got.Status)
+		}
+
+		time.Sleep(30 * time.Second)
+		synctest.Wait()
+		got = <-waited
+		if got.Status != hitl.StatusExpired || got.Result.Reason != "timeout" {
+			t.Errorf("on_timeout cancel: got %s %+v, want expired for timeout", got.Status, got.Result)
+		}
+		if _, err := b.Respond(ctx, expiring.ID, json.RawMessage(`true`)); !errors.Is(err, hitl.ErrExpired) {
+			t.Errorf("answer after expiry: err = %v, want expired", err)
+		}
+		var types []hitl.EventType
+		for len(types) < 4 {
+			types = append(types, (<-sub.C()).Type)
+		}
+		want := []hitl.EventType{hitl.EventCreated, hitl.EventCreated, hitl.EventAnswered, hitl.EventExpired}
+		for i := range want {
+			if types[i] != want[i] {
+				t.Fatalf("events %v, want %v", types, want)
+			}
+		}
+	})
+}
+
+func TestAnswerJustAfterDeadlineIsExpired(t *testing.T) {
+	// The clock says the deadline passed; the timer has not fired yet.
+	t.Parallel()
+	var skew atomic.Int64
+	clock := func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
+	b := newBroker(t, &broker.Options{Now: clock})
+	in := mustCreate(t, b, hitl.CreateRequest{Question: "Code?", Timeout: 3600})
+	skew.Store(int64(2 * time.Hour))
+	_, err := b.Respond(context.Background(), in.ID, json.RawMessage(`"123456"`))
+	if !errors.Is(err, hitl.ErrExpired) {
+		t.Fatalf("late answer: err = %v, want expired", err)
+	}
+	got, _ := b.Get(context.Background(), in.ID)
+	if got.Status != hitl.StatusExpired {
+		t.Errorf("status %s, want expired", got.Status)
+	}
+}
+
+func TestOverdueInteractionsExpireAtStartUp(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "hitl.db")
+		store, err := sqlite.Open(path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := broker.New(store, nil)
+		if err := b.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		in := mustCreate(t, b, hitl.CreateRequest{Question: "Still there?", Timeout: 10})
+		b.Close()
+		store.Close()
+
+		time.Sleep(time.Minute) // the server is down past the deadline
+
+		b2 := openBroker(t, path, nil)
+		got, err := b2.Get(context.Background(), in.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Status != hitl.StatusExpired {
+			t.Errorf("after restart: status %s, want expired", got.Status)
+		}
+	})
+}
