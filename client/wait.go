@@ -1,0 +1,188 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/hitl-sh/hitl"
+)
+
+// Backoff bounds for Wait's retries after a failed or cut-short long-poll.
+const (
+	minBackoff = 100 * time.Millisecond
+	maxBackoff = 5 * time.Second
+)
+
+// cancelTimeout bounds the request Ask sends to cancel an interaction once
+// its own context has ended.
+const cancelTimeout = 5 * time.Second
+
+// CancelReason is the reason Ask gives the server when its context ends
+// before an answer arrives.
+const CancelReason = "agent_cancelled"
+
+// Wait blocks until the interaction is terminal and returns it, long-polling
+// GET /api/v1/interactions/{id}/wait and polling again whenever the server
+// hands the interaction back still pending.
+//
+// Wait rides out a server restart: on a network error or a 502, 503 or 504
+// it retries with capped exponential backoff and jitter (100 ms growing to
+// 5 s) until the server answers again or ctx ends. Any other failure, such
+// as hitl.ErrNotFound, is returned at once.
+//
+// An expired or cancelled interaction is returned with a nil error: the
+// caller reads its Status and Result. When ctx ends first, Wait returns the
+// interaction as last seen (nil if never seen) and ctx's error.
+func (c *Client) Wait(ctx context.Context, id string) (*hitl.Interaction, error) {
+	p, err := interactionPath(id, "wait")
+	if err != nil {
+		return nil, err
+	}
+	p += "?timeout=" + strconv.FormatFloat(c.poll.Seconds(), 'f', -1, 64)
+	var (
+		last    *hitl.Interaction
+		attempt int  // consecutive polls that failed or came back early
+		failing bool // the last poll failed
+	)
+	for {
+		start := time.Now()
+		var in hitl.Interaction
+		status, err := c.do(ctx, http.MethodGet, p, nil, &in)
+		if err == nil && in.Status.Terminal() {
+			return &in, nil
+		}
+		if ctx.Err() != nil {
+			return last, ctx.Err()
+		}
+		switch {
+		case err == nil:
+			last, failing = &in, false
+			if time.Since(start) >= c.poll/2 {
+				// A full long-poll with no news: ask again at once.
+				attempt = 0
+				continue
+			}
+			// Handed back early, as a server does when it shuts down:
+			// back off so a restarting server is not hammered.
+			c.log.Debug("wait returned early; polling again", "interaction_id", id)
+		case retryable(status, err):
+			level := slog.LevelWarn
+			if failing {
+				level = slog.LevelDebug // once per outage is enough
+			}
+			failing = true
+			c.log.Log(ctx, level, "wait failed; retrying", "interaction_id", id, "status", status, "error", err)
+		default:
+			return last, err
+		}
+		if err := sleep(ctx, backoff(attempt)); err != nil {
+			return last, err
+		}
+		attempt++
+	}
+}
+
+// retryable reports whether a failed request may succeed when repeated:
+// no response at all (the server is down or restarting), or a gateway or
+// availability error.
+func retryable(status int, err error) bool {
+	var te *transportError
+	if errors.As(err, &te) {
+		return true
+	}
+	switch status {
+	case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return true
+	}
+	return false
+}
+
+// backoff returns the pause before retry number attempt (from 0): doubling
+// from minBackoff, capped at maxBackoff, with "equal jitter" (between half
+// and all of it) so that many agents do not retry in step.
+func backoff(attempt int) time.Duration {
+	d := maxBackoff
+	if attempt < 16 {
+		d = min(minBackoff<<attempt, maxBackoff)
+	}
+	return d/2 + rand.N(d/2+1)
+}
+
+// sleep waits for d or until ctx ends, whichever comes first.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Ask creates an interaction and waits for it to end, like Create followed
+// by Wait.
+//
+// If ctx ends while waiting, Ask cancels the interaction on the server
+// (reason "agent_cancelled", with a fresh context of a few seconds so the
+// request can still be sent) and returns ctx's error, with the interaction
+// as last seen. If ctx ends during Create and req has an idempotency key,
+// Ask looks the interaction up by that key and cancels it too, in case the
+// server created it before the request was cut off.
+//
+// As with Wait, an expired or cancelled interaction is returned with a nil
+// error; inspect Status and Result.
+func (c *Client) Ask(ctx context.Context, req hitl.CreateRequest) (*hitl.Interaction, error) {
+	in, _, err := c.Create(ctx, req)
+	if err != nil {
+		if ctx.Err() != nil && req.IdempotencyKey != "" {
+			c.cancelByKey(ctx, req.IdempotencyKey)
+		}
+		return nil, err
+	}
+	got, err := c.Wait(ctx, in.ID)
+	if got == nil {
+		got = in
+	}
+	if err == nil || ctx.Err() == nil {
+		return got, err
+	}
+	if cancelled, cerr := c.cancelDetached(ctx, in.ID); cerr == nil {
+		got = cancelled
+	}
+	return got, ctx.Err()
+}
+
+// cancelDetached cancels id with a fresh short-lived context that keeps
+// ctx's values but not its cancellation.
+func (c *Client) cancelDetached(ctx context.Context, id string) (*hitl.Interaction, error) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelTimeout)
+	defer cancel()
+	in, err := c.Cancel(cctx, id, CancelReason)
+	if err != nil {
+		c.log.Warn("could not cancel interaction after the context ended", "interaction_id", id, "error", err)
+		return nil, err
+	}
+	c.log.Info("interaction cancelled: context ended", "interaction_id", id)
+	return in, nil
+}
+
+// cancelByKey cancels the pending interactions carrying an idempotency key,
+// for a Create whose outcome is unknown.
+func (c *Client) cancelByKey(ctx context.Context, key string) {
+	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelTimeout)
+	defer cancel()
+	list, _, err := c.List(lctx, hitl.ListFilter{IdempotencyKey: key, Status: hitl.StatusPending})
+	if err != nil {
+		c.log.Warn("could not look up interaction after the context ended", "idempotency_key", key, "error", err)
+		return
+	}
+	for _, in := range list {
+		_, _ = c.cancelDetached(ctx, in.ID)
+	}
+}

@@ -1,0 +1,197 @@
+package client_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/client"
+)
+
+func TestAskAnswered(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t)
+	c := newClient(t, ts.URL, nil)
+
+	done := make(chan waitResult, 1)
+	go func() {
+		in, err := c.Ask(context.Background(), hitl.CreateRequest{
+			Type: hitl.TypeMultiChoice, Question: "Which files?", Options: hitl.OptionList{{Label: "a.go"}, {Label: "b.go"}},
+		})
+		done <- waitResult{in, err}
+	}()
+	waitFor(t, "the agent to wait", func() bool { return ts.Broker.Waiting() == 1 })
+	pending, _, err := c.List(context.Background(), hitl.ListFilter{Status: hitl.StatusPending})
+	if err != nil || len(pending) != 1 {
+		t.Fatalf("list pending: %d interactions, err %v; want 1", len(pending), err)
+	}
+	if _, err := c.Respond(context.Background(), pending[0].ID, json.RawMessage(`"b.go, a.go"`)); err != nil {
+		t.Fatalf("respond: %v", err)
+	}
+	r := receive(t, done, 10*time.Second)
+	if r.err != nil {
+		t.Fatalf("ask: %v", r.err)
+	}
+	if got, want := string(r.in.Result.Value), `["b_go","a_go"]`; got != want {
+		t.Errorf("value = %s, want %s", got, want)
+	}
+}
+
+func TestAskExpiredIsNotAnError(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t)
+	c := newClient(t, ts.URL, nil)
+	in, err := c.Ask(context.Background(), hitl.CreateRequest{Question: "anyone?", Timeout: 0.05})
+	if err != nil {
+		t.Fatalf("ask: %v", err)
+	}
+	if got, want := in.Status, hitl.StatusExpired; got != want {
+		t.Errorf("status = %q, want %q", got, want)
+	}
+}
+
+func TestAskCancelledContextCancelsInteraction(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t)
+	c := newClient(t, ts.URL, nil)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan waitResult, 1)
+	go func() {
+		in, err := c.Ask(ctx, hitl.CreateRequest{Type: hitl.TypeApproval, Question: "Drop the table?"})
+		done <- waitResult{in, err}
+	}()
+	waitFor(t, "the agent to wait", func() bool { return ts.Broker.Waiting() == 1 })
+	cancel()
+
+	r := receive(t, done, 10*time.Second)
+	if !errors.Is(r.err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", r.err)
+	}
+	if r.in == nil {
+		t.Fatal("ask returned no interaction, want the cancelled one")
+	}
+	got, err := c.Get(context.Background(), r.in.ID)
+	if err != nil {
+		t.Fatalf("get: %v", err)
+	}
+	if got.Status != hitl.StatusCancelled {
+		t.Fatalf("status on the server = %q, want cancelled", got.Status)
+	}
+	if got, want := got.Result.Reason, client.CancelReason; got != want {
+		t.Errorf("reason = %q, want %q", got, want)
+	}
+}
+
+func TestAskCancelledDuringCreate(t *testing.T) {
+	t.Parallel()
+	created := make(chan struct{})
+	ts := startTestServer(t, filepath.Join(t.TempDir(), "hitl.db"), "", func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			h.ServeHTTP(w, r)
+			if r.Method == http.MethodPost && r.URL.Path == "/api/v1/interactions" {
+				// The interaction exists, but the agent never hears so.
+				close(created)
+				<-r.Context().Done()
+			}
+		})
+	})
+	c := newClient(t, ts.URL, nil)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan waitResult, 1)
+	go func() {
+		in, err := c.Ask(ctx, hitl.CreateRequest{Question: "lost?", IdempotencyKey: "lost-1"})
+		done <- waitResult{in, err}
+	}()
+	<-created
+	cancel()
+	r := receive(t, done, 10*time.Second)
+	if !errors.Is(r.err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", r.err)
+	}
+	list, _, err := c.List(context.Background(), hitl.ListFilter{IdempotencyKey: "lost-1"})
+	if err != nil || len(list) != 1 {
+		t.Fatalf("list by key: %d interactions, err %v; want 1", len(list), err)
+	}
+	if got := list[0].Status; got != hitl.StatusCancelled {
+		t.Errorf("status = %q, want cancelled", got)
+	}
+}
+
+// TestWaitSurvivesRestart stops the server while an agent waits, starts a
+// new one on the same SQLite file and address, answers there, and expects
+// the original Wait to return the answer.
+func TestWaitSurvivesRestart(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "hitl.db")
+	first := startTestServer(t, path, "", nil)
+	addr := first.Addr()
+	logs := &signalHandler{msg: "wait failed; retrying", ch: make(chan struct{}, 100)}
+	c := newClient(t, first.URL, &client.Options{Logger: slog.New(logs)})
+	in := mustCreate(t, c, hitl.CreateRequest{Type: hitl.TypeFreeText, Question: "Still there after a restart?"})
+
+	done := make(chan waitResult, 1)
+	go func() {
+		got, err := c.Wait(context.Background(), in.ID)
+		done <- waitResult{got, err}
+	}()
+	waitFor(t, "the long-poll to reach the first server", func() bool { return first.Broker.Waiting() == 1 })
+	first.Stop()
+	select {
+	case r := <-done:
+		t.Fatalf("wait returned while the server was down: %v, %v", r.in, r.err)
+	default:
+	}
+	// Start the new server only once the agent has found the old one gone.
+	select {
+	case <-logs.ch:
+	case <-time.After(10 * time.Second):
+		t.Fatal("wait never reported the server unreachable")
+	}
+
+	second := startTestServer(t, path, addr, nil)
+	if second.URL != first.URL {
+		t.Fatalf("restarted at %s, want %s", second.URL, first.URL)
+	}
+	if _, err := newClient(t, second.URL, nil).Respond(context.Background(), in.ID, json.RawMessage(`"yes, still here"`)); err != nil {
+		t.Fatalf("respond on the second server: %v", err)
+	}
+
+	r := receive(t, done, 30*time.Second)
+	if r.err != nil {
+		t.Fatalf("wait: %v", r.err)
+	}
+	if got, want := r.in.ID, in.ID; got != want {
+		t.Errorf("id = %q, want %q", got, want)
+	}
+	if got, want := string(r.in.Result.Value), `"yes, still here"`; got != want {
+		t.Errorf("value = %s, want %s", got, want)
+	}
+}
+
+// signalHandler is a slog.Handler that signals on ch each time a record
+// with message msg is logged.
+type signalHandler struct {
+	msg string
+	ch  chan struct{}
+}
+
+func (h *signalHandler) Enabled(context.Context, slog.Level) bool { return true }
+func (h *signalHandler) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h *signalHandler) WithGroup(string) slog.Handler            { return h }
+func (h *signalHandler) Handle(_ context.Context, r slog.Record) error {
+	if r.Message == h.msg {
+		select {
+		case h.ch <- struct{}{}:
+		default:
+		}
+	}
+	return nil
+}

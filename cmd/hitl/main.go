@@ -1,0 +1,205 @@
+// Command hitl is the human-in-the-loop server and its command-line client.
+//
+//	hitl serve                 run the server (web inbox, HTTP API, streams)
+//	hitl ask "Deploy?"         ask a question and block until it is answered
+//	hitl ls                    list pending interactions
+//	hitl answer ID VALUE       answer an interaction
+//	hitl cancel ID             withdraw an interaction
+//	hitl version               print the version
+//
+// Run "hitl help" or "hitl <command> -h" for details.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+
+	"github.com/hitl-sh/hitl"
+)
+
+// version is set at build time with -ldflags "-X main.version=v1.2.3";
+// otherwise it comes from the build information.
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		// After the first signal, let a second one kill the process.
+		<-ctx.Done()
+		stop()
+	}()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// command is one subcommand.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) int
+}
+
+// commands lists the subcommands in the order "hitl help" shows them.
+func commands() []command {
+	return []command{
+		{"serve", "run the server", runServe},
+		{"ask", "ask a question and wait for the answer", runAsk},
+		{"ls", "list interactions (pending by default)", runList},
+		{"answer", "answer an interaction", runAnswer},
+		{"cancel", "cancel a pending interaction", runCancel},
+		{"version", "print the version", runVersion},
+		{"help", "show help for a command", nil},
+	}
+}
+
+// run runs the command line args (without the program name) and returns
+// the exit code. ctx ends on SIGINT or SIGTERM.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return 2
+	}
+	name, rest := args[0], args[1:]
+	switch name {
+	case "help", "-h", "-help", "--help":
+		if len(rest) > 0 && rest[0] != "help" {
+			if c, ok := lookup(rest[0]); ok {
+				return c.run(ctx, []string{"-h"}, stdout, stdout)
+			}
+			fmt.Fprintf(stderr, "hitl: unknown command %q\n", rest[0])
+			return 2
+		}
+		usage(stdout)
+		return 0
+	case "-version", "--version":
+		return runVersion(ctx, nil, stdout, stderr)
+	}
+	c, ok := lookup(name)
+	if !ok {
+		fmt.Fprintf(stderr, "hitl: unknown command %q\n\n", name)
+		usage(stderr)
+		return 2
+	}
+	return c.run(ctx, rest, stdout, stderr)
+}
+
+// lookup finds a runnable subcommand by name.
+func lookup(name string) (command, bool) {
+	for _, c := range commands() {
+		if c.name == name && c.run != nil {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
+// usage prints the overview.
+func usage(w io.Writer) {
+	fmt.Fprint(w, "hitl — a human-in-the-loop server for AI agents\n\nUsage:\n  hitl <command> [flags] [arguments]\n\nCommands:\n")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprint(w, "\nRun \"hitl <command> -h\" for a command's flags.\n")
+}
+
+// runVersion prints the version.
+func runVersion(_ context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("version", "hitl version", "Prints the version of this binary.", stderr)
+	if code, ok := parse(fs, args, 2); !ok {
+		return code
+	}
+	fmt.Fprintln(stdout, "hitl", buildVersion())
+	return 0
+}
+
+// buildVersion returns the version set with -ldflags, else the module
+// version, else the VCS revision the binary was built from.
+func buildVersion() string {
+	if version != "dev" {
+		return version
+	}
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return version
+	}
+	if v := info.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	var rev, modified string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				modified = "-dirty"
+			}
+		}
+	}
+	if rev == "" {
+		return version
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	return version + "-" + rev + modified
+}
+
+// newFlagSet returns a flag set whose -h prints synopsis, description and
+// the flags to w.
+func newFlagSet(name, synopsis, description string, w io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(w)
+	fs.Usage = func() {
+		fmt.Fprintf(w, "Usage: %s\n\n%s\n", synopsis, description)
+		var n int
+		fs.VisitAll(func(*flag.Flag) { n++ })
+		if n > 0 {
+			fmt.Fprint(w, "\nFlags:\n")
+			fs.PrintDefaults()
+		}
+	}
+	return fs
+}
+
+// parse parses args into fs, allowing flags after positional arguments
+// ("hitl ask 'Deploy?' --type approval"); "--" ends the flags. It returns
+// ok false with the exit code to use: 0 for -h, errCode for bad flags.
+func parse(fs *flag.FlagSet, args []string, errCode int) (int, bool) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return 0, false
+			}
+			return errCode, false
+		}
+		rest := fs.Args()
+		consumed := args[:len(args)-len(rest)]
+		if len(rest) == 0 || len(consumed) > 0 && consumed[len(consumed)-1] == "--" {
+			positional = append(positional, rest...)
+			break
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
+	}
+	// Leave the positional arguments where fs.Args() finds them.
+	_ = fs.Parse(append([]string{"--"}, positional...))
+	return 0, true
+}
+
+// errText is what to print for err: the server's message for an
+// application error, the whole chain otherwise.
+func errText(err error) string {
+	var he *hitl.Error
+	if errors.As(err, &he) {
+		return he.Message
+	}
+	return err.Error()
+}

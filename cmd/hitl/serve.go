@@ -1,0 +1,158 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/hitl-sh/hitl/broker"
+	"github.com/hitl-sh/hitl/server"
+	"github.com/hitl-sh/hitl/sqlite"
+)
+
+// Defaults for hitl serve.
+const (
+	defaultAddr     = "127.0.0.1:7878"
+	defaultDB       = "./hitl.db"
+	shutdownTimeout = 10 * time.Second
+)
+
+// envOr returns the environment variable key, or def when it is unset or
+// empty.
+func envOr(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+// runServe runs the server until ctx ends, then shuts down gracefully.
+// Exit codes: 0 after a clean shutdown, 1 when it cannot start or fails,
+// 2 for bad flags.
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("serve", "hitl serve [flags]",
+		"Runs the hitl server: the HTTP API, live streams and health checks, over a\n"+
+			"SQLite database. SIGINT or SIGTERM shuts it down gracefully: waiting agents\n"+
+			"are released (they poll again once the server is back) and requests in\n"+
+			"flight finish. Every flag defaults to its HITL_* environment variable.", stderr)
+	addr := fs.String("addr", envOr("HITL_ADDR", defaultAddr), "`host:port` to listen on (HITL_ADDR)")
+	db := fs.String("db", envOr("HITL_DB", defaultDB), "SQLite database `file`, created if missing (HITL_DB)")
+	logFormat := fs.String("log-format", envOr("HITL_LOG_FORMAT", "text"), "log format: text or json (HITL_LOG_FORMAT)")
+	logLevel := fs.String("log-level", envOr("HITL_LOG_LEVEL", "info"), "log level: debug, info, warn or error (HITL_LOG_LEVEL)")
+	if code, ok := parse(fs, args, 2); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "hitl serve: unexpected arguments: %s\n", strings.Join(fs.Args(), " "))
+		return 2
+	}
+	log, err := newLogger(stderr, *logFormat, *logLevel)
+	if err != nil {
+		fmt.Fprintf(stderr, "hitl serve: %v\n", err)
+		return 2
+	}
+	if err := serve(ctx, log, *addr, *db); err != nil {
+		fmt.Fprintf(stderr, "hitl serve: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// serve listens on addr over the database at path until ctx ends.
+func serve(ctx context.Context, log *slog.Logger, addr, path string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return fmt.Errorf("cannot listen on %s: the address is already in use (is another hitl running? choose another with --addr)", addr)
+		}
+		return fmt.Errorf("cannot listen on %s: %w", addr, err)
+	}
+	defer ln.Close() // in case Serve never takes it over
+
+	store, err := sqlite.Open(path, &sqlite.Options{Logger: log})
+	if err != nil {
+		return fmt.Errorf("cannot open database: %w", err)
+	}
+	b := broker.New(store, &broker.Options{Logger: log})
+	if err := b.Start(ctx); err != nil {
+		store.Close()
+		return err
+	}
+	srv := server.New(b, &server.Options{Logger: log, Version: buildVersion()})
+	hs := &http.Server{
+		Handler:           srv.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		// No WriteTimeout: long-polls and streams outlive any fixed bound.
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	log.Info("hitl listening", "url", listenURL(ln.Addr()), "db", path, "version", buildVersion())
+
+	var serveErr error
+	select {
+	case <-ctx.Done():
+		log.Info("shutting down")
+	case serveErr = <-served:
+		log.Error("server failed", "error", serveErr)
+	}
+
+	// Broker first: long-polls return the interaction as it stands and
+	// streams close, so Shutdown does not wait on them.
+	b.Close()
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		log.Warn("requests still running at shutdown were cut off", "error", err)
+		hs.Close()
+	}
+	if err := store.Close(); err != nil {
+		log.Error("close database", "error", err)
+		if serveErr == nil {
+			serveErr = err
+		}
+	}
+	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
+		return serveErr
+	}
+	log.Info("stopped")
+	return nil
+}
+
+// listenURL is the URL to print for a listening address: an unspecified
+// host (":7878", "0.0.0.0") is shown as localhost.
+func listenURL(a net.Addr) string {
+	host, port, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return "http://" + a.String()
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}
+
+// newLogger returns a logger writing to w in the given format and level.
+func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("--log-level must be debug, info, warn or error; got %q", level)
+	}
+	opts := &slog.HandlerOptions{Level: lv}
+	switch format {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	}
+	return nil, fmt.Errorf("--log-format must be text or json; got %q", format)
+}
