@@ -1,0 +1,123 @@
+package sqlite_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/sqlite"
+)
+
+// benchInteraction returns a new free-text interaction for benchmarks.
+func benchInteraction(b *testing.B) *hitl.Interaction {
+	b.Helper()
+	in, err := hitl.NewInteraction(hitl.CreateRequest{
+		Type:     hitl.TypeSingleChoice,
+		Question: "Deploy build 1234 to production?",
+		Options:  hitl.OptionList{{Key: "yes", Label: "Yes"}, {Key: "no", Label: "No"}},
+		Metadata: map[string]any{"build": "1234"},
+	}, hitl.Caller{Name: "agent", Channel: hitl.ChannelAPI}, time.Now())
+	if err != nil {
+		b.Fatal(err)
+	}
+	return in
+}
+
+// benchStore opens a store on a new file.
+func benchStore(b *testing.B) *sqlite.Store {
+	b.Helper()
+	return open(b, tempPath(b), nil)
+}
+
+// BenchmarkCreate measures one durable create (insert and event, one commit).
+func BenchmarkCreate(b *testing.B) {
+	s := benchStore(b)
+	in := benchInteraction(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, _, err := s.CreateInteraction(b.Context(), in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCreateParallel measures creates from many goroutines, which the
+// single writer serialises.
+func BenchmarkCreateParallel(b *testing.B) {
+	s := benchStore(b)
+	in := benchInteraction(b)
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, _, _, err := s.CreateInteraction(b.Context(), in); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
+
+// BenchmarkResolve measures the answer path: the compare-and-set, its
+// event and one commit.
+func BenchmarkResolve(b *testing.B) {
+	s := benchStore(b)
+	in := benchInteraction(b)
+	var ids []string
+	tr := hitl.Transition{Status: hitl.StatusAnswered, Value: []byte(`"yes"`), By: "alice", Via: hitl.ChannelWeb}
+	b.ReportAllocs()
+	for b.Loop() {
+		if len(ids) == 0 {
+			b.StopTimer()
+			for range 1000 {
+				got, _, _, err := s.CreateInteraction(b.Context(), in)
+				if err != nil {
+					b.Fatal(err)
+				}
+				ids = append(ids, got.ID)
+			}
+			b.StartTimer()
+		}
+		tr.At = time.Now()
+		if _, _, err := s.Resolve(b.Context(), ids[0], tr); err != nil {
+			b.Fatal(err)
+		}
+		ids = ids[1:]
+	}
+}
+
+// BenchmarkInteraction measures a read by id from the reader pool.
+func BenchmarkInteraction(b *testing.B) {
+	s := benchStore(b)
+	got, _, _, err := s.CreateInteraction(b.Context(), benchInteraction(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := s.Interaction(b.Context(), got.ID); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
+
+// BenchmarkEvents measures reading a page of 100 events with their
+// interactions.
+func BenchmarkEvents(b *testing.B) {
+	s := benchStore(b)
+	in := benchInteraction(b)
+	for range 100 {
+		if _, _, _, err := s.CreateInteraction(b.Context(), in); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		evs, err := s.Events(b.Context(), 0, 100)
+		if err != nil || len(evs) != 100 {
+			b.Fatalf("got %d events, %v", len(evs), err)
+		}
+	}
+}

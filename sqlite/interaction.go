@@ -1,0 +1,189 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/hitl-sh/hitl"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// CreateInteraction inserts in as a pending interaction, with its created
+// event, in one transaction. An empty in.ID gets a UUIDv7, a zero
+// CreatedAt the store's clock; times are kept to the millisecond. in is not
+// modified: the stored interaction is returned. When (CreatedBy,
+// IdempotencyKey) exists already, nothing is written and the existing
+// interaction is returned with existed true.
+func (s *Store) CreateInteraction(ctx context.Context, in *hitl.Interaction) (*hitl.Interaction, *hitl.Event, bool, error) {
+	got := *in
+	if got.ID == "" {
+		id, err := uuid.NewV7()
+		if err != nil {
+			return nil, nil, false, fmt.Errorf("create interaction: mint id: %w", err)
+		}
+		got.ID = id.String()
+	}
+	if got.CreatedAt.IsZero() {
+		got.CreatedAt = s.now()
+	}
+	got.CreatedAt = truncate(got.CreatedAt)
+	got.Deadline = truncate(got.Deadline)
+	got.Status = hitl.StatusPending
+	got.Result = nil
+	args, err := insertArgs(&got)
+	if err != nil {
+		return nil, nil, false, fmt.Errorf("create interaction: %w", err)
+	}
+	ev := &hitl.Event{
+		Type:          hitl.EventCreated,
+		InteractionID: got.ID,
+		At:            got.CreatedAt,
+		Actor:         got.CreatedBy,
+		Channel:       got.CreatedVia,
+		Interaction:   &got,
+	}
+
+	var existing *hitl.Interaction
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		if got.IdempotencyKey != "" {
+			existing, err = scanInteraction(tx.StmtContext(ctx, s.st.byKey).QueryRowContext(ctx, got.CreatedBy, got.IdempotencyKey))
+			if err == nil {
+				return nil
+			} else if !errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("find idempotency key: %w", err)
+			}
+		}
+		if _, err := tx.StmtContext(ctx, s.st.insert).ExecContext(ctx, args...); err != nil {
+			if isConstraint(err, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY) {
+				return hitl.Errorf(hitl.ECONFLICT, "interaction %q already exists", got.ID)
+			}
+			return fmt.Errorf("insert: %w", err)
+		}
+		return s.insertEvent(ctx, tx, ev)
+	})
+	switch {
+	case err != nil:
+		return nil, nil, false, fmt.Errorf("create interaction: %w", err)
+	case existing != nil:
+		return existing, nil, true, nil
+	}
+	return &got, ev, false, nil
+}
+
+// isConstraint reports whether err is the SQLite extended error code.
+func isConstraint(err error, code int) bool {
+	var e *sqlite.Error
+	return errors.As(err, &e) && e.Code() == code
+}
+
+// Interaction returns the interaction with the given id, or ENOTFOUND.
+func (s *Store) Interaction(ctx context.Context, id string) (*hitl.Interaction, error) {
+	in, err := scanInteraction(s.st.interaction.QueryRowContext(ctx, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, hitl.Errorf(hitl.ENOTFOUND, "interaction %q not found", id)
+	} else if err != nil {
+		return nil, fmt.Errorf("get interaction %s: %w", id, err)
+	}
+	return in, nil
+}
+
+// CountInteractions counts the interactions with the given status.
+func (s *Store) CountInteractions(ctx context.Context, status hitl.Status) (int, error) {
+	var n int
+	if err := s.st.count.QueryRowContext(ctx, string(status)).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count %s interactions: %w", status, err)
+	}
+	return n, nil
+}
+
+// ListInteractions returns a page of interactions matching f, newest first
+// (by creation time, then id), and the cursor of the next page, "" when
+// this page is the last. A cursor that this store did not make is EINVALID.
+func (s *Store) ListInteractions(ctx context.Context, f hitl.ListFilter) ([]*hitl.Interaction, string, error) {
+	limit := f.Limit
+	if limit <= 0 {
+		limit = hitl.DefaultListLimit
+	}
+	limit = min(limit, hitl.MaxListLimit)
+
+	var where []string
+	var args []any
+	if f.Status != "" {
+		where, args = append(where, "status = ?"), append(args, string(f.Status))
+	}
+	if f.IdempotencyKey != "" {
+		where, args = append(where, "idempotency_key = ?"), append(args, f.IdempotencyKey)
+	}
+	if f.CreatedBy != "" {
+		where, args = append(where, "created_by = ?"), append(args, f.CreatedBy)
+	}
+	if f.Cursor != "" {
+		at, id, err := decodeCursor(f.Cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		where, args = append(where, "(created_at, id) < (?, ?)"), append(args, at, id)
+	}
+	q := `SELECT ` + cols + ` FROM interactions`
+	if len(where) > 0 {
+		q += ` WHERE ` + strings.Join(where, " AND ")
+	}
+	q += ` ORDER BY created_at DESC, id DESC LIMIT ?`
+	args = append(args, limit+1) // one more tells whether there is a next page
+
+	rows, err := s.r.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, "", fmt.Errorf("list interactions: %w", err)
+	}
+	list, err := scanInteractions(rows, limit+1)
+	if err != nil {
+		return nil, "", fmt.Errorf("list interactions: %w", err)
+	}
+	next := ""
+	if len(list) > limit {
+		list = list[:limit]
+		last := list[limit-1]
+		next = encodeCursor(last.CreatedAt.UnixMilli(), last.ID)
+	}
+	return list, next, nil
+}
+
+// scanInteractions reads every row and closes rows.
+func scanInteractions(rows *sql.Rows, capacity int) ([]*hitl.Interaction, error) {
+	defer rows.Close()
+	list := make([]*hitl.Interaction, 0, capacity)
+	for rows.Next() {
+		in, err := scanInteraction(rows)
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, in)
+	}
+	return list, rows.Err()
+}
+
+// encodeCursor makes the opaque cursor of the page after the interaction
+// created at ms with id.
+func encodeCursor(ms int64, id string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(ms, 10) + ":" + id))
+}
+
+// decodeCursor is the inverse of encodeCursor.
+func decodeCursor(c string) (int64, string, error) {
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	if err == nil {
+		ms, id, ok := strings.Cut(string(b), ":")
+		at, perr := strconv.ParseInt(ms, 10, 64)
+		if ok && perr == nil && id != "" {
+			return at, id, nil
+		}
+	}
+	return 0, "", hitl.Errorf(hitl.EINVALID, "cursor is not valid; pass the cursor of a previous page")
+}

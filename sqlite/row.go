@@ -1,0 +1,148 @@
+package sqlite
+
+import (
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/hitl-sh/hitl"
+)
+
+// scanner is a *sql.Row or *sql.Rows.
+type scanner interface {
+	Scan(dest ...any) error
+}
+
+// scanInteraction reads the interactionColumns of one row, after the
+// columns scanned into before (for a JOIN).
+func scanInteraction(sc scanner, before ...any) (*hitl.Interaction, error) {
+	var (
+		in                                  hitl.Interaction
+		options, schema, def, meta, targets []byte
+		value                               []byte
+		deadline, respondedAt               sql.NullInt64
+		createdAt                           int64
+		respondedBy, channel, reason        string
+		timedOut                            bool
+	)
+	dest := append(before,
+		&in.ID, &in.Type, &in.Question, &in.Context, &options, &schema, &def,
+		&in.Timeout, &deadline, &in.OnTimeout, &in.IdempotencyKey, &in.SourceAgent, &in.SessionID,
+		&meta, &targets, &in.CreatedBy, &in.CreatedVia, &createdAt, &in.RequestHash, &in.Status,
+		&value, &respondedBy, &channel, &respondedAt, &timedOut, &reason,
+	)
+	if err := sc.Scan(dest...); err != nil {
+		return nil, err
+	}
+	in.Deadline = fromMillis(deadline)
+	in.CreatedAt = time.UnixMilli(createdAt).UTC()
+	if schema != nil {
+		in.FormSchema = json.RawMessage(schema)
+	}
+	if def != nil {
+		in.DefaultResponse = json.RawMessage(def)
+	}
+	if err := unmarshal(options, &in.Options, "options"); err != nil {
+		return nil, fmt.Errorf("interaction %s: %w", in.ID, err)
+	}
+	if err := unmarshal(meta, &in.Metadata, "metadata"); err != nil {
+		return nil, fmt.Errorf("interaction %s: %w", in.ID, err)
+	}
+	if err := unmarshal(targets, &in.Targets, "targets"); err != nil {
+		return nil, fmt.Errorf("interaction %s: %w", in.ID, err)
+	}
+	if in.Status != hitl.StatusPending {
+		in.Result = &hitl.Result{
+			RespondedBy: respondedBy,
+			Channel:     channel,
+			RespondedAt: fromMillis(respondedAt),
+			TimedOut:    timedOut,
+			Reason:      reason,
+		}
+		if value != nil {
+			in.Result.Value = json.RawMessage(value)
+		}
+	}
+	return &in, nil
+}
+
+// insertArgs returns the values of in for sqlInsert, in interactionColumns
+// order. A pending interaction has no result columns.
+func insertArgs(in *hitl.Interaction) ([]any, error) {
+	options, err := marshal(in.Options, in.Options == nil, "options")
+	if err != nil {
+		return nil, err
+	}
+	meta, err := marshal(in.Metadata, in.Metadata == nil, "metadata")
+	if err != nil {
+		return nil, err
+	}
+	targets, err := marshal(in.Targets, in.Targets == nil, "targets")
+	if err != nil {
+		return nil, err
+	}
+	return []any{
+		in.ID, string(in.Type), in.Question, in.Context, options, text(in.FormSchema), text(in.DefaultResponse),
+		in.Timeout, millis(in.Deadline), string(in.OnTimeout), in.IdempotencyKey, in.SourceAgent, in.SessionID,
+		meta, targets, in.CreatedBy, in.CreatedVia, in.CreatedAt.UnixMilli(), in.RequestHash, string(hitl.StatusPending),
+		nil, "", "", nil, false, "",
+	}, nil
+}
+
+// millis returns t as unix milliseconds, or NULL for the zero time.
+func millis(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.UnixMilli()
+}
+
+// fromMillis is the inverse of millis.
+func fromMillis(ms sql.NullInt64) time.Time {
+	if !ms.Valid {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms.Int64).UTC()
+}
+
+// truncate returns t as it reads back from the store: UTC, whole
+// milliseconds, zero staying zero.
+func truncate(t time.Time) time.Time {
+	if t.IsZero() {
+		return t
+	}
+	return time.UnixMilli(t.UnixMilli()).UTC()
+}
+
+// text returns raw JSON as a TEXT value, or NULL when it is nil. (Bound as
+// []byte it would be a BLOB, which a STRICT TEXT column refuses.)
+func text(raw []byte) any {
+	if raw == nil {
+		return nil
+	}
+	return string(raw)
+}
+
+// marshal encodes v as a TEXT value, or NULL when isNil.
+func marshal(v any, isNil bool, what string) (any, error) {
+	if isNil {
+		return nil, nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("encode %s: %w", what, err)
+	}
+	return string(b), nil
+}
+
+// unmarshal decodes a TEXT value into dst, leaving dst nil for NULL.
+func unmarshal(b []byte, dst any, what string) error {
+	if b == nil {
+		return nil
+	}
+	if err := json.Unmarshal(b, dst); err != nil {
+		return fmt.Errorf("decode %s: %w", what, err)
+	}
+	return nil
+}

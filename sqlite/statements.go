@@ -1,0 +1,132 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// interactionColumns are the columns scanInteraction reads, in order.
+var interactionColumns = []string{
+	"id", "type", "question", "context", "options", "form_schema", "default_response",
+	"timeout", "deadline", "on_timeout", "idempotency_key", "source_agent", "session_id",
+	"metadata", "targets", "created_by", "created_via", "created_at", "request_hash", "status",
+	"result_value", "responded_by", "result_channel", "responded_at", "timed_out", "reason",
+}
+
+// columns lists interactionColumns for a SELECT, each prefixed with
+// prefix (such as "i.").
+func columns(prefix string) string {
+	return prefix + strings.Join(interactionColumns, ", "+prefix)
+}
+
+var (
+	cols = columns("")
+
+	sqlInteraction = `SELECT ` + cols + ` FROM interactions WHERE id = ?`
+
+	// The literal idempotency_key <> '' lets SQLite use the partial
+	// unique index.
+	sqlByKey = `SELECT ` + cols + ` FROM interactions
+		WHERE created_by = ? AND idempotency_key = ? AND idempotency_key <> ''`
+
+	sqlInsert = `INSERT INTO interactions (` + cols + `)
+		VALUES (` + strings.TrimSuffix(strings.Repeat("?, ", len(interactionColumns)), ", ") + `)`
+
+	// sqlResolve is the compare-and-set out of pending. The fourth
+	// parameter is 1 when the deadline must not have passed at the fifth.
+	sqlResolve = `UPDATE interactions
+		SET status = ?, result_value = ?, responded_by = ?, result_channel = ?,
+			responded_at = ?, timed_out = ?, reason = ?
+		WHERE id = ? AND status = 'pending'
+			AND (? = 0 OR deadline IS NULL OR deadline > ?)
+		RETURNING ` + cols
+
+	sqlInsertEvent = `INSERT INTO events (type, interaction_id, at, actor, channel, detail)
+		VALUES (?, ?, ?, ?, ?, ?)`
+
+	sqlCount = `SELECT count(*) FROM interactions WHERE status = ?`
+
+	sqlNextDeadline = `SELECT min(deadline) FROM interactions WHERE status = 'pending'`
+
+	sqlDue = `SELECT ` + cols + ` FROM interactions
+		WHERE status = 'pending' AND deadline <= ?
+		ORDER BY deadline, id LIMIT ?`
+
+	sqlEvents = `SELECT e.seq, e.type, e.interaction_id, e.at, e.actor, e.channel, e.detail, ` + columns("i.") + `
+		FROM events e JOIN interactions i ON i.id = e.interaction_id
+		WHERE e.seq > ? ORDER BY e.seq LIMIT ?`
+
+	sqlLastSeq = `SELECT coalesce(max(seq), 0) FROM events`
+)
+
+// statements are the store's prepared statements: those used in write
+// transactions are prepared on the writer, the rest on the readers.
+type statements struct {
+	// writer
+	interactionW *sql.Stmt
+	byKey        *sql.Stmt
+	insert       *sql.Stmt
+	resolve      *sql.Stmt
+	insertEvent  *sql.Stmt
+
+	// readers
+	interaction  *sql.Stmt
+	count        *sql.Stmt
+	nextDeadline *sql.Stmt
+	due          *sql.Stmt
+	events       *sql.Stmt
+	lastSeq      *sql.Stmt
+
+	all []*sql.Stmt
+}
+
+// prepare prepares every statement on w or r.
+func (st *statements) prepare(ctx context.Context, w, r *sql.DB) error {
+	for _, p := range []struct {
+		db    *sql.DB
+		dst   **sql.Stmt
+		query string
+	}{
+		{w, &st.interactionW, sqlInteraction},
+		{w, &st.byKey, sqlByKey},
+		{w, &st.insert, sqlInsert},
+		{w, &st.resolve, sqlResolve},
+		{w, &st.insertEvent, sqlInsertEvent},
+		{r, &st.interaction, sqlInteraction},
+		{r, &st.count, sqlCount},
+		{r, &st.nextDeadline, sqlNextDeadline},
+		{r, &st.due, sqlDue},
+		{r, &st.events, sqlEvents},
+		{r, &st.lastSeq, sqlLastSeq},
+	} {
+		stmt, err := p.db.PrepareContext(ctx, p.query)
+		if err != nil {
+			return fmt.Errorf("prepare %q: %w", firstWords(p.query), err)
+		}
+		*p.dst = stmt
+		st.all = append(st.all, stmt)
+	}
+	return nil
+}
+
+// close closes every prepared statement.
+func (st *statements) close() error {
+	var errs []error
+	for _, stmt := range st.all {
+		errs = append(errs, stmt.Close())
+	}
+	st.all = nil
+	return errors.Join(errs...)
+}
+
+// firstWords shortens a query for an error message.
+func firstWords(q string) string {
+	q = strings.Join(strings.Fields(q), " ")
+	if len(q) > 60 {
+		q = q[:60] + "…"
+	}
+	return q
+}

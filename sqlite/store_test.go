@@ -1,0 +1,220 @@
+package sqlite_test
+
+import (
+	"database/sql"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/uuid"
+	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/sqlite"
+	"github.com/hitl-sh/hitl/storetest"
+)
+
+// open opens a store at path, closed when the test ends.
+func open(t testing.TB, path string, opts *sqlite.Options) *sqlite.Store {
+	t.Helper()
+	s, err := sqlite.Open(path, opts)
+	if err != nil {
+		t.Fatalf("Open(%s): %v", path, err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// tempPath returns the path of a new database file in a temp directory.
+func tempPath(t testing.TB) string {
+	return filepath.Join(t.TempDir(), "hitl.db")
+}
+
+func TestStore(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) hitl.Store {
+		return open(t, tempPath(t), nil)
+	})
+}
+
+func TestStoreMemory(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) hitl.Store {
+		return open(t, ":memory:", nil)
+	})
+}
+
+func TestStoreReopen(t *testing.T) {
+	storetest.RunReopen(t, func(t *testing.T) func(t *testing.T) hitl.Store {
+		path := tempPath(t)
+		return func(t *testing.T) hitl.Store {
+			s, err := sqlite.Open(path, nil)
+			if err != nil {
+				t.Fatalf("Open: %v", err)
+			}
+			return s
+		}
+	})
+}
+
+// inspect opens a plain connection to the database at path.
+func inspect(t *testing.T, path string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func TestWAL(t *testing.T) {
+	path := tempPath(t)
+	open(t, path, nil)
+	var mode string
+	if err := inspect(t, path).QueryRow(`PRAGMA journal_mode`).Scan(&mode); err != nil {
+		t.Fatal(err)
+	}
+	if mode != "wal" {
+		t.Errorf("journal_mode: got %q, want wal", mode)
+	}
+}
+
+func TestMigrationsIdempotent(t *testing.T) {
+	path := tempPath(t)
+	for range 3 {
+		s, err := sqlite.Open(path, nil)
+		if err != nil {
+			t.Fatalf("Open: %v", err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatalf("Close: %v", err)
+		}
+	}
+	rows, err := inspect(t, path).Query(`SELECT version, name FROM schema_migrations ORDER BY version`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var got []string
+	for rows.Next() {
+		var v int
+		var name string
+		if err := rows.Scan(&v, &name); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, name)
+	}
+	if d := cmp.Diff([]string{"0001_init.sql"}, got); d != "" {
+		t.Errorf("schema_migrations (-want +got):\n%s", d)
+	}
+}
+
+func TestNewerSchemaRefused(t *testing.T) {
+	path := tempPath(t)
+	s, err := sqlite.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if _, err := inspect(t, path).Exec(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (9999, '9999_future.sql', 0)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sqlite.Open(path, nil); err == nil || !strings.Contains(err.Error(), "newer") {
+		t.Errorf("Open: got error %v, want a refusal of the newer schema", err)
+	}
+}
+
+func TestPendingSurvivesReopen(t *testing.T) {
+	path := tempPath(t)
+	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	s, err := sqlite.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []*hitl.Interaction
+	for i := range 5 {
+		in, err := hitl.NewInteraction(hitl.CreateRequest{Question: "q", Timeout: float64(10 + i)}, hitl.Caller{Name: "agent"}, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _, _, err := s.CreateInteraction(t.Context(), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, got)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s = open(t, path, nil)
+	due, err := s.DueInteractions(t.Context(), now.Add(time.Hour), 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(want, due); d != "" {
+		t.Errorf("pending interactions after reopen, earliest deadline first (-want +got):\n%s", d)
+	}
+	n, err := s.CountInteractions(t.Context(), hitl.StatusPending)
+	if err != nil || n != len(want) {
+		t.Errorf("CountInteractions(pending): got %d, %v; want %d", n, err, len(want))
+	}
+}
+
+func TestMintsUUIDv7(t *testing.T) {
+	s := open(t, tempPath(t), nil)
+	in, err := hitl.NewInteraction(hitl.CreateRequest{Question: "q"}, hitl.Caller{Name: "agent"}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, _, err := s.CreateInteraction(t.Context(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := uuid.Parse(got.ID)
+	if err != nil || id.Version() != 7 {
+		t.Errorf("ID %q: got version %d (%v), want a UUIDv7", got.ID, id.Version(), err)
+	}
+	if in.ID != "" {
+		t.Errorf("input modified: ID %q", in.ID)
+	}
+}
+
+func TestClock(t *testing.T) {
+	now := time.Date(2031, 2, 3, 4, 5, 6, 789_123_456, time.UTC)
+	s := open(t, tempPath(t), &sqlite.Options{Now: func() time.Time { return now }, Logger: slog.New(slog.DiscardHandler)})
+	in := &hitl.Interaction{Type: hitl.TypeFreeText, Question: "q"}
+	got, ev, _, err := s.CreateInteraction(t.Context(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := now.Truncate(time.Millisecond)
+	if !got.CreatedAt.Equal(want) || !ev.At.Equal(want) {
+		t.Errorf("created at %v, event at %v; want %v", got.CreatedAt, ev.At, want)
+	}
+	out, _, err := s.Resolve(t.Context(), got.ID, hitl.Transition{Status: hitl.StatusCancelled})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !out.Result.RespondedAt.Equal(want) {
+		t.Errorf("responded at %v, want %v", out.Result.RespondedAt, want)
+	}
+}
+
+func TestOpenBadPath(t *testing.T) {
+	if s, err := sqlite.Open(filepath.Join(t.TempDir(), "missing", "dir", "hitl.db"), nil); err == nil {
+		s.Close()
+		t.Errorf("Open in a missing directory: got no error")
+	}
+}
+
+// TestBadCursor checks cursors that decode but are not this store's.
+func TestBadCursor(t *testing.T) {
+	s := open(t, tempPath(t), nil)
+	for _, c := range []string{"AAAA", "eA", "bm9jb2xvbg", "eDp5", "MTI6"} { // "nocolon", "x:y", "12:"
+		_, _, err := s.ListInteractions(t.Context(), hitl.ListFilter{Cursor: c})
+		if hitl.ErrorCode(err) != hitl.EINVALID {
+			t.Errorf("cursor %q: got error %v, want code %s", c, err, hitl.EINVALID)
+		}
+	}
+}
