@@ -1,0 +1,232 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/broker"
+)
+
+// WebSocket timing and limits.
+const (
+	// wsPingInterval is how often an idle connection is pinged, so dead
+	// peers are noticed and proxies keep the connection open.
+	wsPingInterval = 30 * time.Second
+	// wsWriteTimeout bounds each message write (and each ping's round
+	// trip); a client that cannot take a message in this time is dropped.
+	wsWriteTimeout = 10 * time.Second
+	// wsReadLimit bounds one client message. Clients have nothing to say
+	// yet; what they send is read and ignored.
+	wsReadLimit = 4 << 10
+)
+
+// Close reasons sent to WebSocket clients (at most 123 bytes each).
+const (
+	reasonShutdown = "server is shutting down"
+	reasonSlow     = "client too slow; reconnect to get every pending question"
+	reasonInternal = "internal error"
+)
+
+// handleWebSocket serves GET /ws: the second seed's live channel. On
+// connect it sends every pending interaction as hitl:question, oldest
+// first, then every hitl:question, hitl:cancel and hitl:resolved as they
+// happen. Messages the client sends are read and ignored.
+//
+// Origins: a request without an Origin header (a non-browser client) or
+// whose Origin host equals the request's Host is accepted; any other
+// browser origin gets 403, so other web pages cannot open the stream with
+// the user's credentials. Behind a reverse proxy the proxy must pass the
+// original Host header through.
+//
+// The connection is closed with 1001 (going away) when the server shuts
+// down, and with 1013 (try again later) when the client falls too far
+// behind; in both cases the client reconnects and gets the replay.
+func (s *Server) handleWebSocket(w http.ResponseWriter, r *http.Request) error {
+	// A hijacked connection keeps the http.Server's write deadline; the
+	// WebSocket bounds each write itself.
+	if err := http.NewResponseController(w).SetWriteDeadline(time.Time{}); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		return fmt.Errorf("websocket: clear write deadline: %w", err)
+	}
+	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{})
+	if err != nil {
+		// Accept has written the response (400, 403, 426 …).
+		s.log.Debug("websocket handshake refused", "remote_addr", r.RemoteAddr, "origin", r.Header.Get("Origin"), "error", err)
+		return nil
+	}
+	s.metrics.streamsOpen.WithLabelValues("ws").Inc()
+	defer s.metrics.streamsOpen.WithLabelValues("ws").Dec()
+	conn.SetReadLimit(wsReadLimit)
+
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	go func() {
+		defer cancel()
+		discardMessages(ctx, conn)
+	}()
+	go func() {
+		defer cancel()
+		pingUntilDone(ctx, conn)
+	}()
+
+	code, reason := s.streamWebSocket(ctx, conn)
+	if code == 0 {
+		_ = conn.CloseNow()
+		return nil
+	}
+	// Close before cancel (deferred): the close handshake needs the reader.
+	_ = conn.Close(code, reason)
+	return nil
+}
+
+// streamWebSocket sends the replay and then live events until the
+// subscription or ctx ends. It returns the close status to send, or 0 when
+// the connection is already unusable.
+func (s *Server) streamWebSocket(ctx context.Context, conn *websocket.Conn) (websocket.StatusCode, string) {
+	// Subscribe before reading what is pending: an interaction created in
+	// between is then both listed and streamed (its created event is
+	// skipped below), never missed.
+	sub := s.broker.Subscribe()
+	defer sub.Close()
+	pending, err := s.pendingInteractions(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return 0, ""
+		}
+		s.log.Error("websocket: replay pending interactions", "error", err)
+		return websocket.StatusInternalError, reasonInternal
+	}
+	replayed := make(map[string]bool, len(pending))
+	for _, in := range pending {
+		if err := writeWS(ctx, conn, newQuestionMessage(in)); err != nil {
+			return 0, ""
+		}
+		replayed[in.ID] = true
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return 0, ""
+		case ev, ok := <-sub.C():
+			if !ok {
+				return closeStatus(sub.Err())
+			}
+			if replayed[ev.InteractionID] {
+				if ev.Type == hitl.EventCreated {
+					delete(replayed, ev.InteractionID) // already sent; it has one created event
+					continue
+				}
+				if ev.Interaction != nil && ev.Interaction.Status.Terminal() {
+					delete(replayed, ev.InteractionID)
+				}
+			}
+			msg, ok := messageFor(ev)
+			if !ok {
+				continue
+			}
+			if err := writeWS(ctx, conn, msg); err != nil {
+				return 0, ""
+			}
+		}
+	}
+}
+
+// closeStatus is the WebSocket close status for a subscription that ended
+// with err.
+func closeStatus(err error) (websocket.StatusCode, string) {
+	if errors.Is(err, broker.ErrClosed) {
+		return websocket.StatusGoingAway, reasonShutdown
+	}
+	return websocket.StatusTryAgainLater, reasonSlow
+}
+
+// writeWS sends msg as one JSON text message, within wsWriteTimeout (the
+// library closes the connection when a write times out).
+func writeWS(ctx context.Context, conn *websocket.Conn, msg any) error {
+	data, err := marshalMessage(msg)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, wsWriteTimeout)
+	defer cancel()
+	return conn.Write(ctx, websocket.MessageText, data)
+}
+
+// discardMessages reads and drops client messages until the connection
+// fails or closes, so control frames (pings, pongs, close) are handled.
+func discardMessages(ctx context.Context, conn *websocket.Conn) {
+	for {
+		_, rd, err := conn.Reader(ctx)
+		if err == nil {
+			_, err = io.Copy(io.Discard, rd)
+		}
+		if errors.Is(err, websocket.ErrMessageTooBig) {
+			// The library has sent 1009; finish the close handshake rather
+			// than reset the connection under the client's feet.
+			_ = conn.Close(websocket.StatusMessageTooBig, "")
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// pingUntilDone pings the peer every wsPingInterval until ctx ends; it
+// returns when a pong does not come back within wsWriteTimeout.
+func pingUntilDone(ctx context.Context, conn *websocket.Conn) {
+	t := time.NewTicker(wsPingInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		pctx, cancel := context.WithTimeout(ctx, wsWriteTimeout)
+		err := conn.Ping(pctx)
+		cancel()
+		if err != nil {
+			return
+		}
+	}
+}
+
+// pendingInteractions returns every pending interaction, oldest first: the
+// replay a live stream starts with.
+func (s *Server) pendingInteractions(ctx context.Context) ([]*hitl.Interaction, error) {
+	var all []*hitl.Interaction
+	f := hitl.ListFilter{Status: hitl.StatusPending, Limit: hitl.MaxListLimit}
+	for {
+		page, next, err := s.broker.List(ctx, f)
+		if err != nil {
+			return nil, fmt.Errorf("list pending interactions: %w", err)
+		}
+		all = append(all, page...)
+		if next == "" || next == f.Cursor {
+			break
+		}
+		f.Cursor = next
+	}
+	slices.Reverse(all) // the store lists newest first
+	return all, nil
+}
+
+// marshalMessage renders a stream message as compact JSON on one line,
+// without HTML escaping (as the HTTP API writes JSON).
+func marshalMessage(msg any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(msg); err != nil {
+		return nil, fmt.Errorf("encode stream message: %w", err)
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
