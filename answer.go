@@ -21,14 +21,19 @@ var (
 // instead of a key, "yes"/"no" for approval, a JSON string holding a form).
 // Errors have code EVALUE and say why.
 func NormalizeAnswer(in *Interaction, raw json.RawMessage) (json.RawMessage, error) {
-	raw = bytes.TrimSpace(raw)
+	raw = trimJSONSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		return nil, Errorf(EVALUE, "value is required")
+	}
+	// json.Valid rejects trailing data, which Decoder.More lets through
+	// when it is a stray "]" or "}".
+	if !json.Valid(raw) {
+		return nil, Errorf(EVALUE, "value is not valid JSON")
 	}
 	var v any
 	d := json.NewDecoder(bytes.NewReader(raw))
 	d.UseNumber()
-	if err := d.Decode(&v); err != nil || d.More() {
+	if err := d.Decode(&v); err != nil {
 		return nil, Errorf(EVALUE, "value is not valid JSON")
 	}
 	switch in.Type {
@@ -53,10 +58,7 @@ func NormalizeAnswer(in *Interaction, raw json.RawMessage) (json.RawMessage, err
 		if s, ok := v.(string); ok { // a form sent as a JSON string
 			raw = json.RawMessage(s)
 		}
-		if err := validateForm(in.FormSchema, raw); err != nil {
-			return nil, err
-		}
-		return compactJSON(raw), nil
+		return validateForm(in.FormSchema, raw)
 	default:
 		var s string
 		switch t := v.(type) {
@@ -74,6 +76,13 @@ func NormalizeAnswer(in *Interaction, raw json.RawMessage) (json.RawMessage, err
 		}
 		return json.Marshal(s)
 	}
+}
+
+// trimJSONSpace trims the white space JSON allows around a value and no
+// other (bytes.TrimSpace would also take "\v" or U+00A0, which make the
+// input invalid JSON).
+func trimJSONSpace(b []byte) []byte {
+	return bytes.Trim(b, " \t\r\n")
 }
 
 func normalizeApproval(in *Interaction, v any) (json.RawMessage, error) {
@@ -133,13 +142,25 @@ func normalizeMulti(in *Interaction, v any) (json.RawMessage, error) {
 	return json.Marshal(keys)
 }
 
-// matchOption maps s to an option key: the exact key, else a key or label
-// equal to s ignoring case and surrounding space.
+// matchOption maps s to an option key: the exact key, else the option whose
+// label is s, else a key or label equal to s ignoring case, in that order,
+// all ignoring surrounding space. An exact label beats a key that only
+// matches ignoring case, so a client that sends labels gets what was shown.
 func (in *Interaction) matchOption(s string) (string, bool) {
 	if _, ok := in.Option(s); ok {
 		return s, true
 	}
 	t := strings.TrimSpace(s)
+	for _, o := range in.Options {
+		if o.Key == t {
+			return o.Key, true
+		}
+	}
+	for _, o := range in.Options {
+		if strings.TrimSpace(o.Label) == t {
+			return o.Key, true
+		}
+	}
 	for _, o := range in.Options {
 		if strings.EqualFold(o.Key, t) {
 			return o.Key, true

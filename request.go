@@ -76,11 +76,11 @@ func (l *OptionList) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-var nonKey = regexp.MustCompile(`[^a-z0-9]+`)
+var nonKey = regexp.MustCompile(`[^\p{L}\p{M}\p{N}]+`)
 
 // DeriveKey turns a label into a stable option key: lower case, runs of
-// anything but letters and digits become "_". A label with no letters or
-// digits keeps its text as the key.
+// anything but letters and digits (in any script) become "_". A label with
+// no letters or digits keeps its trimmed text as the key.
 func DeriveKey(label string) string {
 	k := strings.Trim(nonKey.ReplaceAllString(strings.ToLower(label), "_"), "_")
 	if k == "" {
@@ -91,7 +91,9 @@ func DeriveKey(label string) string {
 
 // NewInteraction validates req and returns the pending interaction it
 // describes, created by caller at now. The ID is left for the caller to set.
+// Times are kept to the millisecond, so they survive any store unchanged.
 func NewInteraction(req CreateRequest, caller Caller, now time.Time) (*Interaction, error) {
+	now = now.UTC().Truncate(time.Millisecond)
 	in := &Interaction{
 		Type:           req.Type,
 		Question:       strings.TrimSpace(req.Question),
@@ -102,10 +104,9 @@ func NewInteraction(req CreateRequest, caller Caller, now time.Time) (*Interacti
 		SourceAgent:    req.SourceAgent,
 		SessionID:      req.SessionID,
 		Metadata:       req.Metadata,
-		Targets:        req.Targets,
 		CreatedBy:      caller.Name,
 		CreatedVia:     caller.Channel,
-		CreatedAt:      now.UTC(),
+		CreatedAt:      now,
 		Status:         StatusPending,
 	}
 	if in.Type == "" {
@@ -145,8 +146,8 @@ func NewInteraction(req CreateRequest, caller Caller, now time.Time) (*Interacti
 	if err := in.setDeadline(req, now); err != nil {
 		return nil, err
 	}
-	if in.Targets != nil && len(in.Targets.Users) == 0 && len(in.Targets.Groups) == 0 {
-		in.Targets = nil
+	if err := in.setTargets(req.Targets); err != nil {
+		return nil, err
 	}
 	in.RequestHash = in.fingerprint()
 	return in, nil
@@ -189,6 +190,9 @@ func (in *Interaction) normalizeOptions() error {
 		}
 		if o.Label == "" {
 			o.Label = o.Key
+		}
+		if !utf8.ValidString(o.Key) || !utf8.ValidString(o.Label) || !utf8.ValidString(o.Description) {
+			return Errorf(EINVALID, "option %d must be valid UTF-8", i)
 		}
 		if seen[o.Key] {
 			return Errorf(EINVALID, "option keys must be unique; %q appears twice", o.Key)
@@ -234,9 +238,6 @@ func (in *Interaction) setDeadline(req CreateRequest, now time.Time) error {
 	switch {
 	case req.Deadline != nil:
 		in.Deadline = req.Deadline.UTC()
-		if !in.Deadline.After(now) {
-			return Errorf(EINVALID, "deadline must be in the future")
-		}
 	case req.Timeout < 0 || math.IsNaN(req.Timeout) || math.IsInf(req.Timeout, 0):
 		return Errorf(EINVALID, "timeout must be a positive number of seconds")
 	case req.Timeout > 0:
@@ -247,11 +248,52 @@ func (in *Interaction) setDeadline(req CreateRequest, now time.Time) error {
 	default:
 		in.Deadline = now.Add(DefaultTimeout).UTC()
 	}
+	// Truncate before checking, so a deadline less than a millisecond away
+	// cannot become one that has already passed.
+	in.Deadline = in.Deadline.Truncate(time.Millisecond)
+	if !in.Deadline.After(now) {
+		if req.Deadline != nil {
+			return Errorf(EINVALID, "deadline must be in the future")
+		}
+		return Errorf(EINVALID, "timeout must be at least a millisecond")
+	}
 	if in.Deadline.Sub(now) > MaxTimeout {
 		return Errorf(EINVALID, "deadline is at most %s away", MaxTimeout)
 	}
-	in.Deadline = in.Deadline.Truncate(time.Millisecond)
-	in.Timeout = math.Round(in.Deadline.Sub(now).Seconds()*1000) / 1000
+	in.Timeout = in.Deadline.Sub(now).Seconds()
+	return nil
+}
+
+// setTargets copies t with names trimmed. No targets means anyone may
+// answer, so an empty name is refused rather than silently widening who
+// may answer.
+func (in *Interaction) setTargets(t *Targets) error {
+	in.Targets = nil
+	if t == nil || len(t.Users) == 0 && len(t.Groups) == 0 {
+		return nil
+	}
+	clean := func(what string, names []string) ([]string, error) {
+		if len(names) == 0 {
+			return nil, nil
+		}
+		out := make([]string, len(names))
+		for i, n := range names {
+			out[i] = strings.TrimSpace(n)
+			if out[i] == "" {
+				return nil, Errorf(EINVALID, "targets: %s %d is empty", what, i)
+			}
+		}
+		return out, nil
+	}
+	users, err := clean("user", t.Users)
+	if err != nil {
+		return err
+	}
+	groups, err := clean("group", t.Groups)
+	if err != nil {
+		return err
+	}
+	in.Targets = &Targets{Users: users, Groups: groups}
 	return nil
 }
 
@@ -272,7 +314,7 @@ func (in *Interaction) fingerprint() string {
 }
 
 func isNull(b json.RawMessage) bool {
-	b = bytes.TrimSpace(b)
+	b = trimJSONSpace(b)
 	return len(b) == 0 || bytes.Equal(b, []byte("null"))
 }
 

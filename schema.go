@@ -52,7 +52,10 @@ func CompileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.UseLoader(jsonschema.SchemeURLLoader{}) // no file or network access
 	c.AssertFormat()
-	const loc = "urn:hitl:form_schema"
+	// A hierarchical base, so relative references resolve to URLs that the
+	// loader refuses instead of silently to the schema itself (as they do
+	// against a URN). The .invalid domain is reserved and never resolves.
+	const loc = "https://hitl.invalid/form_schema.json"
 	if err := c.AddResource(loc, doc); err != nil {
 		return nil, Errorf(EINVALID, "form_schema: %s", firstLine(err.Error()))
 	}
@@ -69,28 +72,80 @@ func CompileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
 	return s, nil
 }
 
-// validateForm checks value against the compiled schema and returns a
-// readable reason naming each failing field.
-func validateForm(schema json.RawMessage, value json.RawMessage) error {
+// validateForm checks value against the compiled schema and returns it in
+// canonical form (compact, keys sorted, valid UTF-8), or a readable reason
+// naming each failing field.
+func validateForm(schema json.RawMessage, value json.RawMessage) (json.RawMessage, error) {
 	s, err := CompileSchema(schema)
 	if err != nil {
-		return err
+		return nil, err
+	}
+	if !json.Valid(value) {
+		return nil, Errorf(EVALUE, "form value is not valid JSON")
+	}
+	// A repeated field would be validated by its last value while a reader
+	// that keeps the first would see another; refuse rather than guess.
+	if k, _ := duplicateKey(json.NewDecoder(bytes.NewReader(value))); k != "" {
+		return nil, Errorf(EVALUE, "form value has field %q twice", k)
 	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(value))
 	if err != nil {
-		return Errorf(EVALUE, "form value is not valid JSON")
+		return nil, Errorf(EVALUE, "form value is not valid JSON")
 	}
 	if _, ok := doc.(map[string]any); !ok {
-		return Errorf(EVALUE, "form value must be an object")
+		return nil, Errorf(EVALUE, "form value must be an object")
 	}
 	err = s.Validate(doc)
 	var ve *jsonschema.ValidationError
 	if errors.As(err, &ve) {
-		return Errorf(EVALUE, "%s", describe(ve))
+		return nil, Errorf(EVALUE, "%s", describe(ve))
 	} else if err != nil {
-		return Errorf(EVALUE, "form value is invalid")
+		return nil, Errorf(EVALUE, "form value is invalid")
 	}
-	return nil
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(doc); err != nil {
+		return nil, Errorf(EVALUE, "form value is invalid")
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// duplicateKey returns the first object key that appears twice in one
+// object of the JSON value read from d, or "".
+func duplicateKey(d *json.Decoder) (string, error) {
+	tok, err := d.Token()
+	if err != nil {
+		return "", err
+	}
+	switch tok {
+	case json.Delim('{'):
+		seen := make(map[string]bool)
+		for d.More() {
+			tok, err := d.Token()
+			if err != nil {
+				return "", err
+			}
+			k, _ := tok.(string)
+			if seen[k] {
+				return k, nil
+			}
+			seen[k] = true
+			if k, err := duplicateKey(d); k != "" || err != nil {
+				return k, err
+			}
+		}
+	case json.Delim('['):
+		for d.More() {
+			if k, err := duplicateKey(d); k != "" || err != nil {
+				return k, err
+			}
+		}
+	default:
+		return "", nil
+	}
+	_, err = d.Token() // the closing delimiter
+	return "", err
 }
 
 // describe flattens a validation error into "at /field: reason" lines.
