@@ -439,3 +439,41 @@ func TestHealthReadyMetrics(t *testing.T) {
 		t.Errorf("readyz with the store closed: %d, want 503", status)
 	}
 }
+
+func TestCrossOriginPostRefused(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t)
+	var in hitl.Interaction
+	ts.mustDo(t, "POST", "/api/v1/interactions", map[string]any{"interaction_type": "approval", "question": "Wire money?"}, http.StatusCreated, &in)
+	for _, path := range []string{"/api/v1/interactions/" + in.ID + "/respond", "/api/v1/agents/hitl/respond", "/api/human-feedback/submit"} {
+		body := fmt.Sprintf(`{"interaction_id":%q,"unique_id":%q,"value":true,"response":"yes"}`, in.ID, in.ID)
+		req, _ := http.NewRequest("POST", ts.URL+path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "text/plain") // a "simple" request: no preflight
+		req.Header.Set("Origin", "https://evil.example")
+		req.Header.Set("Sec-Fetch-Site", "cross-site")
+		resp, err := ts.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			t.Errorf("cross-origin POST %s: status %d, want 403", path, resp.StatusCode)
+		}
+	}
+	var got hitl.Interaction
+	ts.mustDo(t, "GET", "/api/v1/interactions/"+in.ID, nil, http.StatusOK, &got)
+	if got.Status != hitl.StatusPending {
+		t.Errorf("after cross-origin POSTs the interaction is %s, want pending", got.Status)
+	}
+	// curl -d sends a form content type: accepted.
+	req, _ := http.NewRequest("POST", ts.URL+"/api/v1/interactions/"+in.ID+"/respond", strings.NewReader(`{"value":"approve"}`))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	resp, err := ts.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("curl-style POST: status %d, want 200", resp.StatusCode)
+	}
+}

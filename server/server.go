@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/broker"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -87,5 +88,11 @@ func (s *Server) routes() {
 // the interaction as it stands (pending) and streams close, so
 // http.Server.Shutdown does not wait on them.
 func (s *Server) Handler() http.Handler {
-	return s.recoverPanics(s.logRequests(s.identify(s.mux)))
+	// Browsers may send "simple" cross-origin POSTs without a preflight; a
+	// web page must never answer a question or ask one on the user's behalf.
+	csrf := http.NewCrossOriginProtection()
+	csrf.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.writeError(w, r, hitl.Errorf(hitl.EFORBIDDEN, "cross-origin request refused"))
+	}))
+	return s.recoverPanics(s.logRequests(csrf.Handler(s.identify(s.mux))))
 }
