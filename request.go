@@ -121,11 +121,14 @@ func NewInteraction(req CreateRequest, caller Caller, now time.Time) (*Interacti
 	if len(in.Question) > MaxQuestionLen || len(in.Context) > MaxContextLen {
 		return nil, Errorf(EINVALID, "question is limited to %d bytes and context to %d", MaxQuestionLen, MaxContextLen)
 	}
-	if !utf8.ValidString(in.Question) || !utf8.ValidString(in.Context) {
-		return nil, Errorf(EINVALID, "question and context must be valid UTF-8")
+	if !validText(in.Question) || !validText(in.Context) {
+		return nil, Errorf(EINVALID, "question and context must be valid UTF-8 without NUL bytes")
 	}
 	if len(in.IdempotencyKey) > MaxKeyLen {
 		return nil, Errorf(EINVALID, "idempotency_key is limited to %d bytes", MaxKeyLen)
+	}
+	if !validText(in.IdempotencyKey) || !validText(in.SourceAgent) || !validText(in.SessionID) {
+		return nil, Errorf(EINVALID, "idempotency_key, source_agent and session_id must be valid UTF-8 without NUL bytes")
 	}
 	switch in.OnTimeout {
 	case "":
@@ -311,6 +314,12 @@ func (in *Interaction) fingerprint() string {
 	}{in.Type, in.Question, in.Context, in.Options, in.FormSchema, in.DefaultResponse, in.OnTimeout})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
+}
+
+// validText reports whether s can be stored as text by every store: valid
+// UTF-8 without NUL bytes (which PostgreSQL text cannot hold).
+func validText(s string) bool {
+	return utf8.ValidString(s) && strings.IndexByte(s, 0) < 0
 }
 
 func isNull(b json.RawMessage) bool {

@@ -135,6 +135,11 @@ func TestNewInteractionRejects(t *testing.T) {
 		{"context too long", hitl.CreateRequest{Question: "q", Context: strings.Repeat("x", hitl.MaxContextLen+1)}, []string{"context"}},
 		{"question not UTF-8", hitl.CreateRequest{Question: "q\xff"}, []string{"UTF-8"}},
 		{"context not UTF-8", hitl.CreateRequest{Question: "q", Context: "\xc3"}, []string{"UTF-8"}},
+		{"question with NUL", hitl.CreateRequest{Question: "q\x00q"}, []string{"NUL"}},
+		{"context with NUL", hitl.CreateRequest{Question: "q", Context: "a\x00"}, []string{"NUL"}},
+		{"idempotency key with NUL", hitl.CreateRequest{Question: "q", IdempotencyKey: "k\x00"}, []string{"idempotency_key", "NUL"}},
+		{"source agent with NUL", hitl.CreateRequest{Question: "q", SourceAgent: "\x00"}, []string{"source_agent", "NUL"}},
+		{"session id not UTF-8", hitl.CreateRequest{Question: "q", SessionID: "s\xff"}, []string{"session_id", "UTF-8"}},
 		{"idempotency key too long", hitl.CreateRequest{Question: "q", IdempotencyKey: strings.Repeat("k", hitl.MaxKeyLen+1)}, []string{"idempotency_key"}},
 		{"unknown on_timeout", hitl.CreateRequest{Question: "q", OnTimeout: "approve"}, []string{"on_timeout", `"approve"`}},
 
