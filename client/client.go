@@ -35,6 +35,14 @@ const DefaultPollTimeout = 60 * time.Second
 // maxErrorBody bounds how much of an error response is read.
 const maxErrorBody = 1 << 20
 
+// channelHeader declares the client's channel to the server (see
+// server.ChannelHeader).
+const channelHeader = "X-Hitl-Channel"
+
+// ErrUnreachable matches, with errors.Is, a request that got no complete
+// response: the server is down, restarting, or the connection broke.
+var ErrUnreachable = errors.New("hitl server unreachable")
+
 // Options configure a Client. The zero value (or nil) is usable.
 type Options struct {
 	// HTTPClient sends the requests; nil means http.DefaultClient. Its
@@ -43,8 +51,11 @@ type Options struct {
 	HTTPClient *http.Client
 	// Token, when set, is sent as "Authorization: Bearer <token>".
 	Token string
-	// Channel is sent with answers ("api", "cli" or "web"); "" lets the
-	// server choose (api).
+	// Channel is the channel the client's requests come through: "api",
+	// "cli", "web" or "mcp"; "" lets the server choose (api). Answers carry
+	// it; "cli" and "mcp" also mark the interactions the client creates
+	// and cancels (with the X-Hitl-Channel header), so the server records
+	// that a question came from the command line or an MCP client.
 	Channel string
 	// Logger receives retry and cancellation messages; nil discards them.
 	// Answer values are never logged.
@@ -148,6 +159,9 @@ func (c *Client) do(ctx context.Context, method, path string, body, out any) (in
 	if c.token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
+	if c.channel == hitl.ChannelCLI || c.channel == hitl.ChannelMCP {
+		req.Header.Set(channelHeader, c.channel)
+	}
 	resp, err := c.http.Do(req)
 	if err != nil {
 		return 0, &transportError{fmt.Errorf("hitl client: %s %s: %w", method, req.URL.Redacted(), unwrapURLError(err))}
@@ -198,6 +212,9 @@ type transportError struct{ err error }
 
 func (e *transportError) Error() string { return e.err.Error() }
 func (e *transportError) Unwrap() error { return e.err }
+
+// Is lets errors.Is(err, ErrUnreachable) match every transport error.
+func (e *transportError) Is(target error) bool { return target == ErrUnreachable }
 
 // unwrapURLError drops the *url.Error layer, whose text repeats the method
 // and URL that the caller's message already gives.

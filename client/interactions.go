@@ -115,7 +115,11 @@ func (c *Client) Respond(ctx context.Context, id string, value json.RawMessage) 
 		value = json.RawMessage("null") // let the server say a value is required
 	}
 	var in hitl.Interaction
-	if _, err := c.do(ctx, http.MethodPost, p, respondRequest{Value: value, Channel: c.channel}, &in); err != nil {
+	body := respondRequest{Value: value, Channel: c.channel}
+	if c.channel == hitl.ChannelMCP {
+		body.Channel = "" // the server takes mcp from the header only
+	}
+	if _, err := c.do(ctx, http.MethodPost, p, body, &in); err != nil {
 		return nil, err
 	}
 	return &in, nil

@@ -8,12 +8,26 @@ import (
 	"github.com/hitl-sh/hitl"
 )
 
+// ChannelHeader lets a client declare the channel its requests come
+// through, so an interaction records where it was created: "cli" for the
+// hitl command line and "mcp" for the hitl mcp bridge. Without it the
+// channel is "api"; any other value is refused.
+const ChannelHeader = "X-Hitl-Channel"
+
 // identify puts the caller's identity in the request context. Until
 // authentication exists every caller is "local".
 func (s *Server) identify(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx := hitl.WithCaller(r.Context(), hitl.Caller{Name: hitl.LocalCaller, Channel: hitl.ChannelAPI})
-		next.ServeHTTP(w, r.WithContext(ctx))
+		caller := hitl.Caller{Name: hitl.LocalCaller, Channel: hitl.ChannelAPI}
+		switch ch := r.Header.Get(ChannelHeader); ch {
+		case "":
+		case hitl.ChannelCLI, hitl.ChannelMCP:
+			caller.Channel = ch
+		default:
+			s.writeError(w, r, hitl.Errorf(hitl.EINVALID, "%s must be %s or %s; got %q", ChannelHeader, hitl.ChannelCLI, hitl.ChannelMCP, ch))
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(hitl.WithCaller(r.Context(), caller)))
 	})
 }
 
