@@ -53,6 +53,7 @@ func commands() []command {
 		{"ls", "list interactions (pending by default)", runList},
 		{"answer", "answer an interaction", runAnswer},
 		{"cancel", "cancel a pending interaction", runCancel},
+		{"bench", "measure the whole human loop on this machine", runBench},
 		{"version", "print the version", runVersion},
 		{"help", "show help for a command", nil},
 	}

@@ -1,0 +1,321 @@
+// Package bench measures a hitl server end to end over real HTTP and
+// WebSocket connections on loopback — an answer reaching a blocked agent, a
+// question reaching a person, round trips under load, memory and fan-out at
+// scale — next to the floor of the machine it runs on, measured in the same
+// run: a bare loopback HTTP round trip and a bare durable SQLite commit.
+//
+// It is the engine of "hitl bench"; see BENCHMARKS.md for the figures.
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+)
+
+// Config says what to run. Zero counts mean the full run's defaults.
+type Config struct {
+	// Launch starts a fresh server for a phase ("latency", "pending",
+	// "streams"), stopped by the phase when done. Required.
+	Launch func(ctx context.Context, phase string) (*Server, error)
+	// Store names the store under test in the report.
+	Store string
+	// Dir is a directory on the same disk as the server's database, for
+	// the floor commit; "" skips the floor commit.
+	Dir string
+
+	Samples      int           // sequential unblock and notify samples; 0 means 2000
+	Duration     time.Duration // each round-trip run, after a warm-up of a fifth of it; 0 means 10 s
+	Concurrency  []int         // round-trip concurrencies; nil means 1, 16, 256
+	Pending      int           // pending questions for the memory figure; 0 means 100,000; <0 skips
+	Streams      int           // long-polls, and WebSocket subscribers; 0 means 10,000; <0 skips
+	FanoutTrials int           // questions fanned out to every subscriber; 0 means 10
+	Settle       time.Duration // idle time before memory is read; 0 means 2 s
+	FileLimit    uint64        // open-file limit of driver and server; 0 means unknown
+	// Shared says the database outlives the run (PostgreSQL, or a running
+	// server): the phases then cancel every question they leave pending.
+	Shared   bool
+	Progress io.Writer        // progress lines; nil discards them
+	Quick    bool             // recorded in the result
+	now      func() time.Time // for tests; nil means time.Now
+}
+
+// Quick returns the reduced counts of "hitl bench --quick", well under a
+// minute in all.
+func Quick() Config {
+	return Config{
+		Samples:      300,
+		Duration:     2 * time.Second,
+		Pending:      10_000,
+		Streams:      1_000,
+		FanoutTrials: 5,
+		Quick:        true,
+	}
+}
+
+func (c *Config) defaults() {
+	if c.Samples <= 0 {
+		c.Samples = 2000
+	}
+	if c.Duration <= 0 {
+		c.Duration = 10 * time.Second
+	}
+	if c.Concurrency == nil {
+		c.Concurrency = []int{1, 16, 256}
+	}
+	if c.Pending == 0 {
+		c.Pending = 100_000
+	}
+	if c.Streams == 0 {
+		c.Streams = 10_000
+	}
+	if c.Settle <= 0 {
+		c.Settle = defaultSettle
+	}
+	if c.FanoutTrials <= 0 {
+		c.FanoutTrials = 10
+	}
+	if c.Progress == nil {
+		c.Progress = io.Discard
+	}
+}
+
+// Result is one run's figures. Times are in milliseconds, memory in MiB.
+// Figures that were not measured are null.
+type Result struct {
+	Store string `json:"store"`
+	Quick bool   `json:"quick"`
+
+	UnblockP50 float64 `json:"unblock_p50_ms"`
+	UnblockP95 float64 `json:"unblock_p95_ms"`
+	UnblockP99 float64 `json:"unblock_p99_ms"`
+	NotifyP50  float64 `json:"notify_p50_ms"`
+	NotifyP99  float64 `json:"notify_p99_ms"`
+
+	// RoundTrips is keyed by concurrency: "1", "16", "256".
+	RoundTrips    map[string]float64 `json:"roundtrips_per_s"`
+	UnblockP99C16 *float64           `json:"unblock_p99_ms_c16"`
+	// UnblockP99ByConcurrency is the answer → unblock p99 of each load run.
+	UnblockP99ByConcurrency map[string]float64 `json:"unblock_p99_ms_by_concurrency"`
+	// RoundTripP99ByConcurrency is create → answered p99 of each load run.
+	RoundTripP99ByConcurrency map[string]float64 `json:"roundtrip_p99_ms_by_concurrency"`
+	LostWakeups               int                `json:"lost_wakeups"`
+
+	RSS100kPending         *float64 `json:"rss_100k_pending_mib"`
+	RSSWaitersSubscribers  *float64 `json:"rss_10k_waiters_10k_subscribers_mib"`
+	FanoutP99              *float64 `json:"fanout_10k_p99_ms"`
+	FanoutAll              *float64 `json:"fanout_10k_all_ms"`
+	PendingCount           int      `json:"pending_count"`
+	PendingBaseRSS         *float64 `json:"rss_pending_base_mib"`
+	PendingCreatesPerS     float64  `json:"pending_creates_per_s"`
+	Waiters                int      `json:"waiters"`
+	Subscribers            int      `json:"subscribers"`
+	StreamsBaseRSS         *float64 `json:"rss_streams_base_mib"`
+	KiBPerWait             *float64 `json:"kib_per_wait"`
+	KiBPerSubscriber       *float64 `json:"kib_per_subscriber"`
+	RSSStreamsMeasured     *float64 `json:"rss_streams_measured_mib"`
+	RSSStreamsExtrapolated bool     `json:"rss_streams_extrapolated"`
+	StreamsLostWakeups     int      `json:"streams_lost_wakeups"`
+
+	FloorHTTP       float64  `json:"floor_http_rtt_ms"`
+	FloorHTTPP99    float64  `json:"floor_http_rtt_p99_ms"`
+	FloorCommit     *float64 `json:"floor_commit_ms"`
+	FloorCommitP99  *float64 `json:"floor_commit_p99_ms"`
+	LoadAvgStart    float64  `json:"loadavg_start"`
+	LoadAvgEnd      float64  `json:"loadavg_end"`
+	Started         string   `json:"started"`
+	DurationSeconds float64  `json:"duration_s"`
+}
+
+// Run runs every phase and returns the figures. A phase that fails stops
+// the run; the figures so far are returned with the error.
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	cfg.defaults()
+	if cfg.Launch == nil {
+		return nil, errors.New("bench: Config.Launch is required")
+	}
+	now := cfg.now
+	if now == nil {
+		now = time.Now
+	}
+	began := now()
+	progress := func(format string, args ...any) {
+		fmt.Fprintf(cfg.Progress, "bench %5.1fs  %s\n", now().Sub(began).Seconds(), fmt.Sprintf(format, args...))
+	}
+	res := &Result{
+		Store:                     cfg.Store,
+		Quick:                     cfg.Quick,
+		RoundTrips:                map[string]float64{},
+		UnblockP99ByConcurrency:   map[string]float64{},
+		RoundTripP99ByConcurrency: map[string]float64{},
+		LoadAvgStart:              loadAverage(),
+		Started:                   began.UTC().Format(time.RFC3339),
+	}
+	defer func() {
+		res.LoadAvgEnd = loadAverage()
+		res.DurationSeconds = now().Sub(began).Seconds()
+	}()
+
+	// The floor.
+	progress("floor: bare loopback HTTP round trips")
+	h, err := floorHTTP(ctx, max(cfg.Samples, 1000))
+	if err != nil {
+		return res, err
+	}
+	res.FloorHTTP, res.FloorHTTPP99 = ms(h.P50), ms(h.P99)
+	if cfg.Dir != "" {
+		progress("floor: bare durable SQLite commits")
+		c, err := floorCommit(ctx, cfg.Dir, max(cfg.Samples/4, 200))
+		if err != nil {
+			return res, err
+		}
+		res.FloorCommit, res.FloorCommitP99 = ptr(ms(c.P50)), ptr(ms(c.P99))
+	}
+
+	if err := runLatency(ctx, cfg, res, progress); err != nil {
+		return res, err
+	}
+	if cfg.Pending > 0 {
+		if err := runPending(ctx, cfg, res, progress); err != nil {
+			return res, err
+		}
+	}
+	if cfg.Streams > 0 {
+		if err := runStreams(ctx, cfg, res, progress); err != nil {
+			return res, err
+		}
+	}
+	progress("done")
+	return res, nil
+}
+
+// withServer launches the phase's server, runs fn and stops the server.
+func withServer(ctx context.Context, cfg Config, phase string, fn func(srv *Server) error) error {
+	srv, err := cfg.Launch(ctx, phase)
+	if err != nil {
+		return fmt.Errorf("%s: %w", phase, err)
+	}
+	err = fn(srv)
+	if srv.Stop != nil {
+		if serr := srv.Stop(); serr != nil && err == nil {
+			err = fmt.Errorf("%s: stop server: %w", phase, serr)
+		}
+	}
+	return err
+}
+
+// runLatency runs the sequential latency figures and the load runs on one
+// server.
+func runLatency(ctx context.Context, cfg Config, res *Result, progress func(string, ...any)) error {
+	return withServer(ctx, cfg, "latency", func(srv *Server) error {
+		progress("unblock: answer → agent unblocked, %d samples, one agent", cfg.Samples)
+		d, lost, err := unblock(ctx, srv.URL, cfg.Samples, progress)
+		res.LostWakeups += lost
+		if err != nil {
+			return err
+		}
+		res.UnblockP50, res.UnblockP95, res.UnblockP99 = ms(d.P50), ms(d.P95), ms(d.P99)
+		progress("unblock: p50 %.3f ms, p95 %.3f ms, p99 %.3f ms", res.UnblockP50, res.UnblockP95, res.UnblockP99)
+
+		progress("notify: question → WebSocket, %d samples, one subscriber", cfg.Samples)
+		d, err = notify(ctx, srv.URL, cfg.Samples, progress)
+		if err != nil {
+			return err
+		}
+		res.NotifyP50, res.NotifyP99 = ms(d.P50), ms(d.P99)
+		progress("notify: p50 %.3f ms, p99 %.3f ms", res.NotifyP50, res.NotifyP99)
+
+		for _, c := range cfg.Concurrency {
+			progress("round trips: concurrency %d for %s", c, cfg.Duration)
+			lr, err := roundTrips(ctx, srv.URL, c, cfg.Duration/5, cfg.Duration)
+			res.LostWakeups += lr.Lost
+			if err != nil {
+				return err
+			}
+			key := strconv.Itoa(c)
+			res.RoundTrips[key] = lr.perSecond()
+			res.UnblockP99ByConcurrency[key] = ms(lr.Unblock.P99)
+			res.RoundTripP99ByConcurrency[key] = ms(lr.RoundTrip.P99)
+			if c == 16 {
+				res.UnblockP99C16 = ptr(ms(lr.Unblock.P99))
+			}
+			progress("round trips: concurrency %d: %.0f/s, unblock p99 %.3f ms, round trip p99 %.3f ms, %d lost wake-ups",
+				c, lr.perSecond(), ms(lr.Unblock.P99), ms(lr.RoundTrip.P99), lr.Lost)
+		}
+		return nil
+	})
+}
+
+// runPending measures memory with many pending questions on a fresh server.
+func runPending(ctx context.Context, cfg Config, res *Result, progress func(string, ...any)) error {
+	return withServer(ctx, cfg, "pending", func(srv *Server) error {
+		progress("pending: creating %d pending questions", cfg.Pending)
+		pr, err := pendingMemory(ctx, srv, cfg.Pending, cfg.Settle, cfg.Shared, progress)
+		if err != nil {
+			return err
+		}
+		res.PendingCount = pr.Pending
+		res.PendingCreatesPerS = pr.CreatesPerS
+		if srv.PID != 0 {
+			res.RSS100kPending, res.PendingBaseRSS = ptr(round1(pr.MiB)), ptr(round1(pr.BaseMiB))
+			progress("pending: %d pending: %.1f MiB resident (%.1f MiB before)", pr.Pending, pr.MiB, pr.BaseMiB)
+		}
+		return nil
+	})
+}
+
+// streamsTarget is the number of long-polls and of subscribers the
+// targets are stated for.
+const streamsTarget = 10_000
+
+// runStreams measures memory with many long-polls and subscribers, and
+// fan-out, on a fresh server.
+func runStreams(ctx context.Context, cfg Config, res *Result, progress func(string, ...any)) error {
+	n := cfg.Streams
+	if cfg.FileLimit > 0 {
+		// Each side holds both kinds of connection; keep room for the rest.
+		if room := int(cfg.FileLimit/2) - 128; room < n {
+			progress("streams: the open-file limit (%d) allows %d long-polls and %d WebSockets, not %d each", cfg.FileLimit, room, room, n)
+			n = room
+		}
+	}
+	return withServer(ctx, cfg, "streams", func(srv *Server) error {
+		sr, err := streams(ctx, srv, n, n, cfg.FanoutTrials, cfg.Settle, cfg.Shared, progress)
+		res.StreamsLostWakeups = sr.Lost
+		res.LostWakeups += sr.Lost
+		if err != nil {
+			return err
+		}
+		res.Waiters, res.Subscribers = sr.Waiters, sr.Subscribers
+		p99s, lasts := make([]float64, len(sr.Trials)), make([]float64, len(sr.Trials))
+		for i, d := range sr.Trials {
+			p99s[i], lasts[i] = ms(d.P99), ms(d.Max)
+		}
+		res.FanoutP99, res.FanoutAll = ptr(median(p99s)), ptr(median(lasts))
+		progress("streams: fan-out to %d subscribers: p99 %.3f ms, all reached in %.3f ms (medians of %d)", n, *res.FanoutP99, *res.FanoutAll, len(lasts))
+		if srv.PID != 0 {
+			res.StreamsBaseRSS = ptr(round1(sr.BaseMiB))
+			res.RSSStreamsMeasured = ptr(round1(sr.MiB))
+			res.KiBPerWait = ptr(round1((sr.WaitersMiB - sr.BaseMiB) * 1024 / float64(sr.Waiters)))
+			res.KiBPerSubscriber = ptr(round1((sr.MiB - sr.WaitersMiB) * 1024 / float64(sr.Subscribers)))
+			total := sr.MiB
+			if n != streamsTarget {
+				// Scale the connections' share to the stated count.
+				total = sr.BaseMiB + (sr.MiB-sr.BaseMiB)*streamsTarget/float64(n)
+				res.RSSStreamsExtrapolated = true
+			}
+			res.RSSWaitersSubscribers = ptr(round1(total))
+			progress("streams: %d long-polls + %d WebSockets: %.1f MiB resident (%.1f MiB with the questions only; %.1f KiB per wait, %.1f KiB per WebSocket)",
+				n, n, sr.MiB, sr.BaseMiB, *res.KiBPerWait, *res.KiBPerSubscriber)
+		}
+		progress("streams: %d of %d long-polls not woken", sr.Lost, sr.Waiters)
+		return nil
+	})
+}
+
+func ptr(f float64) *float64 { return &f }
+
+func round1(f float64) float64 { return float64(int64(f*10+0.5)) / 10 }

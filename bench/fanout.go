@@ -1,0 +1,133 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// fanout follows many WebSocket subscribers: when each has its replay of
+// the pending questions, and when each fan-out question reaches each.
+type fanout struct {
+	n       int
+	origin  time.Time
+	ready   atomic.Int64
+	readyCh chan struct{}
+	readers sync.WaitGroup
+
+	start    []atomic.Int64 // per trial: create sent, ns since origin
+	arrivals [][]int64      // per trial, per subscriber: ns since origin
+	got      []atomic.Int64 // per trial: subscribers it reached
+	done     []chan struct{}
+	closed   atomic.Int64 // readers that stopped early
+}
+
+func newFanout(subscribers, trials int) *fanout {
+	f := &fanout{
+		n:        subscribers,
+		origin:   time.Now(),
+		readyCh:  make(chan struct{}),
+		start:    make([]atomic.Int64, trials),
+		arrivals: make([][]int64, trials),
+		got:      make([]atomic.Int64, trials),
+		done:     make([]chan struct{}, trials),
+	}
+	for t := range trials {
+		f.arrivals[t] = make([]int64, subscribers)
+		f.done[t] = make(chan struct{})
+	}
+	return f
+}
+
+// read reads subscriber i's messages until its connection closes.
+// Questions from tag are the replay; from tag-fanout, the trials.
+func (f *fanout) read(ws *wsConn, i int, tag string) {
+	replayed := 0
+	for {
+		payload, err := ws.next()
+		if err != nil {
+			f.closed.Add(1)
+			return
+		}
+		now := int64(time.Since(f.origin))
+		if !isQuestion(payload) {
+			continue
+		}
+		var m wsMessage
+		if json.Unmarshal(payload, &m) != nil {
+			continue
+		}
+		switch m.SourceAgent {
+		case tag:
+			replayed++
+			if replayed == streamQuestions && f.ready.Add(1) == int64(f.n) {
+				close(f.readyCh)
+			}
+		case tag + "-fanout":
+			t := trialOf(m.Question)
+			if t < 0 || t >= len(f.arrivals) {
+				continue
+			}
+			f.arrivals[t][i] = now
+			if f.got[t].Add(1) == int64(f.n) {
+				close(f.done[t])
+			}
+		}
+	}
+}
+
+// trialOf parses the number in "bench TAG #N: …", or returns -1.
+func trialOf(question string) int {
+	_, rest, ok := strings.Cut(question, "#")
+	if !ok {
+		return -1
+	}
+	num, _, _ := strings.Cut(rest, ":")
+	t, err := strconv.Atoi(num)
+	if err != nil {
+		return -1
+	}
+	return t
+}
+
+// awaitReady waits until every subscriber has its replay.
+func (f *fanout) awaitReady(ctx context.Context, bound time.Duration) error {
+	select {
+	case <-f.readyCh:
+		return nil
+	case <-time.After(bound):
+		return fmt.Errorf("only %d of %d subscribers got their replay within %s (%d disconnected)", f.ready.Load(), f.n, bound, f.closed.Load())
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// begin records that trial t's question is being sent now.
+func (f *fanout) begin(t int, at time.Time) {
+	f.start[t].Store(int64(at.Sub(f.origin)))
+}
+
+// await waits until trial t's question reached every subscriber and
+// returns each one's latency, sorted.
+func (f *fanout) await(ctx context.Context, t int, bound time.Duration) ([]time.Duration, error) {
+	select {
+	case <-f.done[t]:
+	case <-time.After(bound):
+		return nil, fmt.Errorf("question %d reached %d of %d subscribers within %s (%d disconnected)", t, f.got[t].Load(), f.n, bound, f.closed.Load())
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	start := f.start[t].Load()
+	lat := make([]time.Duration, f.n)
+	for i, at := range f.arrivals[t] {
+		lat[i] = time.Duration(at - start)
+	}
+	slices.Sort(lat)
+	return lat, nil
+}

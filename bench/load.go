@@ -1,0 +1,182 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// loadResult is one round-trip run at a fixed concurrency.
+type loadResult struct {
+	Concurrency int
+	RoundTrips  int           // completed in the measured window
+	Window      time.Duration // the measured window
+	Unblock     dist          // answer sent → agent's wait returned
+	RoundTrip   dist          // create sent → agent's wait returned
+	Lost        int           // lost wake-ups, warm-up included
+}
+
+// perSecond returns the round trips per second.
+func (r loadResult) perSecond() float64 {
+	if r.Window <= 0 {
+		return 0
+	}
+	return float64(r.RoundTrips) / r.Window.Seconds()
+}
+
+// answer is when a person sent an answer and when the server accepted it
+// (nanoseconds since the run's origin; 0 until the 200 arrives).
+type answer struct {
+	sent     time.Time
+	accepted atomic.Int64
+}
+
+// roundTrips runs c agents and one person for warm+window. Each agent
+// loops: create a question, long-poll it until answered. The person holds
+// one WebSocket; every question of this run that arrives on it is answered
+// at once by one of c responders. A round trip counts when the agent's wait
+// returns answered inside the window. A lost wake-up is a wait that did not
+// return within lostBound of its answer being accepted.
+func roundTrips(ctx context.Context, base string, c int, warm, window time.Duration) (loadResult, error) {
+	origin := time.Now()
+	tag := fmt.Sprintf("load-c%d-%d", c, origin.UnixNano())
+	agentAPI := newAPI(base, 2*c+8)
+	defer agentAPI.close()
+	personAPI := newAPI(base, c+8)
+	defer personAPI.close()
+
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+
+	sub, err := subscribe(ctx, base)
+	if err != nil {
+		return loadResult{}, fmt.Errorf("round trips: %w", err)
+	}
+	var answers sync.Map // interaction id → *answer
+
+	// The person: answer every question of this run as it arrives.
+	work := make(chan string, 1<<16)
+	go func() {
+		defer close(work)
+		for q := range sub.questions {
+			if q.msg.SourceAgent == tag {
+				work <- q.msg.InteractionID
+			}
+		}
+	}()
+	var people sync.WaitGroup
+	for range c {
+		people.Go(func() {
+			for id := range work {
+				ans := &answer{sent: time.Now()}
+				answers.Store(id, ans)
+				if err := personAPI.respond(ctx, id); err != nil {
+					if ctx.Err() == nil {
+						cancel(fmt.Errorf("respond: %w", err))
+					}
+					continue
+				}
+				ans.accepted.Store(int64(time.Since(origin)))
+			}
+		})
+	}
+
+	// The agents.
+	start, end := origin.Add(warm), origin.Add(warm+window)
+	var (
+		mu         sync.Mutex
+		unblocks   []time.Duration
+		roundtrips []time.Duration
+		lost       atomic.Int64
+		agents     sync.WaitGroup
+	)
+	for i := range c {
+		agents.Go(func() {
+			for n := i; time.Now().Before(end) && ctx.Err() == nil; n += c {
+				t0 := time.Now()
+				id, err := agentAPI.create(ctx, tag, n)
+				if err != nil {
+					if ctx.Err() == nil {
+						cancel(fmt.Errorf("create: %w", err))
+					}
+					return
+				}
+				ub, counted, err := awaitAnswer(ctx, agentAPI, id, &answers, origin)
+				if err != nil {
+					if ctx.Err() == nil {
+						cancel(err)
+					}
+					return
+				}
+				t1 := time.Now()
+				if counted {
+					lost.Add(1)
+				} else if t1.After(start) && t1.Before(end) {
+					mu.Lock()
+					unblocks = append(unblocks, ub)
+					roundtrips = append(roundtrips, t1.Sub(t0))
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	agents.Wait()
+	sub.close()
+	people.Wait()
+	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		return loadResult{}, fmt.Errorf("round trips at concurrency %d: %w", c, err)
+	} else if err != nil {
+		return loadResult{}, err
+	}
+	return loadResult{
+		Concurrency: c,
+		RoundTrips:  len(roundtrips),
+		Window:      window,
+		Unblock:     summarize(unblocks),
+		RoundTrip:   summarize(roundtrips),
+		Lost:        int(lost.Load()),
+	}, nil
+}
+
+// maxAgentWait bounds one agent's wait for its answer.
+const maxAgentWait = time.Minute
+
+// awaitAnswer long-polls id until it is answered and returns the time from
+// the answer being sent to the wait returning, and whether the wake-up was
+// lost (the wait returned, or was still pending, more than lostBound after
+// the answer was accepted).
+func awaitAnswer(ctx context.Context, a *api, id string, answers *sync.Map, origin time.Time) (time.Duration, bool, error) {
+	began := time.Now()
+	lost := false
+	for {
+		st, err := a.wait(ctx, id, pollTimeout)
+		if err != nil {
+			return 0, lost, fmt.Errorf("wait: %w", err)
+		}
+		now := time.Now()
+		v, ok := answers.Load(id)
+		late := false
+		if ok {
+			acc := v.(*answer).accepted.Load()
+			late = acc != 0 && now.Sub(origin)-time.Duration(acc) > lostBound
+		}
+		switch st {
+		case "answered":
+			if !ok {
+				return 0, lost, fmt.Errorf("interaction %s answered, but not by the benchmark", id)
+			}
+			answers.Delete(id)
+			return now.Sub(v.(*answer).sent), lost || late, nil
+		case "pending":
+			lost = lost || late
+			if now.Sub(began) > maxAgentWait {
+				return 0, lost, fmt.Errorf("interaction %s still pending after %s", id, maxAgentWait)
+			}
+		default:
+			return 0, lost, fmt.Errorf("interaction %s is %s", id, st)
+		}
+	}
+}

@@ -1,0 +1,170 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// target is a goal stated for a figure: at most (or at least) a value.
+type target struct {
+	limit  float64
+	atMost bool
+}
+
+func (t target) String() string {
+	if t.limit == 0 {
+		return ""
+	}
+	if t.atMost {
+		return "≤ " + num(t.limit)
+	}
+	return "≥ " + num(t.limit)
+}
+
+// met reports whether v meets the target.
+func (t target) met(v float64) string {
+	switch {
+	case t.limit == 0:
+		return ""
+	case t.atMost && v <= t.limit, !t.atMost && v >= t.limit:
+		return "met"
+	}
+	return "MISSED"
+}
+
+// answerFloor is the floor of the latency figures: one loopback round
+// trip and one durable commit.
+func (r *Result) answerFloor() float64 {
+	f := r.FloorHTTP
+	if r.FloorCommit != nil {
+		f += *r.FloorCommit
+	}
+	return f
+}
+
+// serialRate is the floor's round trips per second without batching: two
+// durable commits (create, answer) one after the other.
+func (r *Result) serialRate() float64 {
+	if r.FloorCommit == nil || *r.FloorCommit == 0 {
+		return 0
+	}
+	return 1000 / (2 * *r.FloorCommit)
+}
+
+// WriteTable writes the figures as a readable table.
+func (r *Result) WriteTable(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	mode := "full run"
+	if r.Quick {
+		mode = "quick run"
+	}
+	fmt.Fprintf(tw, "hitl bench (%s): store %s, %d CPUs, load average %.2f at start, %.2f at end, %.0f s\n\n",
+		mode, r.Store, runtime.NumCPU(), r.LoadAvgStart, r.LoadAvgEnd, r.DurationSeconds)
+
+	fmt.Fprintln(tw, "floor (same run, same machine)\tp50\tp99\t")
+	fmt.Fprintf(tw, "  loopback HTTP round trip\t%s ms\t%s ms\t\n", num(r.FloorHTTP), num(r.FloorHTTPP99))
+	if r.FloorCommit != nil {
+		fmt.Fprintf(tw, "  durable SQLite commit (WAL, synchronous=FULL)\t%s ms\t%s ms\t\n", num(*r.FloorCommit), num(*r.FloorCommitP99))
+	}
+	fmt.Fprintf(tw, "  answer floor = round trip + commit\t%s ms\t\t\n", num(r.answerFloor()))
+	if s := r.serialRate(); s > 0 {
+		fmt.Fprintf(tw, "  serial round trips/s = 1 / (2 commits)\t%s/s\t\t\n", num(s))
+	}
+	fmt.Fprintln(tw, "\t\t\t")
+
+	fmt.Fprintln(tw, "figure\tmeasured\ttarget\t\tvs floor")
+	lat := func(name string, v float64, t target) {
+		ratio := ""
+		if f := r.answerFloor(); f > 0 && v > 0 {
+			ratio = fmt.Sprintf("%.1f× floor", v/f)
+		}
+		fmt.Fprintf(tw, "  %s\t%s ms\t%s\t%s\t%s\n", name, num(v), t, t.met(v), ratio)
+	}
+	lat("answer → agent unblocked, p50", r.UnblockP50, target{0.5, true})
+	lat("answer → agent unblocked, p95", r.UnblockP95, target{})
+	lat("answer → agent unblocked, p99", r.UnblockP99, target{2, true})
+	if r.UnblockP99C16 != nil {
+		lat("answer → agent unblocked, p99, 16 agents", *r.UnblockP99C16, target{5, true})
+	}
+	if v, ok := r.UnblockP99ByConcurrency["256"]; ok {
+		lat("answer → agent unblocked, p99, 256 agents", v, target{})
+	}
+	lat("question → WebSocket, p50", r.NotifyP50, target{})
+	lat("question → WebSocket, p99", r.NotifyP99, target{5, true})
+	for _, c := range []string{"1", "16", "256"} {
+		v, ok := r.RoundTrips[c]
+		if !ok {
+			continue
+		}
+		t := target{}
+		switch c {
+		case "16":
+			t = target{3000, false}
+		case "256":
+			t = target{5000, false}
+		}
+		ratio := ""
+		if s := r.serialRate(); s > 0 {
+			ratio = fmt.Sprintf("%.1f× serial", v/s)
+		}
+		fmt.Fprintf(tw, "  round trips/s, %s agent(s)\t%s/s\t%s\t%s\t%s\n", c, num(v), t, t.met(v), ratio)
+	}
+	fmt.Fprintf(tw, "  lost wake-ups (all load runs)\t%d\t= 0\t%s\t\n", r.LostWakeups, map[bool]string{true: "met", false: "MISSED"}[r.LostWakeups == 0])
+	if r.RSS100kPending != nil {
+		name := fmt.Sprintf("resident memory, %s pending", count(r.PendingCount))
+		t := target{300, true}
+		if r.PendingCount != 100_000 {
+			t = target{}
+		}
+		fmt.Fprintf(tw, "  %s\t%s MiB\t%s\t%s\t\n", name, num(*r.RSS100kPending), t, t.met(*r.RSS100kPending))
+	}
+	if r.RSSWaitersSubscribers != nil {
+		t := target{512, true}
+		fmt.Fprintf(tw, "  resident memory, 10,000 long-polls + 10,000 WebSockets\t%s MiB\t%s\t%s\t\n", num(*r.RSSWaitersSubscribers), t, t.met(*r.RSSWaitersSubscribers))
+		if r.RSSStreamsExtrapolated {
+			fmt.Fprintf(tw, "    measured with %s + %s\t%s MiB\t\t\t\n", count(r.Waiters), count(r.Subscribers), num(*r.RSSStreamsMeasured))
+		}
+		if r.KiBPerWait != nil {
+			fmt.Fprintf(tw, "    per long-poll / per WebSocket\t%s / %s KiB\t≤ 25 per wait\t%s\t\n", num(*r.KiBPerWait), num(*r.KiBPerSubscriber), target{25, true}.met(*r.KiBPerWait))
+		}
+	}
+	if r.FanoutP99 != nil {
+		t := target{}
+		if r.Subscribers >= streamsTarget {
+			t = target{100, true}
+		}
+		lat(fmt.Sprintf("question → %s WebSockets, 99%% reached", count(r.Subscribers)), *r.FanoutP99, target{})
+		lat(fmt.Sprintf("question → %s WebSockets, all reached", count(r.Subscribers)), *r.FanoutAll, t)
+	}
+	return tw.Flush()
+}
+
+// num formats a figure with three significant decimals at most.
+func num(v float64) string {
+	switch {
+	case v >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case v >= 10:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	case v >= 1:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 3, 64)
+}
+
+// count formats n with thousands separators.
+func count(n int) string {
+	s := strconv.Itoa(n)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}

@@ -1,0 +1,233 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Server is a hitl server under test.
+type Server struct {
+	// URL is the server's base URL, on loopback.
+	URL string
+	// PID is the server's process, whose memory is measured; 0 when it is
+	// not known (a server the benchmark did not start).
+	PID int
+	// Stop stops the server; nil when the benchmark does not own it.
+	Stop func() error
+}
+
+// Existing returns a Launch function that hands every phase the running
+// server at rawURL, which must be on loopback.
+func Existing(rawURL string) (func(ctx context.Context, phase string) (*Server, error), error) {
+	if err := CheckLoopback(rawURL); err != nil {
+		return nil, err
+	}
+	base := strings.TrimRight(rawURL, "/")
+	return func(ctx context.Context, phase string) (*Server, error) {
+		if err := ready(ctx, base, nil); err != nil {
+			return nil, err
+		}
+		return &Server{URL: base}, nil
+	}, nil
+}
+
+// CheckLoopback refuses a URL that is not http:// on a loopback address:
+// the benchmark generates heavy load and must not aim it at other machines.
+func CheckLoopback(rawURL string) error {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return fmt.Errorf("server URL: %w", err)
+	}
+	if u.Scheme != "http" {
+		return fmt.Errorf("server URL %q: only http:// on loopback is supported", rawURL)
+	}
+	host := u.Hostname()
+	if host == "localhost" {
+		return nil
+	}
+	ip := net.ParseIP(host)
+	if ip == nil || !ip.IsLoopback() {
+		return fmt.Errorf("server URL %q is not on loopback; the benchmark only targets 127.0.0.1, ::1 or localhost", rawURL)
+	}
+	return nil
+}
+
+// Child starts each phase's server as a child process, so that its memory
+// is its own: Exe serve --addr 127.0.0.1:PORT --db DB(phase) --log-level
+// LogLevel, with its log written to Dir/PHASE.log.
+type Child struct {
+	Exe      string                    // the hitl binary
+	Dir      string                    // for logs (and, by the caller's DB, databases)
+	DB       func(phase string) string // the --db of a phase
+	LogLevel string                    // "" means the server's default
+}
+
+// Launch starts the server for phase and waits until it is ready.
+func (c *Child) Launch(ctx context.Context, phase string) (*Server, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	args := []string{"serve", "--addr", addr, "--db", c.DB(phase)}
+	if c.LogLevel != "" {
+		args = append(args, "--log-level", c.LogLevel)
+	}
+	logPath := filepath.Join(c.Dir, phase+".log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return nil, fmt.Errorf("start server: %w", err)
+	}
+	cmd := exec.Command(c.Exe, args...)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.Env = append(os.Environ(), "HITL_ADDR=", "HITL_DB=")
+	if err := cmd.Start(); err != nil {
+		logFile.Close()
+		return nil, fmt.Errorf("start server: %w", err)
+	}
+	exited := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		logFile.Close()
+		close(exited)
+	}()
+	stop := func() error {
+		select {
+		case <-exited:
+			return nil
+		default:
+		}
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+			return nil
+		case <-time.After(20 * time.Second):
+			_ = cmd.Process.Kill()
+			<-exited
+			return errors.New("server did not stop within 20s of SIGTERM; killed")
+		}
+	}
+	base := "http://" + addr
+	if err := ready(ctx, base, exited); err != nil {
+		_ = stop()
+		return nil, fmt.Errorf("start server: %w; log:\n%s", err, tail(logPath, 2000))
+	}
+	return &Server{URL: base, PID: cmd.Process.Pid, Stop: stop}, nil
+}
+
+// freePort returns a loopback TCP port that was free a moment ago.
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("find a free port: %w", err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// ready polls base/readyz until it answers 200, for up to 30 s, or until
+// exited is closed.
+func ready(ctx context.Context, base string, exited <-chan struct{}) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	hc := &http.Client{Timeout: 2 * time.Second}
+	defer hc.CloseIdleConnections()
+	var last error
+	for {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/readyz", nil)
+		resp, err := hc.Do(req)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+			err = fmt.Errorf("GET /readyz: %s", resp.Status)
+		}
+		last = err
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("server at %s not ready: %w", base, last)
+		case <-exited:
+			return errors.New("server exited")
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// tail returns the last n bytes of the file at path.
+func tail(path string, n int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "(no log: " + err.Error() + ")"
+	}
+	if len(b) > n {
+		b = b[len(b)-n:]
+	}
+	return string(b)
+}
+
+// rssMiB returns the resident set size of process pid in MiB, from
+// /proc/PID/status (VmRSS).
+func rssMiB(pid int) (float64, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0, fmt.Errorf("read memory of process %d: %w", pid, err)
+	}
+	for line := range bytes.Lines(b) {
+		if v, ok := bytes.CutPrefix(line, []byte("VmRSS:")); ok {
+			f := strings.Fields(string(v)) // "123456 kB"
+			if len(f) == 2 && f[1] == "kB" {
+				kb, err := strconv.ParseFloat(f[0], 64)
+				if err == nil {
+					return kb / 1024, nil
+				}
+			}
+		}
+	}
+	return 0, fmt.Errorf("read memory of process %d: no VmRSS in /proc/%d/status", pid, pid)
+}
+
+// RaiseFileLimit raises this process's open-file limit to its hard limit
+// (children started afterwards inherit it) and returns the new limit.
+func RaiseFileLimit() (uint64, error) {
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		return 0, fmt.Errorf("read open-file limit: %w", err)
+	}
+	if lim.Cur < lim.Max {
+		lim.Cur = lim.Max
+		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+			return 0, fmt.Errorf("raise open-file limit: %w", err)
+		}
+	}
+	return lim.Cur, nil
+}
+
+// loadAverage returns the 1-minute load average, or -1 when unknown.
+func loadAverage() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return -1
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return -1
+	}
+	v, err := strconv.ParseFloat(f[0], 64)
+	if err != nil {
+		return -1
+	}
+	return v
+}

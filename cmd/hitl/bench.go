@@ -1,0 +1,143 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/hitl-sh/hitl/bench"
+)
+
+// runBench measures a hitl server end to end against the machine's floor.
+// Exit codes: 0 when every phase ran, 1 when one failed, 2 for bad flags.
+func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("bench", "hitl bench [flags]",
+		"Measures hitl end to end on this machine, over real HTTP and WebSocket\n"+
+			"connections on loopback: answer → agent unblocked, question → person,\n"+
+			"round trips per second at 1, 16 and 256 agents (with lost wake-ups\n"+
+			"counted), memory with 100,000 pending questions and with 10,000\n"+
+			"long-polls plus 10,000 WebSockets, and fan-out to every subscriber. The\n"+
+			"floor is measured in the same run: a bare loopback HTTP round trip and a\n"+
+			"bare durable SQLite commit on the same disk.\n\n"+
+			"Each phase runs its own \"hitl serve\" child process on a temporary SQLite\n"+
+			"file (or --db), so its memory is read alone. The table goes to stdout,\n"+
+			"progress to stderr. A full run takes about three minutes; --quick, under\n"+
+			"one. Only loopback servers are targeted.", stderr)
+	quick := fs.Bool("quick", false, "a reduced run, in under a minute")
+	asJSON := fs.Bool("json", false, "print one JSON object instead of the table")
+	db := fs.String("db", "", "database `URL` for the servers (postgres://…); default: a temporary SQLite file per phase")
+	serverURL := fs.String("server", "", "benchmark the running server at `URL` (loopback only) instead of starting one; memory is not measured")
+	dir := fs.String("dir", "", "`directory` for the temporary databases and logs (default: the system temp dir); the floor commit is measured there")
+	keep := fs.Bool("keep", false, "keep the temporary directory (databases, server logs)")
+	samples := fs.Int("samples", 0, "sequential latency `samples` (default 2000, 300 with --quick)")
+	duration := fs.Duration("duration", 0, "each round-trip run (default 10s, 2s with --quick)")
+	pending := fs.Int("pending", 0, "pending questions for the memory figure (default 100000, 10000 with --quick; -1 skips)")
+	streams := fs.Int("streams", 0, "long-polls, and WebSockets, held open (default 10000, 1000 with --quick; -1 skips)")
+	trials := fs.Int("trials", 0, "questions fanned out to every WebSocket (default 10, 5 with --quick)")
+	settle := fs.Duration("settle", 0, "how long a server idles before its memory is read (default 2s)")
+	if code, ok := parse(fs, args, 2); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "hitl bench: unexpected arguments: %s\n", strings.Join(fs.Args(), " "))
+		return 2
+	}
+	if *db != "" && *serverURL != "" {
+		fmt.Fprintln(stderr, "hitl bench: --db and --server exclude each other")
+		return 2
+	}
+
+	cfg := bench.Config{}
+	if *quick {
+		cfg = bench.Quick()
+	}
+	cfg.Samples = pick(*samples, cfg.Samples)
+	cfg.Pending = pick(*pending, cfg.Pending)
+	cfg.Streams = pick(*streams, cfg.Streams)
+	cfg.FanoutTrials = pick(*trials, cfg.FanoutTrials)
+	if *duration > 0 {
+		cfg.Duration = *duration
+	}
+	cfg.Settle = *settle
+	cfg.Progress = stderr
+
+	limit, err := bench.RaiseFileLimit()
+	if err != nil {
+		fmt.Fprintf(stderr, "hitl bench: %v\n", err)
+	}
+	cfg.FileLimit = limit
+
+	tmp, err := os.MkdirTemp(*dir, "hitl-bench-")
+	if err != nil {
+		fmt.Fprintf(stderr, "hitl bench: %v\n", err)
+		return 1
+	}
+	if *keep {
+		fmt.Fprintf(stderr, "hitl bench: keeping %s\n", tmp)
+	} else {
+		defer os.RemoveAll(tmp)
+	}
+	cfg.Dir = tmp
+
+	switch {
+	case *serverURL != "":
+		launch, err := bench.Existing(*serverURL)
+		if err != nil {
+			fmt.Fprintf(stderr, "hitl bench: %v\n", err)
+			return 2
+		}
+		cfg.Launch, cfg.Store, cfg.Shared = launch, "server at "+*serverURL, true
+	default:
+		exe, err := os.Executable()
+		if err != nil {
+			fmt.Fprintf(stderr, "hitl bench: find the hitl binary: %v\n", err)
+			return 1
+		}
+		child := &bench.Child{Exe: exe, Dir: tmp, DB: func(phase string) string {
+			return filepath.Join(tmp, phase+".db")
+		}}
+		cfg.Store = "sqlite"
+		if *db != "" {
+			if !strings.HasPrefix(*db, "postgres://") && !strings.HasPrefix(*db, "postgresql://") {
+				fmt.Fprintln(stderr, "hitl bench: --db must be a postgres:// URL (the default is a temporary SQLite file)")
+				return 2
+			}
+			url := *db
+			child.DB = func(string) string { return url }
+			cfg.Store, cfg.Shared = "postgres", true
+		}
+		cfg.Launch = child.Launch
+	}
+
+	start := time.Now()
+	res, err := bench.Run(ctx, cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "hitl bench: %v (after %s)\n", err, time.Since(start).Round(time.Second))
+	}
+	if res != nil {
+		if *asJSON {
+			enc := json.NewEncoder(stdout)
+			enc.SetIndent("", "  ")
+			_ = enc.Encode(res)
+		} else {
+			_ = res.WriteTable(stdout)
+		}
+	}
+	if err != nil {
+		return 1
+	}
+	return 0
+}
+
+// pick returns v when it was set on the command line, else def.
+func pick(v, def int) int {
+	if v != 0 {
+		return v
+	}
+	return def
+}

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestBenchSmoke runs a tiny "hitl bench --json" end to end (child servers,
+// every phase) so the benchmark keeps working. It asserts on the shape of
+// the report, never on speed.
+func TestBenchSmoke(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts three servers")
+	}
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(hitlBin, "bench", "--json", "--dir", t.TempDir(),
+		"--samples", "20", "--duration", "250ms", "--pending", "200", "--streams", "20", "--trials", "2", "--settle", "10ms")
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("hitl bench: %v\nstderr:\n%s", err, stderr.String())
+	}
+	var got map[string]any
+	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+		t.Fatalf("decode report: %v\n%s", err, stdout.String())
+	}
+	for _, key := range []string{
+		"unblock_p50_ms", "unblock_p95_ms", "unblock_p99_ms", "notify_p50_ms", "notify_p99_ms",
+		"roundtrips_per_s", "unblock_p99_ms_c16", "lost_wakeups", "rss_100k_pending_mib",
+		"rss_10k_waiters_10k_subscribers_mib", "fanout_10k_p99_ms", "floor_http_rtt_ms", "floor_commit_ms", "store",
+	} {
+		if v, ok := got[key]; !ok || v == nil {
+			t.Errorf("report has no %s", key)
+		}
+	}
+	rts, _ := got["roundtrips_per_s"].(map[string]any)
+	for _, c := range []string{"1", "16", "256"} {
+		if v, _ := rts[c].(float64); v <= 0 {
+			t.Errorf("roundtrips_per_s[%q] = %v, want a positive rate", c, rts[c])
+		}
+	}
+	if got["lost_wakeups"] != 0.0 {
+		t.Errorf("lost_wakeups = %v, want 0", got["lost_wakeups"])
+	}
+	if got["store"] != "sqlite" {
+		t.Errorf("store = %v, want sqlite", got["store"])
+	}
+	if !strings.Contains(stderr.String(), "done") {
+		t.Errorf("progress on stderr does not end with done:\n%s", stderr.String())
+	}
+}
+
+func TestBenchRefusesRemoteServer(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run(t.Context(), []string{"bench", "--server", "http://192.0.2.1:7878"}, &stdout, &stderr)
+	if code != 2 {
+		t.Fatalf("exit code %d, want 2; stderr: %s", code, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "loopback") {
+		t.Errorf("stderr %q does not explain the loopback rule", stderr.String())
+	}
+}
