@@ -59,6 +59,20 @@ type Store interface {
 	Close() error
 }
 
+// EventListener is implemented by a Store that several processes share,
+// so that each learns of the events the others commit (PostgreSQL does it
+// with LISTEN/NOTIFY). The engine uses it when its store has it, and then
+// reads those events from the log.
+type EventListener interface {
+	// ListenEvents calls fn with a sequence number upTo each time the log
+	// can be read further: every event with Seq <= upTo that will ever
+	// exist is committed, so a number missing below upTo never appears.
+	// upTo only grows, from above after. It reconnects and catches up when
+	// its connection drops, and returns nil when ctx ends. fn must not
+	// block.
+	ListenEvents(ctx context.Context, after int64, fn func(upTo int64)) error
+}
+
 // Transition describes a move out of pending.
 type Transition struct {
 	Status Status    // answered, expired or cancelled

@@ -44,6 +44,7 @@ type Broker struct {
 
 	closeOnce sync.Once
 	closed    chan struct{}
+	stop      context.CancelFunc // ends the store listener, if any
 	wg        sync.WaitGroup
 }
 
@@ -71,20 +72,40 @@ func New(store hitl.Store, opts *Options) *Broker {
 	if bufSize <= 0 {
 		bufSize = 256
 	}
-	b.feed = newFeed(store, b.log, bufSize, b.closed)
+	b.feed = newFeed(store, b.log, bufSize, b.closed, b.delivered)
 	b.expiry = newExpiry(b)
 	return b
 }
 
 // Start loads the event sequence, expires what passed its deadline while
-// the server was down, and starts the deadline timer.
+// the server was down, and starts the deadline timer. When the store is
+// shared with other processes (a hitl.EventListener), it also starts
+// following their events: they reach this broker's subscribers, wake its
+// waiters and arm its deadline timer.
 func (b *Broker) Start(ctx context.Context) error {
 	seq, err := b.store.LastEventSeq(ctx)
 	if err != nil {
 		return fmt.Errorf("start broker: %w", err)
 	}
-	b.feed.start(seq)
+	l, shared := b.store.(hitl.EventListener)
+	b.feed.start(seq, shared)
+	if shared {
+		lctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+		b.stop = stop
+		b.wg.Add(2)
+		go func() {
+			defer b.wg.Done()
+			if err := l.ListenEvents(lctx, seq, b.feed.advance); err != nil {
+				b.log.Error("listen for events from other processes", "error", err)
+			}
+		}()
+		go func() {
+			defer b.wg.Done()
+			b.feed.follow(lctx)
+		}()
+	}
 	if err := b.expiry.expireDue(ctx); err != nil {
+		b.Close()
 		return fmt.Errorf("start broker: expire overdue interactions: %w", err)
 	}
 	b.wg.Add(1)
@@ -102,6 +123,9 @@ func (b *Broker) Close() error {
 	b.closeOnce.Do(func() {
 		close(b.closed)
 		b.feed.closeAll(ErrClosed)
+		if b.stop != nil {
+			b.stop()
+		}
 	})
 	b.wg.Wait()
 	return nil
@@ -252,9 +276,30 @@ func (b *Broker) AppendEvent(ctx context.Context, ev *hitl.Event) (*hitl.Event, 
 }
 
 // resolved wakes the interaction's waiters and streams its terminal event.
+// Waking here, rather than when the feed delivers the event, keeps a local
+// answer from waiting behind events still on their way.
 func (b *Broker) resolved(ev *hitl.Event) {
 	b.waiters.wake(ev.Interaction)
 	b.feed.publish(ev)
+}
+
+// delivered is called by the feed for every event it delivers, in order,
+// including those committed by other processes sharing the store: a
+// terminal event wakes this broker's waiters, and a new deadline arms its
+// timer, so a deadline still fires when the replica that set it is gone.
+func (b *Broker) delivered(ev *hitl.Event) {
+	in := ev.Interaction
+	if in == nil {
+		return
+	}
+	switch ev.Type {
+	case hitl.EventAnswered, hitl.EventExpired, hitl.EventCancelled:
+		b.waiters.wake(in)
+	case hitl.EventCreated:
+		if in.Status == hitl.StatusPending && !in.Deadline.IsZero() {
+			b.expiry.scheduled(in.Deadline)
+		}
+	}
 }
 
 // notPending explains why an interaction can no longer be answered.

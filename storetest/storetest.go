@@ -64,6 +64,7 @@ func Run(t *testing.T, newStore func(t *testing.T) hitl.Store) {
 		{"Events", testEvents},
 		{"EventsInteractionIsCurrent", testEventsInteractionIsCurrent},
 		{"LastEventSeq", testLastEventSeq},
+		{"TextNUL", testTextNUL},
 		{"Ping", testPing},
 	}
 	for _, tt := range tests {

@@ -1,0 +1,88 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/hitl-sh/hitl"
+	"github.com/jackc/pgx/v5"
+)
+
+// AppendEvent appends an event that does not change the interaction's
+// status, such as notified. It returns a copy of ev with Seq set, At
+// defaulted to now and kept to the millisecond, and Interaction filled in;
+// ev itself is not modified. An unknown interaction is ENOTFOUND.
+func (s *Store) AppendEvent(ctx context.Context, ev *hitl.Event) (*hitl.Event, error) {
+	if ev.Type == "" {
+		return nil, hitl.Errorf(hitl.EINVALID, "append event: type is required")
+	}
+	out := *ev
+	if out.At.IsZero() {
+		out.At = s.now()
+	}
+	out.At = truncate(out.At)
+	err := s.with(ctx, func(c *pgx.Conn) error {
+		var err error
+		out.Interaction, err = scanInteraction(c.QueryRow(ctx, sqlAppendEvent,
+			out.InteractionID, string(out.Type), out.At, out.Actor, out.Channel, out.Detail, s.channel,
+		), &out.Seq, nil)
+		return err
+	})
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return nil, hitl.Errorf(hitl.ENOTFOUND, "interaction %q not found", out.InteractionID)
+	case err != nil:
+		return nil, fmt.Errorf("append event: %w", badText(err))
+	}
+	return &out, nil
+}
+
+// Events returns up to limit events with Seq > after, in order, each with
+// its interaction's current state (one query, joined). A limit of 0 or
+// less means hitl.MaxListLimit.
+//
+// Only committed events are read, and transactions can commit out of
+// sequence order, so an event may appear after one with a higher Seq has
+// been read; ListenEvents says up to where the log is complete.
+func (s *Store) Events(ctx context.Context, after int64, limit int) ([]*hitl.Event, error) {
+	if limit <= 0 {
+		limit = hitl.MaxListLimit
+	}
+	var evs []*hitl.Event
+	err := s.with(ctx, func(c *pgx.Conn) error {
+		rows, err := c.Query(ctx, sqlEvents, after, limit)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var (
+				ev  hitl.Event
+				typ string
+			)
+			ev.Interaction, err = scanInteraction(rows, &ev.Seq, &typ, &ev.InteractionID, &ev.At, &ev.Actor, &ev.Channel, &ev.Detail)
+			if err != nil {
+				return err
+			}
+			ev.Type = hitl.EventType(typ)
+			ev.At = ev.At.UTC()
+			evs = append(evs, &ev)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("events after %d: %w", after, err)
+	}
+	return evs, nil
+}
+
+// LastEventSeq returns the sequence number of the newest committed event,
+// 0 if none.
+func (s *Store) LastEventSeq(ctx context.Context) (int64, error) {
+	var seq int64
+	if err := s.queryRow(ctx, sqlLastSeq, nil, &seq); err != nil {
+		return 0, fmt.Errorf("last event seq: %w", err)
+	}
+	return seq, nil
+}

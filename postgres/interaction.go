@@ -1,0 +1,201 @@
+package postgres
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+	"github.com/hitl-sh/hitl"
+	"github.com/jackc/pgx/v5"
+)
+
+// CreateInteraction inserts in as a pending interaction, with its created
+// event, in one statement. An empty in.ID gets a UUIDv7, a zero CreatedAt
+// the store's clock; times are kept to the millisecond. in is not
+// modified: the stored interaction is returned. When (CreatedBy,
+// IdempotencyKey) exists already, even in a transaction still committing,
+// nothing is written and the existing interaction is returned with existed
+// true.
+func (s *Store) CreateInteraction(ctx context.Context, in *hitl.Interaction) (*hitl.Interaction, *hitl.Event, bool, error) {
+	got := *in
+	if got.ID == "" {
+		id, err := uuid.NewV7()
+		if err != nil {
+			return nil, nil, false, fmt.Errorf("create interaction: mint id: %w", err)
+		}
+		got.ID = id.String()
+	}
+	if got.CreatedAt.IsZero() {
+		got.CreatedAt = s.now()
+	}
+	got.CreatedAt = truncate(got.CreatedAt)
+	got.Deadline = truncate(got.Deadline)
+	got.Status = hitl.StatusPending
+	got.Result = nil
+	args, err := insertArgs(&got)
+	if err != nil {
+		return nil, nil, false, fmt.Errorf("create interaction: %w", err)
+	}
+	args = append(args, s.channel)
+
+	ev := &hitl.Event{
+		Type:          hitl.EventCreated,
+		InteractionID: got.ID,
+		At:            got.CreatedAt,
+		Actor:         got.CreatedBy,
+		Channel:       got.CreatedVia,
+		Interaction:   &got,
+	}
+	err = s.queryRow(ctx, sqlCreate, args, &ev.Seq, nil)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		// The key is taken; ON CONFLICT waited for its transaction to end.
+		existing, err := s.byKey(ctx, got.CreatedBy, got.IdempotencyKey)
+		if err != nil {
+			return nil, nil, false, fmt.Errorf("create interaction: %w", err)
+		}
+		return existing, nil, true, nil
+	case sqlState(err) == uniqueViolation:
+		return nil, nil, false, hitl.Errorf(hitl.ECONFLICT, "interaction %q already exists", got.ID)
+	case err != nil:
+		return nil, nil, false, fmt.Errorf("create interaction: %w", badText(err))
+	}
+	return &got, ev, false, nil
+}
+
+// byKey returns the interaction created by agent with the idempotency key.
+func (s *Store) byKey(ctx context.Context, agent, key string) (*hitl.Interaction, error) {
+	var in *hitl.Interaction
+	err := s.with(ctx, func(c *pgx.Conn) error {
+		var err error
+		in, err = scanInteraction(c.QueryRow(ctx, sqlByKey, agent, key))
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("find idempotency key: %w", err)
+	}
+	return in, nil
+}
+
+// Interaction returns the interaction with the given id, or ENOTFOUND.
+func (s *Store) Interaction(ctx context.Context, id string) (*hitl.Interaction, error) {
+	in, err := s.interaction(ctx, id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, hitl.Errorf(hitl.ENOTFOUND, "interaction %q not found", id)
+	} else if err != nil {
+		return nil, fmt.Errorf("get interaction %s: %w", id, badText(err))
+	}
+	return in, nil
+}
+
+// interaction reads one interaction; pgx.ErrNoRows when there is none.
+func (s *Store) interaction(ctx context.Context, id string) (*hitl.Interaction, error) {
+	var in *hitl.Interaction
+	err := s.with(ctx, func(c *pgx.Conn) error {
+		var err error
+		in, err = scanInteraction(c.QueryRow(ctx, sqlInteraction, id))
+		return err
+	})
+	return in, err
+}
+
+// CountInteractions counts the interactions with the given status.
+func (s *Store) CountInteractions(ctx context.Context, status hitl.Status) (int, error) {
+	var n int
+	if err := s.queryRow(ctx, sqlCount, []any{string(status)}, &n); err != nil {
+		return 0, fmt.Errorf("count %s interactions: %w", status, badText(err))
+	}
+	return n, nil
+}
+
+// ListInteractions returns a page of interactions matching f, newest first
+// (by creation time, then id), and the cursor of the next page, "" when
+// this page is the last. A cursor that this store did not make is EINVALID.
+func (s *Store) ListInteractions(ctx context.Context, f hitl.ListFilter) ([]*hitl.Interaction, string, error) {
+	limit := f.Limit
+	if limit <= 0 {
+		limit = hitl.DefaultListLimit
+	}
+	limit = min(limit, hitl.MaxListLimit)
+
+	var where []string
+	var args []any
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	if f.Status != "" {
+		where = append(where, "status = "+arg(string(f.Status)))
+	}
+	if f.IdempotencyKey != "" {
+		where = append(where, "idempotency_key = "+arg(f.IdempotencyKey))
+	}
+	if f.CreatedBy != "" {
+		where = append(where, "created_by = "+arg(f.CreatedBy))
+	}
+	if f.Cursor != "" {
+		at, id, err := decodeCursor(f.Cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		where = append(where, "(created_at, id) < ("+arg(at)+", "+arg(id)+")")
+	}
+	q := `SELECT ` + cols + ` FROM interactions`
+	if len(where) > 0 {
+		q += ` WHERE ` + strings.Join(where, " AND ")
+	}
+	q += ` ORDER BY created_at DESC, id DESC LIMIT ` + arg(limit+1) // one more tells whether there is a next page
+
+	var list []*hitl.Interaction
+	err := s.with(ctx, func(c *pgx.Conn) error {
+		rows, err := c.Query(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		list, err = scanInteractions(rows, limit+1)
+		return err
+	})
+	if err != nil {
+		return nil, "", fmt.Errorf("list interactions: %w", badText(err))
+	}
+	next := ""
+	if len(list) > limit {
+		list = list[:limit]
+		last := list[limit-1]
+		next = encodeCursor(last.CreatedAt.UnixMilli(), last.ID)
+	}
+	return list, next, nil
+}
+
+// encodeCursor makes the opaque cursor of the page after the interaction
+// created at ms with id.
+func encodeCursor(ms int64, id string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(ms, 10) + ":" + id))
+}
+
+// Cursor times are limited to years 1 to 9999, which timestamptz holds.
+const (
+	minCursorMillis = -62135596800000
+	maxCursorMillis = 253402300799999
+)
+
+// decodeCursor is the inverse of encodeCursor.
+func decodeCursor(c string) (time.Time, string, error) {
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	if err == nil {
+		ms, id, ok := strings.Cut(string(b), ":")
+		at, perr := strconv.ParseInt(ms, 10, 64)
+		valid := ok && perr == nil && id != "" && utf8.ValidString(id) && strings.IndexByte(id, 0) < 0 &&
+			at >= minCursorMillis && at <= maxCursorMillis
+		if valid {
+			return time.UnixMilli(at).UTC(), id, nil
+		}
+	}
+	return time.Time{}, "", hitl.Errorf(hitl.EINVALID, "cursor is not valid; pass the cursor of a previous page")
+}

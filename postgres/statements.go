@@ -1,0 +1,76 @@
+package postgres
+
+// The store's SQL. pgx prepares each statement once per connection and
+// caches it, so every call is one round trip. Each write is one statement
+// (data-modifying CTEs), so it commits on its own: the row change, its
+// event and the NOTIFY with the event's sequence number, together.
+var (
+	cols = columns("")
+
+	sqlInteraction = `SELECT ` + cols + ` FROM interactions WHERE id = $1`
+
+	sqlByKey = `SELECT ` + cols + ` FROM interactions
+		WHERE created_by = $1 AND idempotency_key = $2 AND idempotency_key <> ''`
+
+	// sqlCreate inserts an interaction and its created event unless the
+	// agent's idempotency key is taken (then it returns no row). $20 is
+	// the NOTIFY channel.
+	sqlCreate = `WITH ins AS (
+			INSERT INTO interactions (id, type, question, context, options, form_schema, default_response,
+				timeout, deadline, on_timeout, idempotency_key, source_agent, session_id,
+				metadata, targets, created_by, created_via, created_at, request_hash)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
+			ON CONFLICT (created_by, idempotency_key) WHERE idempotency_key <> '' DO NOTHING
+			RETURNING id, created_at, created_by, created_via
+		), ev AS (
+			INSERT INTO events (type, interaction_id, at, actor, channel)
+			SELECT 'created', id, created_at, created_by, created_via FROM ins
+			RETURNING seq
+		)
+		SELECT seq, pg_notify($20, seq::text) FROM ev`
+
+	// sqlResolve is the compare-and-set out of pending, with its event.
+	// $9 is true when the deadline must not have passed at $6 (a person's
+	// answer); $10 is the event type and $11 the NOTIFY channel. No row: nothing matched.
+	sqlResolve = `WITH up AS (
+			UPDATE interactions
+			SET status = $2, result_value = $3, responded_by = $4, result_channel = $5,
+				responded_at = $6, timed_out = $7, reason = $8
+			WHERE id = $1 AND status = 'pending'
+				AND (NOT $9 OR deadline IS NULL OR deadline > $6)
+			RETURNING ` + cols + `
+		), ev AS (
+			INSERT INTO events (type, interaction_id, at, actor, channel, detail)
+			SELECT $10, id, $6, $4, $5, $8 FROM up
+			RETURNING seq
+		)
+		SELECT ev.seq, pg_notify($11, ev.seq::text), ` + columns("up.") + ` FROM up, ev`
+
+	// sqlAppendEvent appends an event to an existing interaction, locking
+	// its row (FOR KEY SHARE, as the foreign key would) first. $7 is the
+	// NOTIFY channel. No row: no such interaction.
+	sqlAppendEvent = `WITH i AS (
+			SELECT ` + cols + ` FROM interactions WHERE id = $1 FOR KEY SHARE
+		), ev AS (
+			INSERT INTO events (type, interaction_id, at, actor, channel, detail)
+			SELECT $2, id, $3, $4, $5, $6 FROM i
+			RETURNING seq
+		)
+		SELECT ev.seq, pg_notify($7, ev.seq::text), ` + columns("i.") + ` FROM i, ev`
+
+	sqlCount = `SELECT count(*) FROM interactions WHERE status = $1`
+
+	sqlNextDeadline = `SELECT min(deadline) FROM interactions WHERE status = 'pending'`
+
+	// sqlDue skips rows another replica is resolving right now.
+	sqlDue = `SELECT ` + cols + ` FROM interactions
+		WHERE status = 'pending' AND deadline <= $1
+		ORDER BY deadline, id LIMIT $2
+		FOR NO KEY UPDATE SKIP LOCKED`
+
+	sqlEvents = `SELECT e.seq, e.type, e.interaction_id, e.at, e.actor, e.channel, e.detail, ` + columns("i.") + `
+		FROM events e JOIN interactions i ON i.id = e.interaction_id
+		WHERE e.seq > $1 ORDER BY e.seq LIMIT $2`
+
+	sqlLastSeq = `SELECT coalesce(max(seq), 0) FROM events`
+)
