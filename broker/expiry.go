@@ -18,6 +18,9 @@ const (
 	idleRecheck = time.Minute
 	// retryAfterError is how long the timer waits after a store error.
 	retryAfterError = time.Second
+	// skippedRecheck is how soon the timer looks again at a deadline that
+	// is due but was being resolved elsewhere.
+	skippedRecheck = 50 * time.Millisecond
 )
 
 // expiry drives deadlines with one timer set to the earliest pending
@@ -82,8 +85,14 @@ func (x *expiry) step() time.Duration {
 	}
 	now := x.b.now()
 	wait := idleRecheck
-	if ok {
-		wait = min(max(next.Sub(now), 0), idleRecheck)
+	switch {
+	case ok && !next.After(now):
+		// Still due after expireDue: another process sharing the store is
+		// resolving it right now (the store skipped it). Look again soon,
+		// rather than spin.
+		wait = skippedRecheck
+	case ok:
+		wait = min(next.Sub(now), idleRecheck)
 	}
 	x.mu.Lock()
 	x.next = now.Add(wait)

@@ -8,12 +8,15 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/broker"
+	"github.com/hitl-sh/hitl/postgres"
 	"github.com/hitl-sh/hitl/server"
 	"github.com/hitl-sh/hitl/sqlite"
 )
@@ -40,11 +43,12 @@ func envOr(key, def string) string {
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("serve", "hitl serve [flags]",
 		"Runs the hitl server: the HTTP API, live streams and health checks, over a\n"+
-			"SQLite database. SIGINT or SIGTERM shuts it down gracefully: waiting agents\n"+
+			"SQLite database, or a PostgreSQL one that several replicas share (--db\n"+
+			"postgres://...). SIGINT or SIGTERM shuts it down gracefully: waiting agents\n"+
 			"are released (they poll again once the server is back) and requests in\n"+
 			"flight finish. Every flag defaults to its HITL_* environment variable.", stderr)
 	addr := fs.String("addr", envOr("HITL_ADDR", defaultAddr), "`host:port` to listen on (HITL_ADDR)")
-	db := fs.String("db", envOr("HITL_DB", defaultDB), "SQLite database `file`, created if missing (HITL_DB)")
+	db := fs.String("db", envOr("HITL_DB", defaultDB), "SQLite database `file`, created if missing, or a postgres:// URL (HITL_DB)")
 	logFormat := fs.String("log-format", envOr("HITL_LOG_FORMAT", "text"), "log format: text or json (HITL_LOG_FORMAT)")
 	logLevel := fs.String("log-level", envOr("HITL_LOG_LEVEL", "info"), "log level: debug, info, warn or error (HITL_LOG_LEVEL)")
 	if code, ok := parse(fs, args, 2); !ok {
@@ -66,8 +70,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	return 0
 }
 
-// serve listens on addr over the database at path until ctx ends.
-func serve(ctx context.Context, log *slog.Logger, addr, path string) error {
+// serve listens on addr over the database db (see openStore) until ctx
+// ends.
+func serve(ctx context.Context, log *slog.Logger, addr, db string) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {
@@ -77,7 +82,7 @@ func serve(ctx context.Context, log *slog.Logger, addr, path string) error {
 	}
 	defer ln.Close() // in case Serve never takes it over
 
-	store, err := sqlite.Open(path, &sqlite.Options{Logger: log})
+	store, err := openStore(ctx, log, db)
 	if err != nil {
 		return fmt.Errorf("cannot open database: %w", err)
 	}
@@ -96,7 +101,7 @@ func serve(ctx context.Context, log *slog.Logger, addr, path string) error {
 	}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
-	log.Info("hitl listening", "url", listenURL(ln.Addr()), "db", path, "version", buildVersion())
+	log.Info("hitl listening", "url", listenURL(ln.Addr()), "db", redactDB(db), "version", buildVersion())
 
 	var serveErr error
 	select {
@@ -126,6 +131,35 @@ func serve(ctx context.Context, log *slog.Logger, addr, path string) error {
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// isPostgres reports whether db names a PostgreSQL database (a postgres:
+// or postgresql: URL) rather than a SQLite file.
+func isPostgres(db string) bool {
+	scheme, _, ok := strings.Cut(db, ":")
+	return ok && (scheme == "postgres" || scheme == "postgresql")
+}
+
+// openStore opens the database db: PostgreSQL for a postgres:// URL (its
+// schema migrated under an advisory lock, so replicas may start together),
+// otherwise the SQLite file at that path, created if missing.
+func openStore(ctx context.Context, log *slog.Logger, db string) (hitl.Store, error) {
+	if isPostgres(db) {
+		return postgres.Open(ctx, db, &postgres.Options{Logger: log})
+	}
+	return sqlite.Open(db, &sqlite.Options{Logger: log})
+}
+
+// redactDB returns db fit for a log: a URL's password is masked.
+func redactDB(db string) string {
+	if !isPostgres(db) {
+		return db
+	}
+	u, err := url.Parse(db)
+	if err != nil {
+		return "postgres://…" // unparseable; it may hold a password
+	}
+	return u.Redacted()
 }
 
 // listenURL is the URL to print for a listening address: an unspecified

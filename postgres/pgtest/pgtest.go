@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -128,16 +129,17 @@ func Schema(t testing.TB) string {
 // SchemaDSN returns DSN with the search_path set to schema, for code that
 // takes only a connection string (such as hitl serve).
 func SchemaDSN(schema string) string {
-	return withParam(DSN(), "search_path", schema)
+	return WithParam(DSN(), "search_path", schema)
 }
 
-// withParam adds a query parameter to a postgres:// URL or a key=value
+// WithParam adds a query parameter to a postgres:// URL or a key=value
 // connection string.
-func withParam(dsn, key, value string) string {
+func WithParam(dsn, key, value string) string {
 	if u, err := url.Parse(dsn); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
 		q := u.Query()
 		q.Set(key, value)
-		u.RawQuery = q.Encode()
+		// libpq URLs take %20 for a space, not +.
+		u.RawQuery = strings.ReplaceAll(q.Encode(), "+", "%20")
 		return u.String()
 	}
 	return dsn + " " + key + "=" + value
