@@ -4,6 +4,27 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
+echo "== postgresql"
+# The PostgreSQL tests (postgres/, server/ replicas) need a server at
+# 127.0.0.1:5432 with trust authentication and a database named test:
+# start it when it is stopped, install it when it is missing. Idempotent.
+if ! pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null; then
+  if ! ls -d /etc/postgresql/*/main >/dev/null 2>&1; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
+    conf=$(ls -d /etc/postgresql/*/main | sort -V | tail -1)
+    printf 'local all all trust\nhost all all 127.0.0.1/32 trust\n' >"$conf/pg_hba.conf"
+    echo "listen_addresses = '127.0.0.1'" >"$conf/conf.d/90-ci.conf"
+  fi
+  pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | sort -V | tail -1)" main start || true
+  for _ in $(seq 30); do pg_isready -q -h 127.0.0.1 -p 5432 && break; sleep 1; done
+  pg_isready -h 127.0.0.1 -p 5432
+fi
+psql -h 127.0.0.1 -U postgres -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname = 'test'" | grep -q 1 ||
+  psql -h 127.0.0.1 -U postgres -d postgres -qc "CREATE DATABASE test"
+# Set, so the PostgreSQL tests fail rather than skip when it is unreachable.
+export HITL_TEST_POSTGRES="${HITL_TEST_POSTGRES:-postgres://postgres@127.0.0.1:5432/test?sslmode=disable}"
+
 echo "== gofmt"
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
 if [ -n "$unformatted" ]; then
