@@ -14,7 +14,7 @@ import (
 )
 
 // startBroker starts a broker over s, closed when the test ends.
-func startBroker(t *testing.T, s *postgres.Store) *broker.Broker {
+func startBroker(t testing.TB, s *postgres.Store) *broker.Broker {
 	t.Helper()
 	b := broker.New(s, nil)
 	if err := b.Start(context.Background()); err != nil {

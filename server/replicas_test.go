@@ -37,7 +37,7 @@ func newReplicas(t *testing.T, n int) []*replica {
 	for i := range rs {
 		app := fmt.Sprintf("hitl %s %c", schema, 'a'+i)
 		store, err := postgres.Open(context.Background(), pgtest.WithParam(pgtest.DSN(), "application_name", app),
-			&postgres.Options{Schema: schema, MaxConns: 8})
+			&postgres.Options{Schema: schema, MaxConns: 4})
 		if err != nil {
 			t.Fatalf("open replica %d: %v", i, err)
 		}
