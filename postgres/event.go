@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/hitl-sh/hitl"
 	"github.com/jackc/pgx/v5"
@@ -78,10 +79,34 @@ func (s *Store) Events(ctx context.Context, after int64, limit int) ([]*hitl.Eve
 }
 
 // LastEventSeq returns the sequence number of the newest committed event,
-// 0 if none.
+// 0 if none. It returns once every smaller number is committed or rolled
+// back: it waits for the transactions that were writing events when it
+// read the number (normally a few milliseconds), so a broker starting
+// from it cannot miss an event another replica is still committing.
 func (s *Store) LastEventSeq(ctx context.Context) (int64, error) {
 	var seq int64
-	if err := s.queryRow(ctx, sqlLastSeq, nil, &seq); err != nil {
+	err := s.with(ctx, func(c *pgx.Conn) error {
+		if err := c.QueryRow(ctx, sqlLastSeq).Scan(&seq); err != nil {
+			return err
+		}
+		w, err := writers(ctx, c)
+		if err != nil {
+			return err
+		}
+		for wait := time.Millisecond; len(w) > 0; wait = min(2*wait, 50*time.Millisecond) {
+			now, err := writers(ctx, c)
+			if err != nil || !running(w, now) {
+				return err
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(wait):
+			}
+		}
+		return nil
+	})
+	if err != nil {
 		return 0, fmt.Errorf("last event seq: %w", err)
 	}
 	return seq, nil

@@ -265,3 +265,26 @@ func waitUpTo(t *testing.T, ups <-chan int64, seq int64) {
 		}
 	}
 }
+
+// TestLastEventSeqWaitsForWriters: while a write that took an earlier
+// number is open, LastEventSeq does not return the later one.
+func TestLastEventSeqWaitsForWriters(t *testing.T) {
+	t.Parallel()
+	s := openStore(t)
+	in, _ := newInteraction(t, s)
+	tx, _ := slowWrite(t, dial(t, s), in)
+	later := notify(t, s, in)
+
+	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+	defer cancel()
+	if seq, err := s.LastEventSeq(ctx); err == nil {
+		t.Fatalf("LastEventSeq with a write open: got %d, want it to wait", seq)
+	}
+	if err := tx.Rollback(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	seq, err := s.LastEventSeq(t.Context())
+	if err != nil || seq != later {
+		t.Errorf("LastEventSeq: got %d, %v; want %d", seq, err, later)
+	}
+}
