@@ -132,7 +132,8 @@ func (b *Broker) Close() error {
 }
 
 // Observe registers fn to be called for every event, in sequence order,
-// from now on (for metrics and audit sinks). fn must not block.
+// from now on (for metrics and audit sinks); with a shared store, that is
+// every replica's events. fn must not block.
 func (b *Broker) Observe(fn func(*hitl.Event)) {
 	b.feed.mu.Lock()
 	defer b.feed.mu.Unlock()

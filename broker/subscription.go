@@ -37,7 +37,8 @@ func (s *Subscription) Close() {
 	s.feed.dropLocked(s, nil)
 }
 
-// Subscribe opens a live stream of every event from now on. A subscriber
+// Subscribe opens a live stream of every event from now on (with a shared
+// store, every replica's events). A subscriber
 // that cannot keep up is dropped rather than slowing the server. After the
 // broker is closed, the returned subscription is already closed.
 func (b *Broker) Subscribe() *Subscription {
