@@ -103,6 +103,11 @@ type Result struct {
 	// RoundTripP99ByConcurrency is create → answered p99 of each load run.
 	RoundTripP99ByConcurrency map[string]float64 `json:"roundtrip_p99_ms_by_concurrency"`
 	LostWakeups               int                `json:"lost_wakeups"`
+	// ServerCPUPerRoundTrip and DriverCPUPerRoundTrip are the CPU time (µs)
+	// the server process and the benchmark used per round trip, by
+	// concurrency: on a machine this size they share the cores.
+	ServerCPUPerRoundTrip map[string]float64 `json:"server_cpu_us_per_roundtrip"`
+	DriverCPUPerRoundTrip map[string]float64 `json:"driver_cpu_us_per_roundtrip"`
 
 	RSS100kPending         *float64 `json:"rss_100k_pending_mib"`
 	RSSWaitersSubscribers  *float64 `json:"rss_10k_waiters_10k_subscribers_mib"`
@@ -151,6 +156,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		RoundTrips:                map[string]float64{},
 		UnblockP99ByConcurrency:   map[string]float64{},
 		RoundTripP99ByConcurrency: map[string]float64{},
+		ServerCPUPerRoundTrip:     map[string]float64{},
+		DriverCPUPerRoundTrip:     map[string]float64{},
 		LoadAvgStart:              loadAverage(),
 		Started:                   began.UTC().Format(time.RFC3339),
 	}
@@ -230,7 +237,7 @@ func runLatency(ctx context.Context, cfg Config, res *Result, progress func(stri
 
 		for _, c := range cfg.Concurrency {
 			progress("round trips: concurrency %d for %s", c, cfg.Duration)
-			lr, err := roundTrips(ctx, srv.URL, c, cfg.Duration/5, cfg.Duration)
+			lr, err := roundTrips(ctx, srv, c, cfg.Duration/5, cfg.Duration)
 			res.LostWakeups += lr.Lost
 			if err != nil {
 				return err
@@ -242,8 +249,13 @@ func runLatency(ctx context.Context, cfg Config, res *Result, progress func(stri
 			if c == 16 {
 				res.UnblockP99C16 = ptr(ms(lr.Unblock.P99))
 			}
-			progress("round trips: concurrency %d: %.0f/s, unblock p99 %.3f ms, round trip p99 %.3f ms, %d lost wake-ups",
-				c, lr.perSecond(), ms(lr.Unblock.P99), ms(lr.RoundTrip.P99), lr.Lost)
+			if srv.PID != 0 {
+				res.ServerCPUPerRoundTrip[key] = float64(lr.cpuPerRoundTrip(lr.ServerCPU).Microseconds())
+			}
+			res.DriverCPUPerRoundTrip[key] = float64(lr.cpuPerRoundTrip(lr.DriverCPU).Microseconds())
+			progress("round trips: concurrency %d: %.0f/s, unblock p99 %.3f ms, round trip p99 %.3f ms, %d lost wake-ups; CPU per round trip: server %s, driver %s",
+				c, lr.perSecond(), ms(lr.Unblock.P99), ms(lr.RoundTrip.P99), lr.Lost,
+				lr.cpuPerRoundTrip(lr.ServerCPU).Round(time.Microsecond), lr.cpuPerRoundTrip(lr.DriverCPU).Round(time.Microsecond))
 		}
 		return nil
 	})

@@ -17,6 +17,17 @@ type loadResult struct {
 	Unblock     dist          // answer sent → agent's wait returned
 	RoundTrip   dist          // create sent → agent's wait returned
 	Lost        int           // lost wake-ups, warm-up included
+	// ServerCPU and DriverCPU are the CPU time the server process and this
+	// process used in the window (0 when the server's is unknown).
+	ServerCPU, DriverCPU time.Duration
+}
+
+// cpuPerRoundTrip returns CPU time per round trip in the window.
+func (r loadResult) cpuPerRoundTrip(cpu time.Duration) time.Duration {
+	if r.RoundTrips == 0 {
+		return 0
+	}
+	return cpu / time.Duration(r.RoundTrips)
 }
 
 // perSecond returns the round trips per second.
@@ -40,7 +51,8 @@ type answer struct {
 // at once by one of c responders. A round trip counts when the agent's wait
 // returns answered inside the window. A lost wake-up is a wait that did not
 // return within lostBound of its answer being accepted.
-func roundTrips(ctx context.Context, base string, c int, warm, window time.Duration) (loadResult, error) {
+func roundTrips(ctx context.Context, srv *Server, c int, warm, window time.Duration) (loadResult, error) {
+	base := srv.URL
 	origin := time.Now()
 	tag := fmt.Sprintf("load-c%d-%d", c, origin.UnixNano())
 	agentAPI := newAPI(base, 2*c+8)
@@ -123,6 +135,24 @@ func roundTrips(ctx context.Context, base string, c int, warm, window time.Durat
 			}
 		})
 	}
+	// CPU use over the window.
+	var serverCPU, driverCPU [2]time.Duration
+	cpuAt := func(i int) {
+		if srv.PID != 0 {
+			serverCPU[i], _ = processCPU(srv.PID)
+		}
+		driverCPU[i] = selfCPU()
+	}
+	select {
+	case <-time.After(time.Until(start)):
+		cpuAt(0)
+		select {
+		case <-time.After(time.Until(end)):
+			cpuAt(1)
+		case <-ctx.Done():
+		}
+	case <-ctx.Done():
+	}
 	agents.Wait()
 	sub.close()
 	people.Wait()
@@ -138,6 +168,8 @@ func roundTrips(ctx context.Context, base string, c int, warm, window time.Durat
 		Unblock:     summarize(unblocks),
 		RoundTrip:   summarize(roundtrips),
 		Lost:        int(lost.Load()),
+		ServerCPU:   serverCPU[1] - serverCPU[0],
+		DriverCPU:   driverCPU[1] - driverCPU[0],
 	}, nil
 }
 

@@ -199,6 +199,44 @@ func rssMiB(pid int) (float64, error) {
 	return 0, fmt.Errorf("read memory of process %d: no VmRSS in /proc/%d/status", pid, pid)
 }
 
+// clockTick is the unit of the CPU times in /proc/PID/stat (USER_HZ,
+// 100 on every Linux platform Go supports).
+const clockTick = 10 * time.Millisecond
+
+// processCPU returns the user and system CPU time process pid has used,
+// from /proc/PID/stat.
+func processCPU(pid int) (time.Duration, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, err
+	}
+	// The command name, in parentheses, may hold spaces: fields count
+	// from the last ')'. utime and stime are fields 14 and 15.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, errors.New("malformed /proc/PID/stat")
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0, errors.New("malformed /proc/PID/stat")
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, errors.New("malformed /proc/PID/stat")
+	}
+	return time.Duration(utime+stime) * clockTick, nil
+}
+
+// selfCPU returns the user and system CPU time this process has used.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // RaiseFileLimit raises this process's open-file limit to its hard limit
 // (children started afterwards inherit it) and returns the new limit.
 func RaiseFileLimit() (uint64, error) {

@@ -41,12 +41,13 @@ func BenchmarkCreate(b *testing.B) {
 	}
 }
 
-// BenchmarkCreateParallel measures creates from many goroutines, which the
-// single writer serialises.
+// BenchmarkCreateParallel measures creates from 16 goroutines per CPU,
+// which group commit batches into shared commits.
 func BenchmarkCreateParallel(b *testing.B) {
 	s := benchStore(b)
 	in := benchInteraction(b)
 	b.ReportAllocs()
+	b.SetParallelism(16)
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			if _, _, _, err := s.CreateInteraction(b.Context(), in); err != nil {

@@ -35,7 +35,7 @@ func (s *Store) AppendEvent(ctx context.Context, ev *hitl.Event) (*hitl.Event, e
 		out.At = s.now()
 	}
 	out.At = truncate(out.At)
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var err error
 		out.Interaction, err = scanInteraction(tx.StmtContext(ctx, s.st.interactionW).QueryRowContext(ctx, out.InteractionID))
 		if errors.Is(err, sql.ErrNoRows) {

@@ -51,7 +51,7 @@ func (s *Store) CreateInteraction(ctx context.Context, in *hitl.Interaction) (*h
 	}
 
 	var existing *hitl.Interaction
-	err = s.write(ctx, func(tx *sql.Tx) error {
+	err = s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if got.IdempotencyKey != "" {
 			existing, err = scanInteraction(tx.StmtContext(ctx, s.st.byKey).QueryRowContext(ctx, got.CreatedBy, got.IdempotencyKey))
 			if err == nil {

@@ -88,7 +88,7 @@ func (s *Store) migrate(ctx context.Context) error {
 // apply each migration once.
 func (s *Store) apply(ctx context.Context, m migration) error {
 	applied := false
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, m.version).Scan(&n); err != nil {
 			return err

@@ -33,7 +33,7 @@ func (s *Store) Resolve(ctx context.Context, id string, t hitl.Transition) (*hit
 		out *hitl.Interaction
 		ev  *hitl.Event
 	)
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var err error
 		out, err = scanInteraction(tx.StmtContext(ctx, s.st.resolve).QueryRowContext(ctx,
 			string(t.Status), text(res.Value), res.RespondedBy, res.Channel, at, res.TimedOut, res.Reason,

@@ -2,10 +2,12 @@
 // modernc.org/sqlite driver (no cgo).
 //
 // The file is opened in WAL mode with synchronous=FULL, so a commit is
-// durable when it returns. Writes go through a single connection, each in a
-// BEGIN IMMEDIATE transaction, so they are serialised in Go rather than by
-// SQLite retrying on a busy lock; reads use a pool of read-only connections
-// that WAL lets run alongside the writer.
+// durable when it returns. Writes go through a single connection in BEGIN
+// IMMEDIATE transactions, so they are serialised in Go rather than by
+// SQLite retrying on a busy lock, and writes that arrive together share one
+// commit (group commit, see commit.go): one fsync for many callers, each
+// told of success only once its write is durable. Reads use a pool of
+// read-only connections that WAL lets run alongside the writer.
 package sqlite
 
 import (
@@ -46,6 +48,7 @@ type Store struct {
 	w    *sql.DB // one connection: every write, in a transaction
 	r    *sql.DB // read-only pool; the same as w for ":memory:"
 	st   statements
+	wq   writeQueue // writes waiting for the next group commit
 	now  func() time.Time
 	log  *slog.Logger
 }
@@ -164,23 +167,6 @@ func (s *Store) Close() error {
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("close sqlite %s: %w", s.path, err)
-	}
-	return nil
-}
-
-// write runs fn in a write transaction (BEGIN IMMEDIATE on the single
-// writer connection) and commits it, or rolls it back if fn fails.
-func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := s.w.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
-	if err := fn(tx); err != nil {
-		tx.Rollback()
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -39,6 +40,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	pending := fs.Int("pending", 0, "pending questions for the memory figure (default 100000, 10000 with --quick; -1 skips)")
 	streams := fs.Int("streams", 0, "long-polls, and WebSockets, held open (default 10000, 1000 with --quick; -1 skips)")
 	trials := fs.Int("trials", 0, "questions fanned out to every WebSocket (default 10, 5 with --quick)")
+	conc := fs.String("concurrency", "1,16,256", "round-trip runs: comma-separated numbers of agents")
 	settle := fs.Duration("settle", 0, "how long a server idles before its memory is read (default 2s)")
 	if code, ok := parse(fs, args, 2); !ok {
 		return code
@@ -64,6 +66,14 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		cfg.Duration = *duration
 	}
 	cfg.Settle = *settle
+	for _, f := range strings.Split(*conc, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 || n > 4096 {
+			fmt.Fprintf(stderr, "hitl bench: --concurrency must list numbers from 1 to 4096; got %q\n", *conc)
+			return 2
+		}
+		cfg.Concurrency = append(cfg.Concurrency, n)
+	}
 	cfg.Progress = stderr
 
 	limit, err := bench.RaiseFileLimit()

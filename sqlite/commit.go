@@ -1,0 +1,165 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync"
+)
+
+// maxBatch bounds how many write transactions share one commit.
+const maxBatch = 128
+
+// Group commit. Every write is a small transaction, and with
+// synchronous=FULL each commit waits for the disk (an fsync of the WAL),
+// so one commit per write caps the store at a few thousand writes a
+// second however many callers there are. Instead, writes that arrive while
+// a commit is under way queue up, and the next commit carries them all:
+// one transaction, one fsync, each write inside its own savepoint so that a
+// write that fails is undone alone. No caller hears of success before the
+// commit that holds its write is durable, and the writes of a batch run one
+// after another on the one writer connection, so a compare-and-set sees
+// the writes before it exactly as if each had committed on its own.
+//
+// There is no committer goroutine: the first caller to find no commit
+// under way leads the next batch, and when it is done hands the lead to
+// the oldest write still queued. A lone write commits at once, as before.
+
+// writeReq is one write transaction waiting for a commit.
+type writeReq struct {
+	ctx  context.Context
+	fn   func(ctx context.Context, tx *sql.Tx) error
+	err  error
+	done chan struct{} // closed once err is final
+	lead chan struct{} // closed when this write is to lead the next batch
+}
+
+// writeQueue holds the writes waiting for the next commit.
+type writeQueue struct {
+	mu      sync.Mutex
+	queue   []*writeReq
+	leading bool // a batch is being committed
+}
+
+// write runs fn in a write transaction on the single writer connection and
+// returns once the transaction is durable, or fn's error (nothing of fn's
+// is then kept). fn may share its transaction with other writes: it must
+// use the tx and ctx it is given (ctx carries the caller's values but not
+// its cancellation, which would interrupt the shared transaction), and set
+// every result it returns afresh each time it is called.
+func (s *Store) write(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	r := &writeReq{ctx: ctx, fn: fn, done: make(chan struct{}), lead: make(chan struct{})}
+	q := &s.wq
+	q.mu.Lock()
+	q.queue = append(q.queue, r)
+	lead := !q.leading
+	q.leading = true
+	q.mu.Unlock()
+	if !lead {
+		select {
+		case <-r.done:
+			return r.err
+		case <-r.lead:
+		}
+	}
+	s.commitNext()
+	<-r.done // the leader is first in the batch it commits
+	return r.err
+}
+
+// commitNext takes the queued writes (up to maxBatch), commits them, and
+// hands the lead to the oldest write left, if any.
+func (s *Store) commitNext() {
+	q := &s.wq
+	q.mu.Lock()
+	n := min(len(q.queue), maxBatch)
+	batch := make([]*writeReq, n)
+	copy(batch, q.queue)
+	clear(q.queue[:n])
+	q.queue = q.queue[n:]
+	q.mu.Unlock()
+
+	s.commitBatch(batch)
+	for _, r := range batch {
+		close(r.done)
+	}
+
+	q.mu.Lock()
+	if len(q.queue) > 0 {
+		close(q.queue[0].lead)
+	} else {
+		q.leading = false
+		q.queue = nil // let the backing array go
+	}
+	q.mu.Unlock()
+}
+
+// commitBatch runs every write of batch in one transaction and commits it,
+// setting each write's err.
+func (s *Store) commitBatch(batch []*writeReq) {
+	fail := func(err error) {
+		for _, r := range batch {
+			if r.err == nil {
+				r.err = err
+			}
+		}
+	}
+	tx, err := s.w.BeginTx(context.Background(), nil)
+	if err != nil {
+		fail(fmt.Errorf("begin: %w", err))
+		return
+	}
+	if len(batch) == 1 {
+		// Alone: no savepoint needed, and the caller's cancellation may
+		// interrupt its own transaction.
+		r := batch[0]
+		if r.err = r.fn(r.ctx, tx); r.err != nil {
+			_ = tx.Rollback()
+			return
+		}
+		if err := tx.Commit(); err != nil {
+			r.err = fmt.Errorf("commit: %w", err)
+		}
+		return
+	}
+	ran := 0
+	for _, r := range batch {
+		if err := r.ctx.Err(); err != nil {
+			r.err = err // gave up before its turn: nothing was written
+			continue
+		}
+		if _, err := tx.Exec(`SAVEPOINT w`); err != nil {
+			_ = tx.Rollback()
+			fail(fmt.Errorf("savepoint: %w", err))
+			return
+		}
+		if r.err = r.fn(context.WithoutCancel(r.ctx), tx); r.err != nil {
+			// Undo this write alone. If that fails, SQLite has rolled the
+			// whole transaction back (disk full, I/O error): nothing of the
+			// batch is kept, and every write in it fails.
+			if _, err := tx.Exec(`ROLLBACK TO w; RELEASE w`); err != nil {
+				_ = tx.Rollback()
+				fail(fmt.Errorf("write batch rolled back: %w", errors.Join(r.err, err)))
+				return
+			}
+			continue
+		}
+		if _, err := tx.Exec(`RELEASE w`); err != nil {
+			_ = tx.Rollback()
+			fail(fmt.Errorf("release savepoint: %w", err))
+			return
+		}
+		ran++
+	}
+	if ran == 0 {
+		_ = tx.Rollback()
+		return
+	}
+	if err := tx.Commit(); err != nil {
+		fail(fmt.Errorf("commit: %w", err))
+	}
+}

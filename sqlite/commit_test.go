@@ -1,0 +1,169 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+)
+
+// openInternal opens a store on a new file with a scratch table t(v).
+func openInternal(t *testing.T) *Store {
+	t.Helper()
+	s, err := Open(filepath.Join(t.TempDir(), "hitl.db"), nil)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if _, err := s.w.Exec(`CREATE TABLE t (v TEXT NOT NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// insert returns a write that inserts v into t, then fails with err (nil:
+// succeeds).
+func insert(v string, err error) func(ctx context.Context, tx *sql.Tx) error {
+	return func(ctx context.Context, tx *sql.Tx) error {
+		if _, e := tx.ExecContext(ctx, `INSERT INTO t (v) VALUES (?)`, v); e != nil {
+			return e
+		}
+		return err
+	}
+}
+
+// rows returns the values in t.
+func rows(t *testing.T, s *Store) map[string]bool {
+	t.Helper()
+	rs, err := s.r.Query(`SELECT v FROM t`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rs.Close()
+	got := map[string]bool{}
+	for rs.Next() {
+		var v string
+		if err := rs.Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		got[v] = true
+	}
+	return got
+}
+
+// holdBatch starts a write that blocks until release is closed, so that the
+// writes started meanwhile queue up and commit together in the next batch.
+// It returns once that write is running, and a channel with its result.
+func holdBatch(t *testing.T, s *Store, release <-chan struct{}) <-chan error {
+	t.Helper()
+	running := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- s.write(context.Background(), func(ctx context.Context, tx *sql.Tx) error {
+			close(running)
+			<-release
+			return insert("holder", nil)(ctx, tx)
+		})
+	}()
+	<-running
+	return done
+}
+
+// awaitQueued waits until n writes are queued behind the running batch.
+func awaitQueued(s *Store, n int) {
+	for {
+		s.wq.mu.Lock()
+		got := len(s.wq.queue)
+		s.wq.mu.Unlock()
+		if got >= n {
+			return
+		}
+		runtime.Gosched()
+	}
+}
+
+func TestGroupCommitFailureIsUndoneAlone(t *testing.T) {
+	s := openInternal(t)
+	release := make(chan struct{})
+	held := holdBatch(t, s, release)
+
+	boom := errors.New("boom")
+	queued, cancelQueued := context.WithCancel(context.Background())
+	defer cancelQueued()
+	writes := []struct {
+		v   string
+		ctx context.Context
+		err error // returned by the write
+	}{
+		{"a", context.Background(), nil},
+		{"b", context.Background(), boom},
+		{"c", context.Background(), nil},
+		{"d", queued, nil}, // cancelled while it waits for its turn
+	}
+	results := make([]chan error, len(writes))
+	for i, w := range writes {
+		results[i] = make(chan error, 1)
+		go func() { results[i] <- s.write(w.ctx, insert(w.v, w.err)) }()
+		awaitQueued(s, i+1)
+	}
+	cancelQueued()
+	close(release)
+	if err := <-held; err != nil {
+		t.Fatalf("holder: %v", err)
+	}
+	for i, w := range writes {
+		err := <-results[i]
+		switch {
+		case w.err != nil && !errors.Is(err, w.err):
+			t.Errorf("write %s: got %v, want %v", w.v, err, w.err)
+		case w.ctx == queued && !errors.Is(err, context.Canceled):
+			t.Errorf("write %s: got %v, want context.Canceled", w.v, err)
+		case w.err == nil && w.ctx != queued && err != nil:
+			t.Errorf("write %s: %v", w.v, err)
+		}
+	}
+	got := rows(t, s)
+	want := map[string]bool{"holder": true, "a": true, "c": true}
+	if len(got) != len(want) {
+		t.Errorf("rows %v, want %v", got, want)
+	}
+	for v := range want {
+		if !got[v] {
+			t.Errorf("rows %v, want %v", got, want)
+		}
+	}
+}
+
+func TestGroupCommitManyWriters(t *testing.T) {
+	s := openInternal(t)
+	const n = 200
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Go(func() {
+			var err error
+			if i%10 == 0 {
+				err = errors.New("fails")
+			}
+			if got := s.write(context.Background(), insert(string(rune('A'+i%26))+string(rune('0'+i/26)), err)); (got != nil) != (err != nil) {
+				errs <- got
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Errorf("write: %v", err)
+	}
+	if got, want := len(rows(t, s)), n-n/10; got != want {
+		t.Errorf("%d rows, want %d", got, want)
+	}
+	s.wq.mu.Lock()
+	defer s.wq.mu.Unlock()
+	if s.wq.leading || len(s.wq.queue) != 0 {
+		t.Errorf("queue not idle after the writes: leading %v, %d queued", s.wq.leading, len(s.wq.queue))
+	}
+}
