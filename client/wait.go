@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/ask"
 )
 
 // Backoff bounds for Wait's retries after a failed or cut-short long-poll.
@@ -18,13 +19,9 @@ const (
 	maxBackoff = 5 * time.Second
 )
 
-// cancelTimeout bounds the request Ask sends to cancel an interaction once
-// its own context has ended.
-const cancelTimeout = 5 * time.Second
-
 // CancelReason is the reason Ask gives the server when its context ends
 // before an answer arrives.
-const CancelReason = "agent_cancelled"
+const CancelReason = ask.CancelReason
 
 // Wait blocks until the interaction is terminal and returns it, long-polling
 // GET /api/v1/interactions/{id}/wait and polling again whenever the server
@@ -126,7 +123,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 }
 
 // Ask creates an interaction and waits for it to end, like Create followed
-// by Wait.
+// by Wait, with ask.Ask.
 //
 // If ctx ends while waiting, Ask cancels the interaction on the server
 // (reason "agent_cancelled", with a fresh context of a few seconds so the
@@ -136,53 +133,13 @@ func sleep(ctx context.Context, d time.Duration) error {
 // server created it before the request was cut off.
 //
 // As with Wait, an expired or cancelled interaction is returned with a nil
-// error; inspect Status and Result.
+// error; inspect Status and Result. (ask.Ask, which works with the
+// in-process engine too, returns hitl.ErrExpired and hitl.ErrCancelled
+// errors instead.)
 func (c *Client) Ask(ctx context.Context, req hitl.CreateRequest) (*hitl.Interaction, error) {
-	in, _, err := c.Create(ctx, req)
-	if err != nil {
-		if ctx.Err() != nil && req.IdempotencyKey != "" {
-			c.cancelByKey(ctx, req.IdempotencyKey)
-		}
-		return nil, err
+	in, err := ask.Ask(ctx, c, req)
+	if err != nil && ctx.Err() == nil && in != nil && (in.Status == hitl.StatusExpired || in.Status == hitl.StatusCancelled) {
+		return in, nil
 	}
-	got, err := c.Wait(ctx, in.ID)
-	if got == nil {
-		got = in
-	}
-	if err == nil || ctx.Err() == nil {
-		return got, err
-	}
-	if cancelled, cerr := c.cancelDetached(ctx, in.ID); cerr == nil {
-		got = cancelled
-	}
-	return got, ctx.Err()
-}
-
-// cancelDetached cancels id with a fresh short-lived context that keeps
-// ctx's values but not its cancellation.
-func (c *Client) cancelDetached(ctx context.Context, id string) (*hitl.Interaction, error) {
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelTimeout)
-	defer cancel()
-	in, err := c.Cancel(cctx, id, CancelReason)
-	if err != nil {
-		c.log.Warn("could not cancel interaction after the context ended", "interaction_id", id, "error", err)
-		return nil, err
-	}
-	c.log.Info("interaction cancelled: context ended", "interaction_id", id)
-	return in, nil
-}
-
-// cancelByKey cancels the pending interactions carrying an idempotency key,
-// for a Create whose outcome is unknown.
-func (c *Client) cancelByKey(ctx context.Context, key string) {
-	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelTimeout)
-	defer cancel()
-	list, _, err := c.List(lctx, hitl.ListFilter{IdempotencyKey: key, Status: hitl.StatusPending})
-	if err != nil {
-		c.log.Warn("could not look up interaction after the context ended", "idempotency_key", key, "error", err)
-		return
-	}
-	for _, in := range list {
-		_, _ = c.cancelDetached(ctx, in.ID)
-	}
+	return in, err
 }

@@ -1,0 +1,150 @@
+// Package ask asks a person a question through any hitl.Service — the
+// in-process engine (broker) or a remote server (client) — and waits for a
+// typed answer:
+//
+//	ok, err := ask.YesNo(ctx, svc, "Deploy build 1432 to production?", "Deploy", "Hold", nil)
+//	env, _, err := ask.Choice(ctx, svc, "Which environment?", []string{"Staging", "Production"}, nil)
+//	rel, err := ask.Form[Release](ctx, svc, "Release details?", nil)
+//
+// Every call blocks until the person answers or the deadline passes.
+// Cancelling ctx cancels the interaction on the server, so the question
+// leaves the person's inbox. An interaction that ends without an answer is
+// an error the caller can test: errors.Is(err, hitl.ErrExpired) when the
+// deadline passed, errors.Is(err, hitl.ErrCancelled) when it was withdrawn.
+// Requests the server refuses come back as hitl.ErrInvalid (a malformed
+// question) or hitl.ErrConflict (an idempotency key reused for another
+// question).
+package ask
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hitl-sh/hitl"
+)
+
+// CancelReason is the reason given to the server when the caller's context
+// ends before an answer arrives.
+const CancelReason = "agent_cancelled"
+
+// cancelTimeout bounds the request that cancels an interaction once the
+// caller's context has ended.
+const cancelTimeout = 5 * time.Second
+
+// repollPause is how long Ask waits before asking again when a Service's
+// Wait hands an interaction back still pending without an error.
+var repollPause = time.Second
+
+// Ask creates an interaction and waits until it ends. It returns the
+// terminal interaction and:
+//   - nil when it was answered (also when the default response was used at
+//     the deadline: Result.TimedOut tells);
+//   - an error matching hitl.ErrExpired when the deadline passed unanswered
+//     ("timeout waiting for feedback: …");
+//   - an error matching hitl.ErrCancelled when it was cancelled;
+//   - ctx's error when ctx ended first, after cancelling the interaction on
+//     the server (reason "agent_cancelled", with a fresh context of a few
+//     seconds so the request can still be sent); the interaction returned is
+//     the cancelled one, or the answered one if an answer won the race.
+//
+// If ctx ends during the create and req has an idempotency key, Ask looks
+// the interaction up by that key and cancels it too, in case the server
+// created it before the request was cut off.
+//
+// Waiting is the Service's: the HTTP client long-polls and rides out a
+// server restart; the engine wakes the waiter the moment the answer lands.
+func Ask(ctx context.Context, svc hitl.Service, req hitl.CreateRequest) (*hitl.Interaction, error) {
+	in, _, err := svc.Create(ctx, req)
+	if err != nil {
+		if ctx.Err() != nil {
+			if req.IdempotencyKey != "" {
+				cancelByKey(ctx, svc, req.IdempotencyKey)
+			}
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("ask: create interaction: %w", err)
+	}
+	for {
+		got, err := svc.Wait(ctx, in.ID)
+		if got != nil {
+			in = got
+		}
+		switch {
+		case err == nil && in.Status.Terminal():
+			return in, Outcome(in)
+		case ctx.Err() != nil:
+			return cancelDetached(ctx, svc, in), ctx.Err()
+		case err != nil:
+			return in, fmt.Errorf("ask: wait for interaction %s: %w", in.ID, err)
+		}
+		// Handed back still pending: ask again after a pause.
+		t := time.NewTimer(repollPause)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return cancelDetached(ctx, svc, in), ctx.Err()
+		}
+	}
+}
+
+// Outcome returns nil for an answered interaction, and for one that ended
+// otherwise an application error saying why: code hitl.EEXPIRED ("timeout
+// waiting for feedback") or hitl.ECANCELLED. A pending interaction has no
+// outcome yet, which is an error too.
+func Outcome(in *hitl.Interaction) error {
+	reason := ""
+	if in.Result != nil {
+		reason = in.Result.Reason
+	}
+	switch in.Status {
+	case hitl.StatusAnswered:
+		return nil
+	case hitl.StatusExpired:
+		return hitl.Errorf(hitl.EEXPIRED, "timeout waiting for feedback: nobody answered interaction %s before its deadline (%s)", in.ID, in.Deadline.Format(time.RFC3339))
+	case hitl.StatusCancelled:
+		if reason == "" {
+			reason = "no reason given"
+		}
+		return hitl.Errorf(hitl.ECANCELLED, "interaction %s was cancelled: %s", in.ID, reason)
+	}
+	return hitl.Errorf(hitl.ECONFLICT, "interaction %s is still %s", in.ID, in.Status)
+}
+
+// cancelDetached cancels in on the server with a fresh short-lived context
+// that keeps ctx's values (the caller's identity) but not its
+// cancellation, and returns the interaction as it ends up.
+func cancelDetached(ctx context.Context, svc hitl.Service, in *hitl.Interaction) *hitl.Interaction {
+	if in.Status.Terminal() {
+		return in
+	}
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelTimeout)
+	defer cancel()
+	out, err := svc.Cancel(cctx, in.ID, CancelReason)
+	switch {
+	case err == nil:
+		return out
+	case errors.Is(err, hitl.ErrConflict) || errors.Is(err, hitl.ErrExpired):
+		// It ended first; report how, if the server says.
+		if got, gerr := svc.Get(cctx, in.ID); gerr == nil {
+			return got
+		}
+	}
+	return in
+}
+
+// cancelByKey cancels the pending interactions carrying an idempotency key,
+// for a create whose outcome is unknown.
+func cancelByKey(ctx context.Context, svc hitl.Service, key string) {
+	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelTimeout)
+	defer cancel()
+	list, _, err := svc.List(lctx, hitl.ListFilter{IdempotencyKey: key, Status: hitl.StatusPending})
+	if err != nil {
+		return
+	}
+	for _, in := range list {
+		cancelDetached(ctx, svc, in)
+	}
+}
