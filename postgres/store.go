@@ -23,6 +23,7 @@ import (
 	"github.com/hitl-sh/hitl"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 var (
@@ -47,7 +48,7 @@ type Options struct {
 
 // Store is a hitl.Store backed by a PostgreSQL database.
 type Store struct {
-	pool    *pool
+	pool    *pgxpool.Pool
 	listen  *pgx.ConnConfig // the listener's connection
 	channel string          // NOTIFY channel of this schema's events
 	now     func() time.Time
@@ -93,7 +94,17 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 	if conns <= 0 {
 		conns = max(4, runtime.GOMAXPROCS(0))
 	}
-	s := &Store{pool: newPool(cfg, conns), listen: listen, now: opts.Now, log: opts.Logger}
+	pcfg, err := pgxpool.ParseConfig("")
+	if err != nil {
+		return nil, fmt.Errorf("open postgres: %w", err)
+	}
+	pcfg.ConnConfig = cfg
+	pcfg.MaxConns = int32(conns)
+	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
+	if err != nil {
+		return nil, fmt.Errorf("open postgres: %w", err)
+	}
+	s := &Store{pool: pool, listen: listen, now: opts.Now, log: opts.Logger}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -102,7 +113,7 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 	}
 	s.dial = func(ctx context.Context) (*pgx.Conn, error) { return pgx.ConnectConfig(ctx, s.listen) }
 	if err := s.migrate(ctx, opts.Schema); err != nil {
-		s.pool.close()
+		s.pool.Close()
 		return nil, fmt.Errorf("open postgres: %w", err)
 	}
 	return s, nil
@@ -125,18 +136,18 @@ func (s *Store) Ping(ctx context.Context) error {
 // Close closes the store's connections. ListenEvents ends with its context,
 // not with Close.
 func (s *Store) Close() error {
-	s.pool.close()
+	s.pool.Close()
 	return nil
 }
 
 // with runs fn on a pooled connection.
 func (s *Store) with(ctx context.Context, fn func(c *pgx.Conn) error) error {
-	c, err := s.pool.acquire(ctx)
+	c, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return err
 	}
-	defer s.pool.release(c)
-	return fn(c)
+	defer c.Release()
+	return fn(c.Conn())
 }
 
 // queryRow runs a query expected to return at most one row and scans it
@@ -172,4 +183,12 @@ func badText(err error) error {
 		return hitl.Errorf(hitl.EINVALID, "text must be valid UTF-8 without NUL bytes")
 	}
 	return err
+}
+
+// closeConn closes a connection that must not be reused (its session holds
+// state such as a lock); a pool destroys a closed connection on release.
+func closeConn(c *pgx.Conn) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	_ = c.Close(ctx)
 }
