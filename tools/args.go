@@ -1,0 +1,208 @@
+package tools
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/hitl-sh/hitl"
+)
+
+// HumanFeedbackArgs are the arguments of a human_feedback call.
+type HumanFeedbackArgs struct {
+	MessageForUser string   `json:"message_for_user"`
+	UniqueID       string   `json:"unique_id"`
+	Options        []string `json:"options,omitempty"`
+	TimeoutSeconds Seconds  `json:"timeout_seconds,omitempty"`
+}
+
+// Request validates the arguments and returns the question they ask: a
+// single_choice over the options' labels when there are options, free
+// text otherwise, with unique_id as the idempotency key. Errors have code
+// hitl.EINVALID and a message for the model.
+func (a HumanFeedbackArgs) Request() (hitl.CreateRequest, error) {
+	req := hitl.CreateRequest{Type: hitl.TypeFreeText, Question: a.MessageForUser, IdempotencyKey: strings.TrimSpace(a.UniqueID)}
+	if strings.TrimSpace(a.MessageForUser) == "" {
+		return req, hitl.Errorf(hitl.EINVALID, "message_for_user is required: say what you need from the user")
+	}
+	if req.IdempotencyKey == "" {
+		return req, hitl.Errorf(hitl.EINVALID, "unique_id is required: make a fresh one (such as a UUID) for each request")
+	}
+	if len(req.IdempotencyKey) > hitl.MaxKeyLen {
+		return req, hitl.Errorf(hitl.EINVALID, "unique_id is limited to %d bytes", hitl.MaxKeyLen)
+	}
+	t := float64(a.TimeoutSeconds)
+	if t == 0 {
+		t = DefaultTimeoutSeconds
+	}
+	if t < MinFeedbackTimeout || t > MaxFeedbackTimeout {
+		return req, hitl.Errorf(hitl.EINVALID, "timeout_seconds must be between %d and %d; got %s", MinFeedbackTimeout, MaxFeedbackTimeout, formatSeconds(t))
+	}
+	req.Timeout = t
+	if len(a.Options) > 0 {
+		req.Type = hitl.TypeSingleChoice
+		for i, label := range a.Options {
+			if strings.TrimSpace(label) == "" {
+				return req, hitl.Errorf(hitl.EINVALID, "options[%d] is empty", i)
+			}
+			req.Options = append(req.Options, hitl.Option{Key: hitl.DeriveKey(label), Label: label})
+		}
+	}
+	return req, nil
+}
+
+// AskHumanArgs are the arguments of an ask_human call.
+type AskHumanArgs struct {
+	Question        string          `json:"question"`
+	InteractionType hitl.Type       `json:"interaction_type,omitempty"`
+	Options         hitl.OptionList `json:"options,omitempty"`
+	Context         string          `json:"context,omitempty"`
+	Timeout         Seconds         `json:"timeout,omitempty"`
+	FormSchema      json.RawMessage `json:"form_schema,omitempty"`
+	DefaultResponse json.RawMessage `json:"default_response,omitempty"`
+	OnTimeout       hitl.OnTimeout  `json:"on_timeout,omitempty"`
+}
+
+// Request validates the arguments and returns the question they ask. A
+// missing interaction_type is single_choice when there are options, form
+// when there is a form_schema, else free_text. A form_schema sent as a
+// JSON string holding the schema is accepted, as models sometimes do.
+// Errors have code hitl.EINVALID; the engine checks the rest.
+func (a AskHumanArgs) Request() (hitl.CreateRequest, error) {
+	req := hitl.CreateRequest{
+		Type:            a.InteractionType,
+		Question:        a.Question,
+		Options:         a.Options,
+		Context:         a.Context,
+		DefaultResponse: a.DefaultResponse,
+		OnTimeout:       a.OnTimeout,
+	}
+	if strings.TrimSpace(a.Question) == "" {
+		return req, hitl.Errorf(hitl.EINVALID, "question is required")
+	}
+	schema := bytes.TrimSpace(a.FormSchema)
+	if len(schema) > 0 && schema[0] == '"' {
+		var s string
+		if err := json.Unmarshal(schema, &s); err != nil || !json.Valid([]byte(s)) {
+			return req, hitl.Errorf(hitl.EINVALID, "form_schema must be a JSON Schema object")
+		}
+		schema = []byte(s)
+	}
+	if len(schema) > 0 && !bytes.Equal(schema, []byte("null")) {
+		req.FormSchema = schema
+	}
+	if req.Type == "" {
+		switch {
+		case req.FormSchema != nil:
+			req.Type = hitl.TypeForm
+		case len(req.Options) > 0:
+			req.Type = hitl.TypeSingleChoice
+		default:
+			req.Type = hitl.TypeFreeText
+		}
+	}
+	t := float64(a.Timeout)
+	if t == 0 {
+		t = DefaultTimeoutSeconds
+	}
+	if t < MinAskTimeout || t > MaxAskTimeout {
+		return req, hitl.Errorf(hitl.EINVALID, "timeout must be between %d and %d seconds; got %s", MinAskTimeout, MaxAskTimeout, formatSeconds(t))
+	}
+	req.Timeout = t
+	return req, nil
+}
+
+// Seconds is a number of seconds that also accepts a numeric string
+// ("300"), as models sometimes send.
+type Seconds float64
+
+// UnmarshalJSON accepts a JSON number or a string holding one.
+func (s *Seconds) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if bytes.Equal(b, []byte("null")) {
+		*s = 0
+		return nil
+	}
+	if len(b) > 0 && b[0] == '"' {
+		var str string
+		if err := json.Unmarshal(b, &str); err == nil {
+			b = []byte(strings.TrimSpace(str))
+		}
+	}
+	f, err := strconv.ParseFloat(string(b), 64)
+	if err != nil {
+		return &json.UnmarshalTypeError{Value: "non-number", Type: reflect.TypeFor[Seconds]()}
+	}
+	*s = Seconds(f)
+	return nil
+}
+
+// Request returns the create request for a call of the named tool with the
+// raw JSON arguments a model sent. Errors have code hitl.EINVALID (bad
+// arguments) or hitl.ENOTFOUND (no such tool), with a message for the
+// model.
+func Request(name string, args json.RawMessage) (hitl.CreateRequest, error) {
+	switch name {
+	case HumanFeedbackName:
+		var a HumanFeedbackArgs
+		if err := decodeArgs(args, &a); err != nil {
+			return hitl.CreateRequest{}, err
+		}
+		return a.Request()
+	case AskHumanName:
+		var a AskHumanArgs
+		if err := decodeArgs(args, &a); err != nil {
+			return hitl.CreateRequest{}, err
+		}
+		return a.Request()
+	}
+	return hitl.CreateRequest{}, hitl.Errorf(hitl.ENOTFOUND, "unknown tool %q: hitl offers %s and %s", name, AskHumanName, HumanFeedbackName)
+}
+
+// decodeArgs decodes a model's arguments, which may be absent, into v.
+// Unknown fields are ignored.
+func decodeArgs(args json.RawMessage, v any) error {
+	args = bytes.TrimSpace(args)
+	if len(args) == 0 || bytes.Equal(args, []byte("null")) {
+		args = []byte("{}")
+	}
+	if args[0] != '{' || !json.Valid(args) {
+		return hitl.Errorf(hitl.EINVALID, "arguments must be a JSON object")
+	}
+	err := json.Unmarshal(args, v)
+	if err == nil {
+		return nil
+	}
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) && typeErr.Field != "" {
+		field, _, _ := strings.Cut(typeErr.Field, ".")
+		want, ok := fieldTypes[field]
+		if !ok {
+			want = "of another type"
+		}
+		return hitl.Errorf(hitl.EINVALID, "%s must be %s", field, want)
+	}
+	// Errors from the fields' own decoders (OptionList) say what is wrong.
+	return hitl.Errorf(hitl.EINVALID, "invalid arguments: %s", strings.TrimPrefix(err.Error(), "json: "))
+}
+
+// fieldTypes says what each argument must be, for error messages.
+var fieldTypes = map[string]string{
+	"message_for_user": "a string",
+	"unique_id":        "a string",
+	"options":          "an array of strings",
+	"timeout_seconds":  "a number of seconds",
+	"question":         "a string",
+	"interaction_type": "a string",
+	"context":          "a string",
+	"timeout":          "a number of seconds",
+	"on_timeout":       "a string",
+}
+
+// formatSeconds prints a number of seconds without needless decimals.
+func formatSeconds(f float64) string {
+	return strconv.FormatFloat(f, 'f', -1, 64)
+}
