@@ -10,6 +10,7 @@ import (
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/broker"
+	"github.com/hitl-sh/hitl/mcpserver"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -73,6 +74,9 @@ func (s *Server) routes() {
 
 	// Second seed: web HITL frontend's respond endpoint.
 	s.mux.HandleFunc("POST /api/v1/agents/hitl/respond", s.handle(s.handleHITLRespond))
+
+	// MCP over streamable HTTP: the ask_human and human_feedback tools.
+	s.mux.Handle("/mcp", mcpserver.New(s.broker, &mcpserver.Options{Logger: s.log, Version: s.version}).Handler())
 
 	// Operations.
 	s.mux.HandleFunc("GET /healthz", s.handle(s.handleHealth))

@@ -1,0 +1,219 @@
+// Package mcpserver serves hitl's agent tools, ask_human and
+// human_feedback, over the Model Context Protocol with the official Go SDK,
+// on top of any hitl.Service: the in-process engine (hitl serve mounts the
+// streamable HTTP handler at /mcp) or the HTTP client (hitl mcp serves
+// stdio for a remote server).
+//
+// A tool call blocks until the person answers. While it waits, a client
+// that sent a progress token gets a progress notification every
+// ProgressInterval; a client that cancels the request cancels the
+// interaction on the server, so it leaves the person's inbox. Expiry,
+// cancellation and invalid requests are tool errors (isError) the model
+// can read; protocol errors are left for protocol problems.
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/tools"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// DefaultProgressInterval is how often a waiting tool call reports
+// progress to a client that asked for it.
+const DefaultProgressInterval = 20 * time.Second
+
+// sessionTimeout closes HTTP sessions idle this long (a tool call in
+// flight keeps its session alive).
+const sessionTimeout = time.Hour
+
+// instructions tell the model what the server is for.
+const instructions = `hitl puts a person in the loop. Call ask_human (typed: approval, single or multiple choice, form, free text) or human_feedback (a message in, the reply as text) when you need a person's approval before a risky or irreversible action, information only they have (such as a 2FA or one-time code), or a decision you should not guess. Each call blocks until the person answers or its timeout passes; an expired or cancelled question is an error, not an answer.`
+
+// Options configure a Server. The zero value (or nil) is usable.
+type Options struct {
+	// Logger receives a line per tool call (never the answer) and internal
+	// errors; nil discards them.
+	Logger *slog.Logger
+	// ProgressInterval is how often a waiting call sends a progress
+	// notification when the client sent a progress token; 0 means
+	// DefaultProgressInterval.
+	ProgressInterval time.Duration
+	// SourceAgent names the agent on every interaction the server creates;
+	// "" means the MCP client's name (its clientInfo).
+	SourceAgent string
+	// Version is the version reported to MCP clients.
+	Version string
+}
+
+// Server is hitl's MCP server. Serve it over HTTP with Handler, or over
+// any MCP transport (such as stdio) with Run.
+type Server struct {
+	svc      hitl.Service
+	log      *slog.Logger
+	progress time.Duration
+	agent    string
+	mcp      *mcp.Server
+}
+
+// New returns an MCP server whose tools ask through svc.
+func New(svc hitl.Service, opts *Options) *Server {
+	if opts == nil {
+		opts = &Options{}
+	}
+	s := &Server{svc: svc, log: opts.Logger, progress: opts.ProgressInterval, agent: opts.SourceAgent}
+	if s.log == nil {
+		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if s.progress <= 0 {
+		s.progress = DefaultProgressInterval
+	}
+	version := opts.Version
+	if version == "" {
+		version = "dev"
+	}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "hitl", Title: "hitl: ask a human", Version: version}, &mcp.ServerOptions{
+		Instructions: instructions,
+		Capabilities: &mcp.ServerCapabilities{}, // tools only, no logging
+	})
+	for _, t := range tools.All() {
+		s.mcp.AddTool(mcpTool(t), s.handler(t))
+	}
+	return s
+}
+
+// mcpTool returns the SDK's definition of t.
+func mcpTool(t tools.Tool) *mcp.Tool {
+	notDestructive, openWorld := false, true
+	mt := &mcp.Tool{
+		Name:        t.Name,
+		Title:       t.Title,
+		Description: t.Description,
+		InputSchema: t.InputSchema,
+		Annotations: &mcp.ToolAnnotations{
+			Title:           t.Title,
+			DestructiveHint: &notDestructive,
+			IdempotentHint:  t.Name == tools.HumanFeedbackName, // the same unique_id is the same request
+			OpenWorldHint:   &openWorld,
+		},
+	}
+	if t.OutputSchema != nil {
+		mt.OutputSchema = t.OutputSchema
+	}
+	return mt
+}
+
+// Handler returns the streamable HTTP handler, for a route such as /mcp.
+// It serves clients of every protocol version the SDK speaks; a client
+// that cancels its request cancels the interaction.
+func (s *Server) Handler() http.Handler {
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+		SessionTimeout:               sessionTimeout,
+		PropagateRequestCancellation: true,
+	})
+}
+
+// Run serves one client over t (such as &mcp.StdioTransport{}) until the
+// client disconnects or ctx ends.
+func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
+	return s.mcp.Run(ctx, t)
+}
+
+// Connect serves one client over t in the background, returning its
+// session (for in-memory transports and tests).
+func (s *Server) Connect(ctx context.Context, t mcp.Transport) (*mcp.ServerSession, error) {
+	return s.mcp.Connect(ctx, t, nil)
+}
+
+// handler returns the tool handler for t.
+func (s *Server) handler(t tools.Tool) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		caller := hitl.CallerFrom(ctx)
+		caller.Channel = hitl.ChannelMCP
+		ctx = hitl.WithCaller(ctx, caller)
+		if tok := req.Params.GetProgressToken(); tok != nil && req.Session != nil {
+			stop := s.reportProgress(ctx, req.Session, tok)
+			defer stop()
+		}
+		start := time.Now()
+		r := tools.Call(ctx, s.svc, t.Name, req.Params.Arguments, &tools.CallOptions{SourceAgent: s.sourceAgent(req)})
+		s.logCall(ctx, t.Name, r, time.Since(start))
+		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: r.Text}}, IsError: r.IsError}
+		if t.OutputSchema != nil && r.Outcome != nil {
+			res.StructuredContent = r.Outcome
+		}
+		return res, nil
+	}
+}
+
+// sourceAgent is the agent to record: the configured one, else the MCP
+// client's name.
+func (s *Server) sourceAgent(req *mcp.CallToolRequest) string {
+	if s.agent != "" {
+		return s.agent
+	}
+	if req.Session == nil {
+		return ""
+	}
+	if info := req.ClientInfo(); info != nil {
+		return info.Name
+	}
+	return ""
+}
+
+// reportProgress sends a progress notification for tok every interval
+// until the returned stop is called or ctx ends.
+func (s *Server) reportProgress(ctx context.Context, ss *mcp.ServerSession, tok any) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		start := time.Now()
+		tick := time.NewTicker(s.progress)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			waited := time.Since(start)
+			err := ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+				ProgressToken: tok,
+				Progress:      waited.Seconds(),
+				Message:       fmt.Sprintf("waiting for a person to answer (%s so far)", waited.Round(time.Second)),
+			})
+			if err != nil {
+				s.log.Debug("progress notification failed", "error", err)
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		wg.Wait()
+	}
+}
+
+// logCall logs a finished tool call, never the answer.
+func (s *Server) logCall(ctx context.Context, tool string, r *tools.Result, took time.Duration) {
+	attrs := []any{"tool", tool, "is_error", r.IsError, "duration_ms", took.Milliseconds()}
+	if in := r.Interaction; in != nil {
+		attrs = append(attrs, "interaction_id", in.ID, "status", in.Status)
+	}
+	level := slog.LevelInfo
+	if r.Err != nil && hitl.ErrorCode(r.Err) == hitl.EINTERNAL && ctx.Err() == nil {
+		level = slog.LevelError
+		attrs = append(attrs, "error", r.Err)
+	}
+	s.log.Log(ctx, level, "mcp tool call", attrs...)
+}
