@@ -5,6 +5,8 @@
 //	hitl ls                    list pending interactions
 //	hitl answer ID VALUE       answer an interaction
 //	hitl cancel ID             withdraw an interaction
+//	hitl mcp                   MCP tools over stdio (for Claude Code, Cursor, …)
+//	hitl tools --format X      tool definitions for OpenAI, Anthropic or MCP
 //	hitl version               print the version
 //
 // Run "hitl help" or "hitl <command> -h" for details.
@@ -53,6 +55,8 @@ func commands() []command {
 		{"ls", "list interactions (pending by default)", runList},
 		{"answer", "answer an interaction", runAnswer},
 		{"cancel", "cancel a pending interaction", runCancel},
+		{"mcp", "serve the MCP tools over stdio for a running server", runMCP},
+		{"tools", "print the tool definitions for function calling", runTools},
 		{"bench", "measure the whole human loop on this machine", runBench},
 		{"version", "print the version", runVersion},
 		{"help", "show help for a command", nil},
