@@ -20,6 +20,10 @@ type Caller struct {
 	Name    string   // user or agent name; "local" when auth is off
 	Channel string   // one of the Channel constants
 	Groups  []string // groups of a person, for targeting
+	// Role decides what the caller may do (see CanSee and friends). The
+	// zero Role is trusted in-process code and is not restricted; every
+	// caller the server authenticates has a role.
+	Role Role
 }
 
 type callerKey struct{}
@@ -29,11 +33,11 @@ func WithCaller(ctx context.Context, c Caller) context.Context {
 	return context.WithValue(ctx, callerKey{}, c)
 }
 
-// CallerFrom returns the caller carried by ctx, or the local caller on the
-// API channel when there is none.
+// CallerFrom returns the caller carried by ctx, or the local caller (an
+// admin) on the API channel when there is none.
 func CallerFrom(ctx context.Context) Caller {
 	if c, ok := ctx.Value(callerKey{}).(Caller); ok {
 		return c
 	}
-	return Caller{Name: LocalCaller, Channel: ChannelAPI}
+	return Caller{Name: LocalCaller, Channel: ChannelAPI, Role: RoleAdmin}
 }

@@ -16,6 +16,7 @@ const (
 	ECANCELLED    = "cancelled"     // the agent cancelled it (410)
 	ETOOLARGE     = "too_large"     // request body over the limit (413)
 	EVALUE        = "invalid_value" // answer or schema not valid for the type (422)
+	ERATELIMITED  = "rate_limited"  // too many requests from one client (429)
 	EUNAVAILABLE  = "unavailable"   // not ready or shutting down (503)
 	EINTERNAL     = "internal"      // anything else; never shown in detail
 )
@@ -45,13 +46,14 @@ func Errorf(code string, format string, args ...any) *Error {
 
 // Sentinels for errors.Is; they match any *Error with the same code.
 var (
-	ErrInvalid   = &Error{Code: EINVALID}
-	ErrForbidden = &Error{Code: EFORBIDDEN}
-	ErrNotFound  = &Error{Code: ENOTFOUND}
-	ErrConflict  = &Error{Code: ECONFLICT}
-	ErrExpired   = &Error{Code: EEXPIRED}
-	ErrCancelled = &Error{Code: ECANCELLED}
-	ErrValue     = &Error{Code: EVALUE}
+	ErrInvalid      = &Error{Code: EINVALID}
+	ErrUnauthorized = &Error{Code: EUNAUTHORIZED}
+	ErrForbidden    = &Error{Code: EFORBIDDEN}
+	ErrNotFound     = &Error{Code: ENOTFOUND}
+	ErrConflict     = &Error{Code: ECONFLICT}
+	ErrExpired      = &Error{Code: EEXPIRED}
+	ErrCancelled    = &Error{Code: ECANCELLED}
+	ErrValue        = &Error{Code: EVALUE}
 )
 
 // ErrorCode returns the code of an application error, or EINTERNAL for any

@@ -116,6 +116,10 @@ type ListFilter struct {
 	CreatedBy      string // "" for any
 	Limit          int    // 1..500; 0 means 50
 	Cursor         string // from a previous page
+	// VisibleTo, when set, keeps only the interactions that audience may
+	// see: untargeted ones and those whose targets name its user or one
+	// of its groups.
+	VisibleTo *Audience
 }
 
 // DefaultListLimit and MaxListLimit bound a page.

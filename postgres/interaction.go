@@ -139,6 +139,9 @@ func (s *Store) ListInteractions(ctx context.Context, f hitl.ListFilter) ([]*hit
 	if f.CreatedBy != "" {
 		where = append(where, "created_by = "+arg(f.CreatedBy))
 	}
+	if f.VisibleTo != nil {
+		where = append(where, visibleClause(f.VisibleTo, arg))
+	}
 	if f.Cursor != "" {
 		at, id, err := decodeCursor(f.Cursor)
 		if err != nil {

@@ -124,6 +124,9 @@ func (s *Store) ListInteractions(ctx context.Context, f hitl.ListFilter) ([]*hit
 	if f.CreatedBy != "" {
 		where, args = append(where, "created_by = ?"), append(args, f.CreatedBy)
 	}
+	if f.VisibleTo != nil {
+		where, args = append(where, sqlVisible), append(args, visibleArgs(f.VisibleTo)...)
+	}
 	if f.Cursor != "" {
 		at, id, err := decodeCursor(f.Cursor)
 		if err != nil {

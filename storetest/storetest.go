@@ -49,6 +49,7 @@ func Run(t *testing.T, newStore func(t *testing.T) hitl.Store) {
 		{"ListPagingStableUnderInserts", testListPagingStableUnderInserts},
 		{"ListLimits", testListLimits},
 		{"ListBadCursor", testListBadCursor},
+		{"ListVisibleTo", testListVisibleTo},
 		{"Count", testCount},
 		{"Resolve", testResolve},
 		{"ResolveTwice", testResolveTwice},

@@ -1,0 +1,154 @@
+package hitl
+
+import "slices"
+
+// Role is what a caller may do.
+type Role string
+
+// Roles. An agent asks and waits; a responder (a person) answers what is
+// meant for them; an admin may do everything.
+const (
+	RoleAgent     Role = "agent"     // create, read, wait on and cancel its own interactions
+	RoleResponder Role = "responder" // see and answer untargeted interactions and those targeting it
+	RoleAdmin     Role = "admin"     // everything
+)
+
+// Valid reports whether r is one of the three roles.
+func (r Role) Valid() bool {
+	return r == RoleAgent || r == RoleResponder || r == RoleAdmin
+}
+
+// Messages of the refusals below; the second is the second seed's wording.
+const (
+	msgAgentsCannotAnswer  = "agents cannot answer"
+	msgNotIntended         = "forbidden: not the intended respondent"
+	msgRespondersCannotAsk = "responders cannot ask questions; use an agent token"
+	msgRespondersCannotEnd = "responders cannot cancel interactions"
+)
+
+// Audience is a person as targets see them: a user name and the groups the
+// user belongs to.
+type Audience struct {
+	User   string
+	Groups []string
+}
+
+// Untargeted reports whether t lets any responder see and answer.
+func (t *Targets) Untargeted() bool {
+	return t == nil || len(t.Users) == 0 && len(t.Groups) == 0
+}
+
+// Includes reports whether t is untargeted or names a's user or one of
+// a's groups.
+func (t *Targets) Includes(a Audience) bool {
+	if t.Untargeted() {
+		return true
+	}
+	if a.User != "" && slices.Contains(t.Users, a.User) {
+		return true
+	}
+	for _, g := range a.Groups {
+		if slices.Contains(t.Groups, g) {
+			return true
+		}
+	}
+	return false
+}
+
+// Audience returns the caller as targets see them.
+func (c Caller) Audience() Audience {
+	return Audience{User: c.Name, Groups: c.Groups}
+}
+
+// unrestricted reports whether c may do everything: an admin, or trusted
+// in-process code (no role).
+func (c Caller) unrestricted() bool {
+	return c.Role == RoleAdmin || c.Role == ""
+}
+
+// CanSee reports whether c may see in (get, wait on, list, receive it on a
+// live stream): an admin everything, an agent what it created, a responder
+// what is untargeted or targets it.
+func CanSee(c Caller, in *Interaction) bool {
+	switch {
+	case c.unrestricted():
+		return true
+	case c.Role == RoleAgent:
+		return in.CreatedBy == c.Name
+	case c.Role == RoleResponder:
+		return in.Targets.Includes(c.Audience())
+	}
+	return false
+}
+
+// CanRespond returns nil when c may answer at all, else the EFORBIDDEN
+// error to give: agents never answer. It needs no interaction, so it is
+// checked before looking one up and says nothing about whether it exists.
+func CanRespond(c Caller) error {
+	switch {
+	case c.unrestricted(), c.Role == RoleResponder:
+		return nil
+	case c.Role == RoleAgent:
+		return Errorf(EFORBIDDEN, msgAgentsCannotAnswer)
+	}
+	return Errorf(EFORBIDDEN, "role %q may not answer", c.Role)
+}
+
+// CanAnswer returns nil when c may answer in, else the EFORBIDDEN error to
+// give: an admin answers anything, a responder what is untargeted or
+// targets it, an agent nothing.
+func CanAnswer(c Caller, in *Interaction) error {
+	if err := CanRespond(c); err != nil {
+		return err
+	}
+	if c.Role == RoleResponder && !in.Targets.Includes(c.Audience()) {
+		return Errorf(EFORBIDDEN, msgNotIntended)
+	}
+	return nil
+}
+
+// CanCreate returns nil when c may ask questions (agents and admins), else
+// the EFORBIDDEN error to give.
+func CanCreate(c Caller) error {
+	switch {
+	case c.unrestricted(), c.Role == RoleAgent:
+		return nil
+	case c.Role == RoleResponder:
+		return Errorf(EFORBIDDEN, msgRespondersCannotAsk)
+	}
+	return Errorf(EFORBIDDEN, "role %q may not ask questions", c.Role)
+}
+
+// CanCancel returns nil when c may cancel interactions at all (agents,
+// their own, and admins), else the EFORBIDDEN error to give. Which ones an
+// agent may cancel is CanSee's rule.
+func CanCancel(c Caller) error {
+	switch {
+	case c.unrestricted(), c.Role == RoleAgent:
+		return nil
+	case c.Role == RoleResponder:
+		return Errorf(EFORBIDDEN, msgRespondersCannotEnd)
+	}
+	return Errorf(EFORBIDDEN, "role %q may not cancel interactions", c.Role)
+}
+
+// Restrict narrows f to what c may see: an agent's own interactions, or a
+// responder's audience. It reports false when nothing can match (an agent
+// asking for another agent's interactions).
+func Restrict(c Caller, f ListFilter) (ListFilter, bool) {
+	switch {
+	case c.unrestricted():
+		return f, true
+	case c.Role == RoleAgent:
+		if f.CreatedBy != "" && f.CreatedBy != c.Name {
+			return f, false
+		}
+		f.CreatedBy = c.Name
+		return f, true
+	case c.Role == RoleResponder:
+		a := c.Audience()
+		f.VisibleTo = &a
+		return f, true
+	}
+	return f, false
+}
