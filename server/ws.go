@@ -63,27 +63,30 @@ func (s *Server) handleWebSocket(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	s.metrics.streamsOpen.WithLabelValues("ws").Inc()
-	defer s.metrics.streamsOpen.WithLabelValues("ws").Dec()
 	conn.SetReadLimit(wsReadLimit)
 
-	ctx, cancel := context.WithCancel(r.Context())
-	defer cancel()
+	// The connection is hijacked, so the handler returns and the stream
+	// runs on a goroutine of its own: net/http's connection goroutine,
+	// whose stack grew deep serving the handshake, is released (about
+	// 8 KiB per open WebSocket). The stream's context keeps the request's
+	// values but not its cancellation, which comes when the handler returns.
+	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
 	go func() {
+		defer s.metrics.streamsOpen.WithLabelValues("ws").Dec()
 		defer cancel()
-		discardMessages(ctx, conn)
+		go func() {
+			defer cancel()
+			discardMessages(ctx, conn)
+		}()
+		code, reason := s.streamWebSocket(ctx, conn)
+		if code == 0 {
+			_ = conn.CloseNow()
+			return
+		}
+		// Close before cancel (deferred): the close handshake needs the
+		// reader.
+		_ = conn.Close(code, reason)
 	}()
-	go func() {
-		defer cancel()
-		pingUntilDone(ctx, conn)
-	}()
-
-	code, reason := s.streamWebSocket(ctx, conn)
-	if code == 0 {
-		_ = conn.CloseNow()
-		return nil
-	}
-	// Close before cancel (deferred): the close handshake needs the reader.
-	_ = conn.Close(code, reason)
 	return nil
 }
 
@@ -104,28 +107,56 @@ func (s *Server) streamWebSocket(ctx context.Context, conn *websocket.Conn) (web
 		s.log.Error("websocket: replay pending interactions", "error", err)
 		return websocket.StatusInternalError, reasonInternal
 	}
-	replayed := make(map[string]bool, len(pending))
+	// A replayed interaction's created event is in the log up to upTo (it
+	// was committed with the interaction), so the stream can only repeat
+	// it until it passes upTo; after that, or when nothing was logged
+	// between subscribing and reading, the replayed set is dropped rather
+	// than held, one entry per pending interaction, for the connection's
+	// life.
+	upTo, err := s.broker.Store().LastEventSeq(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return 0, ""
+		}
+		s.log.Error("websocket: read the event log position", "error", err)
+		return websocket.StatusInternalError, reasonInternal
+	}
+	var replayed map[string]bool
+	if upTo > sub.Start {
+		replayed = make(map[string]bool, len(pending))
+	}
 	for _, in := range pending {
 		if err := writeWS(ctx, conn, newQuestionMessage(in)); err != nil {
 			return 0, ""
 		}
-		replayed[in.ID] = true
+		if replayed != nil {
+			replayed[in.ID] = true
+		}
 	}
+	// Pings go out from this goroutine, between messages, rather than
+	// from one more goroutine per connection: at ten thousand connections
+	// the stacks add up.
+	ping := time.NewTicker(wsPingInterval)
+	defer ping.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return 0, ""
+		case <-ping.C:
+			if err := pingPeer(ctx, conn); err != nil {
+				return 0, ""
+			}
 		case ev, ok := <-sub.C():
 			if !ok {
 				return closeStatus(sub.Err())
 			}
-			if replayed[ev.InteractionID] {
-				if ev.Type == hitl.EventCreated {
-					delete(replayed, ev.InteractionID) // already sent; it has one created event
-					continue
+			if replayed != nil {
+				repeat := ev.Type == hitl.EventCreated && replayed[ev.InteractionID]
+				if ev.Seq >= upTo {
+					replayed = nil
 				}
-				if ev.Interaction != nil && ev.Interaction.Status.Terminal() {
-					delete(replayed, ev.InteractionID)
+				if repeat {
+					continue // already sent in the replay
 				}
 			}
 			msg, ok := messageFor(ev)
@@ -179,24 +210,11 @@ func discardMessages(ctx context.Context, conn *websocket.Conn) {
 	}
 }
 
-// pingUntilDone pings the peer every wsPingInterval until ctx ends; it
-// returns when a pong does not come back within wsWriteTimeout.
-func pingUntilDone(ctx context.Context, conn *websocket.Conn) {
-	t := time.NewTicker(wsPingInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		pctx, cancel := context.WithTimeout(ctx, wsWriteTimeout)
-		err := conn.Ping(pctx)
-		cancel()
-		if err != nil {
-			return
-		}
-	}
+// pingPeer pings the peer and waits for its pong, for up to wsWriteTimeout.
+func pingPeer(ctx context.Context, conn *websocket.Conn) error {
+	ctx, cancel := context.WithTimeout(ctx, wsWriteTimeout)
+	defer cancel()
+	return conn.Ping(ctx)
 }
 
 // pendingInteractions returns every pending interaction, oldest first: the
