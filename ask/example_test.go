@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/hitl-sh/hitl"
@@ -16,12 +17,12 @@ import (
 )
 
 // startExampleEngine starts an in-process engine over a SQLite file in a
-// temporary directory, with a person who answers every question with
-// answer as soon as it is asked, printing the question first (nobody
-// answers when answer is ""). In real use
-// the engine runs in your process (or behind `hitl serve`, reached with
+// temporary directory, with a person who answers the questions in turn
+// with answers (JSON values) as soon as they are asked, printing each
+// question first; nobody answers once the answers run out. In real use the
+// engine runs in your process (or behind `hitl serve`, reached with
 // client.New) and people answer from the web inbox, the CLI or Slack.
-func startExampleEngine(answer string) (*broker.Broker, func()) {
+func startExampleEngine(answers ...string) (*broker.Broker, func()) {
 	dir, err := os.MkdirTemp("", "hitl-example-")
 	if err != nil {
 		panic(err)
@@ -35,11 +36,16 @@ func startExampleEngine(answer string) (*broker.Broker, func()) {
 		panic(err)
 	}
 	person := hitl.WithCaller(context.Background(), hitl.Caller{Name: "alice", Channel: hitl.ChannelWeb})
+	var asked atomic.Int32
 	b.Observe(func(ev *hitl.Event) {
-		if ev.Type != hitl.EventCreated || answer == "" {
+		if ev.Type != hitl.EventCreated {
 			return
 		}
-		in := ev.Interaction
+		n := int(asked.Add(1))
+		if n > len(answers) {
+			return
+		}
+		in, answer := ev.Interaction, answers[n-1]
 		go func() {
 			fmt.Printf("alice sees %s: %s\n", in.Type, in.Question)
 			if _, err := b.Respond(person, in.ID, json.RawMessage(answer)); err != nil {
@@ -162,7 +168,7 @@ func ExampleAsk() {
 // errors.Is: hitl.ErrExpired at the deadline, hitl.ErrCancelled when it was
 // withdrawn, and ctx's error when the caller gave up (which withdraws it).
 func ExampleAsk_expired() {
-	engine, stop := startExampleEngine("") // nobody answers
+	engine, stop := startExampleEngine() // nobody answers
 	defer stop()
 
 	_, err := ask.Text(context.Background(), engine, "Anyone?", &ask.Options{Timeout: 50 * time.Millisecond})
