@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -159,15 +160,51 @@ func (s *Server) streamWebSocket(ctx context.Context, conn *websocket.Conn) (web
 					continue // already sent in the replay
 				}
 			}
-			msg, ok := messageFor(ev)
-			if !ok {
-				continue
+			data, err := encodeEvent(ev)
+			if err != nil {
+				s.log.Error("websocket: encode event", "seq", ev.Seq, "error", err)
+				return websocket.StatusInternalError, reasonInternal
 			}
-			if err := writeWS(ctx, conn, msg); err != nil {
+			if data == nil {
+				continue // clients are not told about this event
+			}
+			if err := writeWSData(ctx, conn, data); err != nil {
 				return 0, ""
 			}
 		}
 	}
+}
+
+// encodedEvent is an event's stream message, encoded once and shared by
+// every WebSocket that sends it.
+type encodedEvent struct {
+	ev   *hitl.Event
+	data []byte // nil when clients are not told about the event
+}
+
+// lastEncoded caches the newest event encoded. Every subscriber receives
+// the same *hitl.Event, at about the same time, so one new question fanned
+// out to ten thousand WebSockets is encoded a handful of times instead of
+// ten thousand. The cache holds the event, so its address cannot be reused
+// while cached.
+var lastEncoded atomic.Pointer[encodedEvent]
+
+// encodeEvent returns ev's stream message as JSON, or nil for an event
+// clients are not told about.
+func encodeEvent(ev *hitl.Event) ([]byte, error) {
+	if e := lastEncoded.Load(); e != nil && e.ev == ev {
+		return e.data, nil
+	}
+	e := &encodedEvent{ev: ev}
+	if msg, ok := messageFor(ev); ok {
+		data, err := marshalMessage(msg)
+		if err != nil {
+			return nil, err
+		}
+		e.data = data
+	}
+	lastEncoded.Store(e)
+	return e.data, nil
 }
 
 // closeStatus is the WebSocket close status for a subscription that ended
@@ -186,6 +223,11 @@ func writeWS(ctx context.Context, conn *websocket.Conn, msg any) error {
 	if err != nil {
 		return err
 	}
+	return writeWSData(ctx, conn, data)
+}
+
+// writeWSData sends data as one text message, within wsWriteTimeout.
+func writeWSData(ctx context.Context, conn *websocket.Conn, data []byte) error {
 	ctx, cancel := context.WithTimeout(ctx, wsWriteTimeout)
 	defer cancel()
 	return conn.Write(ctx, websocket.MessageText, data)
