@@ -30,13 +30,10 @@ func floorHTTP(ctx context.Context, n int) (dist, error) {
 	a := newAPI("http://"+ln.Addr().String(), 1)
 	defer a.close()
 	get := func() error {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, a.base+"/", nil)
-		resp, err := a.hc.Do(req)
-		if err != nil {
-			return err
+		status, _, err := a.roundTrip(ctx, "GET", "/", nil)
+		if err == nil && status != http.StatusOK {
+			err = fmt.Errorf("status %d", status)
 		}
-		_, err = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
 		return err
 	}
 	samples := make([]time.Duration, 0, n)
