@@ -149,6 +149,9 @@ func (b *Broker) Store() hitl.Store { return b.store }
 // question is a conflict.
 func (b *Broker) Create(ctx context.Context, req hitl.CreateRequest) (*hitl.Interaction, bool, error) {
 	caller := hitl.CallerFrom(ctx)
+	if err := hitl.CanCreate(caller); err != nil {
+		return nil, false, err
+	}
 	in, err := hitl.NewInteraction(req, caller, b.now())
 	if err != nil {
 		return nil, false, err
@@ -174,12 +177,13 @@ func (b *Broker) Create(ctx context.Context, req hitl.CreateRequest) (*hitl.Inte
 	return got, true, nil
 }
 
-// Get returns one interaction.
+// Get returns one interaction, if the caller may see it.
 func (b *Broker) Get(ctx context.Context, id string) (*hitl.Interaction, error) {
-	return b.store.Interaction(ctx, id)
+	return b.visible(ctx, id)
 }
 
-// List returns a page of interactions, newest first.
+// List returns a page of the interactions the caller may see, newest
+// first.
 func (b *Broker) List(ctx context.Context, f hitl.ListFilter) ([]*hitl.Interaction, string, error) {
 	if f.Status != "" && !f.Status.Valid() {
 		return nil, "", hitl.Errorf(hitl.EINVALID, "status must be pending, answered, expired or cancelled")
@@ -187,14 +191,19 @@ func (b *Broker) List(ctx context.Context, f hitl.ListFilter) ([]*hitl.Interacti
 	if f.Limit < 0 || f.Limit > hitl.MaxListLimit {
 		return nil, "", hitl.Errorf(hitl.EINVALID, "limit must be between 1 and %d", hitl.MaxListLimit)
 	}
+	f, ok := hitl.Restrict(hitl.CallerFrom(ctx), f)
+	if !ok {
+		return nil, "", nil
+	}
 	return b.store.ListInteractions(ctx, f)
 }
 
 // Respond records the caller's answer to a pending interaction after
 // validating and normalising it. Exactly one answer wins: a later one gets a
-// conflict (answered), or a gone error (expired, cancelled).
+// conflict (answered), or a gone error (expired, cancelled). Agents, and
+// responders the interaction does not target, are refused (403).
 func (b *Broker) Respond(ctx context.Context, id string, value json.RawMessage) (*hitl.Interaction, error) {
-	in, err := b.store.Interaction(ctx, id)
+	in, err := b.Answerable(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -238,6 +247,7 @@ func (b *Broker) lateAnswer(ctx context.Context, in *hitl.Interaction) (*hitl.In
 
 // Cancel withdraws a pending interaction for the reason given ("" means
 // agent_cancelled). Cancelling a cancelled interaction returns it unchanged.
+// An agent may cancel only what it created; a responder nothing.
 func (b *Broker) Cancel(ctx context.Context, id string, reason string) (*hitl.Interaction, error) {
 	if reason == "" {
 		reason = "agent_cancelled"
@@ -246,6 +256,16 @@ func (b *Broker) Cancel(ctx context.Context, id string, reason string) (*hitl.In
 		return nil, hitl.Errorf(hitl.EINVALID, "reason is limited to 1000 bytes")
 	}
 	caller := hitl.CallerFrom(ctx)
+	if err := hitl.CanCancel(caller); err != nil {
+		return nil, err
+	}
+	if caller.Role == hitl.RoleAgent {
+		// Its creator never changes, so checking before the
+		// compare-and-set is enough.
+		if _, err := b.visible(ctx, id); err != nil {
+			return nil, err
+		}
+	}
 	out, ev, err := b.store.Resolve(ctx, id, hitl.Transition{
 		Status: hitl.StatusCancelled, By: caller.Name, Via: caller.Channel, At: b.now(), Reason: reason,
 	})

@@ -72,7 +72,8 @@ func (w *waiters) count() int {
 	return len(w.m)
 }
 
-// Wait blocks until the interaction is terminal and returns it. An answer
+// Wait blocks until the interaction is terminal and returns it, if the
+// caller may see it (else ENOTFOUND). An answer
 // that arrived before the call is returned at once. When ctx ends first, it
 // returns the interaction as it stands and ctx's error; when the broker
 // shuts down, the same with ErrClosed.
@@ -84,7 +85,7 @@ func (b *Broker) Wait(ctx context.Context, id string) (*hitl.Interaction, error)
 	// The read ignores ctx's cancellation, so a caller whose time is already
 	// up still learns the interaction's state.
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readTimeout)
-	in, err := b.store.Interaction(rctx, id)
+	in, err := b.visible(rctx, id)
 	cancel()
 	if err != nil || in.Status.Terminal() {
 		return in, err

@@ -1,0 +1,60 @@
+package broker
+
+import (
+	"context"
+
+	"github.com/hitl-sh/hitl"
+)
+
+// Authorization. Every Service method checks the caller in its context
+// against the rules in the root package (hitl.CanSee and friends), so the
+// HTTP API, MCP and any other channel get the same answers:
+//
+//   - An interaction the caller may not see is reported as not found, by
+//     Get, Wait and Cancel alike, so its existence is not given away.
+//   - Refusals that depend only on the role (a responder asking or
+//     cancelling, an agent answering) are checked before the interaction
+//     is looked up, so they say nothing about whether it exists.
+//   - A responder answering an interaction targeted at others gets 403
+//     "forbidden: not the intended respondent", as the issue and the second
+//     seed have it (Respond is the one place a hidden interaction is
+//     acknowledged, and only to an authenticated person).
+
+// visible returns the interaction with id if the caller in ctx may see it,
+// and ENOTFOUND otherwise.
+func (b *Broker) visible(ctx context.Context, id string) (*hitl.Interaction, error) {
+	in, err := b.store.Interaction(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if !hitl.CanSee(hitl.CallerFrom(ctx), in) {
+		return nil, notFound(id)
+	}
+	return in, nil
+}
+
+// notFound is the error for an interaction that does not exist or that the
+// caller may not see: the same as the store's.
+func notFound(id string) error {
+	return hitl.Errorf(hitl.ENOTFOUND, "interaction %q not found", id)
+}
+
+// Answerable returns the interaction with id if the caller in ctx may
+// answer it (whatever its status), or the error Respond would give: 403
+// for an agent, or for a responder the interaction does not target; 404
+// when it does not exist. Compatibility routes use it to check a request
+// against the interaction before answering.
+func (b *Broker) Answerable(ctx context.Context, id string) (*hitl.Interaction, error) {
+	c := hitl.CallerFrom(ctx)
+	if err := hitl.CanRespond(c); err != nil {
+		return nil, err
+	}
+	in, err := b.store.Interaction(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := hitl.CanAnswer(c, in); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
