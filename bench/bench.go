@@ -26,6 +26,9 @@ type Config struct {
 	// Dir is a directory on the same disk as the server's database, for
 	// the floor commit; "" skips the floor commit.
 	Dir string
+	// PostgresURL, when set, is the PostgreSQL database the servers use:
+	// the floor commit is then measured there, not in Dir.
+	PostgresURL string
 
 	Samples      int           // sequential unblock and notify samples; 0 means 2000
 	Duration     time.Duration // each round-trip run, after a warm-up of a fifth of it; 0 means 10 s
@@ -89,11 +92,11 @@ type Result struct {
 	Store string `json:"store"`
 	Quick bool   `json:"quick"`
 
-	UnblockP50 float64 `json:"unblock_p50_ms"`
-	UnblockP95 float64 `json:"unblock_p95_ms"`
-	UnblockP99 float64 `json:"unblock_p99_ms"`
-	NotifyP50  float64 `json:"notify_p50_ms"`
-	NotifyP99  float64 `json:"notify_p99_ms"`
+	UnblockP50 *float64 `json:"unblock_p50_ms"`
+	UnblockP95 *float64 `json:"unblock_p95_ms"`
+	UnblockP99 *float64 `json:"unblock_p99_ms"`
+	NotifyP50  *float64 `json:"notify_p50_ms"`
+	NotifyP99  *float64 `json:"notify_p99_ms"`
 
 	// RoundTrips is keyed by concurrency: "1", "16", "256".
 	RoundTrips    map[string]float64 `json:"roundtrips_per_s"`
@@ -125,14 +128,17 @@ type Result struct {
 	RSSStreamsExtrapolated bool     `json:"rss_streams_extrapolated"`
 	StreamsLostWakeups     int      `json:"streams_lost_wakeups"`
 
-	FloorHTTP       float64  `json:"floor_http_rtt_ms"`
-	FloorHTTPP99    float64  `json:"floor_http_rtt_p99_ms"`
-	FloorCommit     *float64 `json:"floor_commit_ms"`
-	FloorCommitP99  *float64 `json:"floor_commit_p99_ms"`
-	LoadAvgStart    float64  `json:"loadavg_start"`
-	LoadAvgEnd      float64  `json:"loadavg_end"`
-	Started         string   `json:"started"`
-	DurationSeconds float64  `json:"duration_s"`
+	FloorHTTP      float64  `json:"floor_http_rtt_ms"`
+	FloorHTTPP99   float64  `json:"floor_http_rtt_p99_ms"`
+	FloorCommit    *float64 `json:"floor_commit_ms"`
+	FloorCommitP99 *float64 `json:"floor_commit_p99_ms"`
+	// FloorCommitStore is where the floor commit was measured: "sqlite"
+	// (a file beside the servers' databases) or "postgres".
+	FloorCommitStore string  `json:"floor_commit_store,omitempty"`
+	LoadAvgStart     float64 `json:"loadavg_start"`
+	LoadAvgEnd       float64 `json:"loadavg_end"`
+	Started          string  `json:"started"`
+	DurationSeconds  float64 `json:"duration_s"`
 }
 
 // Run runs every phase and returns the figures. A phase that fails stops
@@ -173,13 +179,21 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return res, err
 	}
 	res.FloorHTTP, res.FloorHTTPP99 = ms(h.P50), ms(h.P99)
-	if cfg.Dir != "" {
+	switch {
+	case cfg.PostgresURL != "":
+		progress("floor: bare durable PostgreSQL commits")
+		c, err := floorCommitPostgres(ctx, cfg.PostgresURL, max(cfg.Samples/4, 200))
+		if err != nil {
+			return res, err
+		}
+		res.FloorCommit, res.FloorCommitP99, res.FloorCommitStore = ptr(ms(c.P50)), ptr(ms(c.P99)), "postgres"
+	case cfg.Dir != "":
 		progress("floor: bare durable SQLite commits")
 		c, err := floorCommit(ctx, cfg.Dir, max(cfg.Samples/4, 200))
 		if err != nil {
 			return res, err
 		}
-		res.FloorCommit, res.FloorCommitP99 = ptr(ms(c.P50)), ptr(ms(c.P99))
+		res.FloorCommit, res.FloorCommitP99, res.FloorCommitStore = ptr(ms(c.P50)), ptr(ms(c.P99)), "sqlite"
 	}
 
 	if err := runLatency(ctx, cfg, res, progress); err != nil {
@@ -224,16 +238,16 @@ func runLatency(ctx context.Context, cfg Config, res *Result, progress func(stri
 		if err != nil {
 			return err
 		}
-		res.UnblockP50, res.UnblockP95, res.UnblockP99 = ms(d.P50), ms(d.P95), ms(d.P99)
-		progress("unblock: p50 %.3f ms, p95 %.3f ms, p99 %.3f ms", res.UnblockP50, res.UnblockP95, res.UnblockP99)
+		res.UnblockP50, res.UnblockP95, res.UnblockP99 = ptr(ms(d.P50)), ptr(ms(d.P95)), ptr(ms(d.P99))
+		progress("unblock: p50 %.3f ms, p95 %.3f ms, p99 %.3f ms", ms(d.P50), ms(d.P95), ms(d.P99))
 
 		progress("notify: question → WebSocket, %d samples, one subscriber", cfg.Samples)
 		d, err = notify(ctx, srv.URL, cfg.Samples, progress)
 		if err != nil {
 			return err
 		}
-		res.NotifyP50, res.NotifyP99 = ms(d.P50), ms(d.P99)
-		progress("notify: p50 %.3f ms, p99 %.3f ms", res.NotifyP50, res.NotifyP99)
+		res.NotifyP50, res.NotifyP99 = ptr(ms(d.P50)), ptr(ms(d.P99))
+		progress("notify: p50 %.3f ms, p99 %.3f ms", ms(d.P50), ms(d.P99))
 
 		for _, c := range cfg.Concurrency {
 			progress("round trips: concurrency %d for %s", c, cfg.Duration)

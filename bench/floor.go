@@ -8,8 +8,10 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	_ "modernc.org/sqlite" // the same driver the store uses
 )
 
@@ -79,6 +81,62 @@ func floorCommit(ctx context.Context, dir string, n int) (dist, error) {
 			return dist{}, fmt.Errorf("floor commit: %w", err)
 		}
 		if err := tx.Commit(); err != nil {
+			return dist{}, fmt.Errorf("floor commit: %w", err)
+		}
+		if i >= n/10 {
+			samples = append(samples, time.Since(t0))
+		}
+	}
+	return summarize(samples), nil
+}
+
+// floorCommitPostgres measures n bare durable commits on the PostgreSQL
+// database at url: one small INSERT per transaction into a scratch table,
+// dropped afterwards, with the server's settings (synchronous_commit on
+// unless the server says otherwise).
+func floorCommitPostgres(ctx context.Context, url string, n int) (dist, error) {
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return dist{}, fmt.Errorf("floor commit: %w", err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	// The URL's search_path may name a schema the hitl store has not
+	// created yet.
+	var schema *string
+	if err := conn.QueryRow(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
+		return dist{}, fmt.Errorf("floor commit: %w", err)
+	}
+	if schema == nil {
+		var path string
+		if err := conn.QueryRow(ctx, `SELECT current_setting('search_path')`).Scan(&path); err != nil {
+			return dist{}, fmt.Errorf("floor commit: %w", err)
+		}
+		first, _, _ := strings.Cut(path, ",")
+		first = strings.Trim(strings.TrimSpace(first), `"`)
+		if first == "" || first == "$user" {
+			return dist{}, fmt.Errorf("floor commit: the URL selects no schema to create the scratch table in")
+		}
+		if _, err := conn.Exec(ctx, `CREATE SCHEMA IF NOT EXISTS `+pgx.Identifier{first}.Sanitize()); err != nil {
+			return dist{}, fmt.Errorf("floor commit: create schema %s: %w", first, err)
+		}
+	}
+	const table = "hitl_bench_floor"
+	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS `+table+` (id bigserial PRIMARY KEY, v text NOT NULL)`); err != nil {
+		return dist{}, fmt.Errorf("floor commit: create scratch table: %w", err)
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), `DROP TABLE IF EXISTS `+table)
+	samples := make([]time.Duration, 0, n)
+	for i := range n + n/10 {
+		t0 := time.Now()
+		tx, err := conn.Begin(ctx)
+		if err != nil {
+			return dist{}, fmt.Errorf("floor commit: %w", err)
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO `+table+` (v) VALUES ($1)`, "approve build 1234"); err != nil {
+			tx.Rollback(ctx)
+			return dist{}, fmt.Errorf("floor commit: %w", err)
+		}
+		if err := tx.Commit(ctx); err != nil {
 			return dist{}, fmt.Errorf("floor commit: %w", err)
 		}
 		if i >= n/10 {

@@ -68,7 +68,11 @@ func (r *Result) WriteTable(w io.Writer) error {
 	fmt.Fprintln(tw, "floor (same run, same machine)\tp50\tp99\t")
 	fmt.Fprintf(tw, "  loopback HTTP round trip\t%s ms\t%s ms\t\n", num(r.FloorHTTP), num(r.FloorHTTPP99))
 	if r.FloorCommit != nil {
-		fmt.Fprintf(tw, "  durable SQLite commit (WAL, synchronous=FULL)\t%s ms\t%s ms\t\n", num(*r.FloorCommit), num(*r.FloorCommitP99))
+		what := "durable SQLite commit (WAL, synchronous=FULL)"
+		if r.FloorCommitStore == "postgres" {
+			what = "durable PostgreSQL commit"
+		}
+		fmt.Fprintf(tw, "  %s\t%s ms\t%s ms\t\n", what, num(*r.FloorCommit), num(*r.FloorCommitP99))
 	}
 	fmt.Fprintf(tw, "  answer floor = round trip + commit\t%s ms\t\t\n", num(r.answerFloor()))
 	if s := r.serialRate(); s > 0 {
@@ -77,7 +81,11 @@ func (r *Result) WriteTable(w io.Writer) error {
 	fmt.Fprintln(tw, "\t\t\t")
 
 	fmt.Fprintln(tw, "figure\tmeasured\ttarget\t\tvs floor")
-	lat := func(name string, v float64, t target) {
+	lat := func(name string, p *float64, t target) {
+		if p == nil {
+			return
+		}
+		v := *p
 		ratio := ""
 		if f := r.answerFloor(); f > 0 && v > 0 {
 			ratio = fmt.Sprintf("%.1f× floor", v/f)
@@ -87,11 +95,9 @@ func (r *Result) WriteTable(w io.Writer) error {
 	lat("answer → agent unblocked, p50", r.UnblockP50, target{0.5, true})
 	lat("answer → agent unblocked, p95", r.UnblockP95, target{})
 	lat("answer → agent unblocked, p99", r.UnblockP99, target{2, true})
-	if r.UnblockP99C16 != nil {
-		lat("answer → agent unblocked, p99, 16 agents", *r.UnblockP99C16, target{5, true})
-	}
+	lat("answer → agent unblocked, p99, 16 agents", r.UnblockP99C16, target{5, true})
 	if v, ok := r.UnblockP99ByConcurrency["256"]; ok {
-		lat("answer → agent unblocked, p99, 256 agents", v, target{})
+		lat("answer → agent unblocked, p99, 256 agents", &v, target{})
 	}
 	lat("question → WebSocket, p50", r.NotifyP50, target{})
 	lat("question → WebSocket, p99", r.NotifyP99, target{5, true})
@@ -113,7 +119,9 @@ func (r *Result) WriteTable(w io.Writer) error {
 		}
 		fmt.Fprintf(tw, "  round trips/s, %s agent(s)\t%s/s\t%s\t%s\t%s\n", c, num(v), t, t.met(v), ratio)
 	}
-	fmt.Fprintf(tw, "  lost wake-ups (all load runs)\t%d\t= 0\t%s\t\n", r.LostWakeups, map[bool]string{true: "met", false: "MISSED"}[r.LostWakeups == 0])
+	if len(r.RoundTrips) > 0 || r.FanoutP99 != nil || r.LostWakeups > 0 {
+		fmt.Fprintf(tw, "  lost wake-ups (all load runs)\t%d\t= 0\t%s\t\n", r.LostWakeups, map[bool]string{true: "met", false: "MISSED"}[r.LostWakeups == 0])
+	}
 	if r.RSS100kPending != nil {
 		name := fmt.Sprintf("resident memory, %s pending", count(r.PendingCount))
 		t := target{300, true}
@@ -137,8 +145,8 @@ func (r *Result) WriteTable(w io.Writer) error {
 		if r.Subscribers >= streamsTarget {
 			t = target{100, true}
 		}
-		lat(fmt.Sprintf("question → %s WebSockets, 99%% reached", count(r.Subscribers)), *r.FanoutP99, target{})
-		lat(fmt.Sprintf("question → %s WebSockets, all reached", count(r.Subscribers)), *r.FanoutAll, t)
+		lat(fmt.Sprintf("question → %s WebSockets, 99%% reached", count(r.Subscribers)), r.FanoutP99, target{})
+		lat(fmt.Sprintf("question → %s WebSockets, all reached", count(r.Subscribers)), r.FanoutAll, t)
 	}
 	return tw.Flush()
 }

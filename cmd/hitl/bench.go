@@ -119,7 +119,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			}
 			url := *db
 			child.DB = func(string) string { return url }
-			cfg.Store, cfg.Shared = "postgres", true
+			cfg.Store, cfg.Shared, cfg.PostgresURL = "postgres", true, url
 		}
 		cfg.Launch = child.Launch
 	}
