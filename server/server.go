@@ -11,6 +11,7 @@ import (
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/broker"
 	"github.com/hitl-sh/hitl/mcpserver"
+	"github.com/hitl-sh/hitl/ui"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -84,6 +85,11 @@ func (s *Server) routes() {
 	s.mux.Handle("GET /metrics", s.metrics.handler())
 
 	s.mux.HandleFunc("/api/", s.handle(s.handleNotFound))
+
+	// The web inbox: index.html at / and content-hashed assets.
+	inbox := ui.Handler()
+	s.mux.Handle("GET /{$}", inbox)
+	s.mux.Handle("GET /assets/", inbox)
 }
 
 // Handler returns the server's HTTP handler with its middleware.

@@ -1,0 +1,86 @@
+// The public HTTP API, as the inbox uses it.
+
+import { sleep } from "./dom.js";
+
+// Retry delays for an answer that could not be delivered (network error,
+// 502, 503, 504): three retries, then the card offers a Retry button.
+const RETRY_DELAYS = [400, 1200, 3000];
+const RETRYABLE = new Set([502, 503, 504]);
+
+async function readError(res) {
+  try {
+    const body = await res.json();
+    if (body && body.error) return { code: body.error.code || "", message: body.error.message || "" };
+  } catch {
+    // not JSON
+  }
+  return { code: "", message: res.statusText || `HTTP ${res.status}` };
+}
+
+// respond answers an interaction through the web HITL contract
+// (POST /api/v1/agents/hitl/respond), retrying while the server cannot be
+// reached. It resolves to {ok:true} or {ok:false, status, code, message}
+// where status 0 means the server was never reached.
+export async function respond(id, type, value, onRetry) {
+  const body = JSON.stringify({ interaction_id: id, value, response_type: type });
+  for (let attempt = 0; ; attempt++) {
+    let res = null;
+    let failure = null;
+    try {
+      res = await fetch("/api/v1/agents/hitl/respond", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body,
+        credentials: "same-origin",
+        cache: "no-store",
+      });
+    } catch {
+      failure = { ok: false, status: 0, code: "network", message: "The server could not be reached." };
+    }
+    if (res && res.ok) return { ok: true };
+    if (res && !RETRYABLE.has(res.status)) return { ok: false, status: res.status, ...(await readError(res)) };
+    if (res) failure = { ok: false, status: res.status, ...(await readError(res)) };
+    if (attempt >= RETRY_DELAYS.length) return failure;
+    onRetry?.(attempt + 1);
+    await sleep(RETRY_DELAYS[attempt]);
+  }
+}
+
+// getJSON fetches a JSON document; it resolves to {ok, status, data, error}.
+export async function getJSON(url) {
+  try {
+    const res = await fetch(url, { credentials: "same-origin", cache: "no-store", headers: { Accept: "application/json" } });
+    if (!res.ok) return { ok: false, status: res.status, error: await readError(res) };
+    return { ok: true, status: res.status, data: await res.json() };
+  } catch {
+    return { ok: false, status: 0, error: { code: "network", message: "The server could not be reached." } };
+  }
+}
+
+// getInteraction fetches one interaction.
+export function getInteraction(id) {
+  return getJSON(`/api/v1/interactions/${encodeURIComponent(id)}`);
+}
+
+// listInteractions fetches one page, newest first.
+export function listInteractions({ status = "", limit = 50, cursor = "" } = {}) {
+  const q = new URLSearchParams({ limit: String(limit) });
+  if (status) q.set("status", status);
+  if (cursor) q.set("cursor", cursor);
+  return getJSON(`/api/v1/interactions?${q}`);
+}
+
+// pendingIDs returns the ids of every pending interaction, or null when
+// the list could not be read.
+export async function pendingIDs() {
+  const ids = new Set();
+  let cursor = "";
+  for (let page = 0; page < 20; page++) {
+    const r = await listInteractions({ status: "pending", limit: 500, cursor });
+    if (!r.ok) return null;
+    for (const it of r.data.interactions) ids.add(it.interaction_id);
+    if (!r.data.next_cursor || r.data.next_cursor === cursor) break;
+    cursor = r.data.next_cursor;
+  }
+  return ids;
+}

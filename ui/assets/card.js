@@ -1,0 +1,329 @@
+// One card: a pending interaction, its answer widget, its countdown, and
+// what happened to it.
+
+import { h, icon, uid } from "./dom.js";
+import { renderMarkdown } from "./markdown.js";
+import { buildWidget } from "./widgets.js";
+import { respond } from "./api.js";
+import { TYPE_LABELS, countdown, spokenDuration, timeEl } from "./format.js";
+
+// The seed's words for a question the agent withdrew (§3.3).
+export const MOVED_ON = "The agent moved on — this question expired.";
+
+const isMac = /Mac|iPhone|iPad/.test(navigator.platform || "");
+
+// Card is one interaction on screen. hooks: resolved(card, kind, text),
+// announce(text), changed().
+export class Card {
+  constructor(q, hooks) {
+    this.q = q;
+    this.id = q.interaction_id;
+    this.hooks = hooks;
+    this.createdAt = Date.parse(q.created_at) || Date.now();
+    this.deadline = Date.parse(q.deadline) || Infinity;
+    this.resolved = false;
+    this.expired = false;
+    this.busy = false;
+    this.sent = false;
+    this.warned = false;
+    this.build();
+    this.restoreDraft();
+  }
+
+  build() {
+    const q = this.q;
+    const ids = { question: uid("q"), context: uid("ctx"), error: uid("err") };
+    this.widget = buildWidget(q, ids, (v) => this.submit(v));
+    this.timer = h("span", { class: "countdown", role: "timer", "aria-live": "off" }, icon("clock"), h("span", { class: "countdown-text" }));
+    this.outcome = h("p", { class: "outcome", hidden: true }, h("span", { class: "outcome-icon" }), h("span", { class: "outcome-text" }));
+    this.error = h("div", { class: "card-error", id: ids.error, role: "alert", hidden: true });
+    const kbd = isMac ? "⌘" : "Ctrl";
+    this.fields = h("fieldset", { class: "answer-fields" },
+      this.widget.body ? h("div", { class: "answer-body" }, this.widget.body) : null,
+      this.error,
+      h("div", { class: "actions" },
+        q.interaction_type === "approval" ? null : h("span", { class: "kbd-hint", "aria-hidden": "true" }, h("kbd", { text: kbd }), " ", h("kbd", { text: "Enter" }), " to submit"),
+        h("span", { class: "actions-buttons" }, this.widget.actions)));
+    this.form = h("form", { class: "answer", novalidate: true, onsubmit: (e) => { e.preventDefault(); this.submit(); } }, this.fields);
+    this.form.addEventListener("input", () => this.saveDraft());
+    this.form.addEventListener("change", () => this.saveDraft());
+
+    const agent = q.source_agent ? h("span", { class: "card-agent", text: q.source_agent }) : null;
+    this.article = h("article", {
+      class: `card type-${q.interaction_type}`,
+      "data-id": this.id,
+      "data-type": q.interaction_type,
+      tabindex: "-1",
+      "aria-labelledby": ids.question,
+      "aria-describedby": q.context ? ids.context : null,
+      onkeydown: (e) => this.onKey(e),
+    },
+    h("header", { class: "card-head" },
+      h("span", { class: `type-badge badge-${q.interaction_type}`, text: TYPE_LABELS[q.interaction_type] || q.interaction_type }),
+      h("span", { class: "card-meta" }, agent, agent ? h("span", { class: "dot", "aria-hidden": "true", text: "·" }) : null, timeEl(q.created_at)),
+      this.timer),
+    h("h2", { class: "question", id: ids.question, text: q.question }),
+    q.context ? h("div", { class: "context md", id: ids.context }, renderMarkdown(q.context)) : null,
+    this.outcome,
+    this.form);
+    // The wrapper collapses smoothly when the card leaves.
+    this.el = h("div", { class: "card-wrap", "data-id": this.id }, h("div", { class: "card-clip" }, this.article));
+    this.tick(Date.now());
+  }
+
+  onKey(e) {
+    if (e.key !== "Enter" || !(e.ctrlKey || e.metaKey) || e.altKey || e.shiftKey) return;
+    e.preventDefault();
+    e.stopPropagation();
+    const v = this.widget.keyValue(e.target);
+    this.submit(v);
+  }
+
+  // focus moves keyboard focus to the card itself.
+  focus() {
+    this.article.focus({ preventScroll: true });
+    this.article.scrollIntoView({ block: "nearest", behavior: matchMedia("(prefers-reduced-motion: reduce)").matches ? "auto" : "smooth" });
+  }
+
+  // submit answers with value, or with what the widget holds.
+  submit(value) {
+    if (this.resolved || this.expired || this.busy) return;
+    this.clearError();
+    if (value === undefined) {
+      const r = this.widget.read();
+      if (!r.ok) {
+        this.showError(r.message);
+        r.first?.focus();
+        return;
+      }
+      value = r.value;
+    }
+    this.value = value;
+    this.send();
+  }
+
+  async send() {
+    this.clearError();
+    this.setBusy(true, "Sending…");
+    const res = await respond(this.id, this.q.interaction_type, this.value, (n) => this.setBusy(true, `Retrying (${n})…`));
+    this.setBusy(false);
+    if (this.resolved) return;
+    if (res.ok) {
+      this.sent = true;
+      this.resolve("sent", "Answer sent.");
+      return;
+    }
+    if (this.deferred) {
+      // Answered elsewhere while this answer was in flight.
+      this.resolve("answered", this.deferred);
+      return;
+    }
+    switch (res.status) {
+      case 409:
+        this.resolve("answered", "Someone else answered first.");
+        this.hooks.lookup?.(this);
+        return;
+      case 410:
+        if (res.code === "cancelled") this.resolve("cancelled", MOVED_ON);
+        else this.resolve("expired", "Too late — this question expired before your answer arrived.");
+        return;
+      case 404:
+        this.resolve("gone", "This question no longer exists.");
+        return;
+      case 422: {
+        const list = this.widget.parse ? this.widget.parse(res.message) : [];
+        const rest = list.length > 0 ? this.widget.showErrors(list) : [res.message];
+        this.showError(rest.length > 0 ? rest.join(" ") : "Some fields need attention.");
+        return;
+      }
+      case 0:
+        this.showError("Your answer could not be sent: the server is unreachable.", true);
+        return;
+      default:
+        this.showError(`Your answer could not be sent: ${res.message || "server error"}.`, res.status >= 500);
+    }
+  }
+
+  // answeredElsewhere ends the card because another tab or channel
+  // answered; while this card's own answer is in flight it waits for the
+  // server's verdict (the news may be about that very answer).
+  answeredElsewhere(text) {
+    if (this.busy) {
+      this.deferred = text;
+      return;
+    }
+    this.resolve("answered", text);
+  }
+
+  setBusy(busy, label) {
+    this.busy = busy;
+    this.article.setAttribute("aria-busy", busy ? "true" : "false");
+    if (busy && this.article.contains(document.activeElement) && document.activeElement !== this.article) {
+      this.refocus = document.activeElement;
+      this.article.focus({ preventScroll: true });
+    }
+    this.fields.disabled = busy || this.resolved || this.expired;
+    const primary = this.fields.querySelector(".btn-primary span");
+    if (primary) {
+      this.primaryLabel ??= primary.textContent;
+      primary.textContent = busy && label && this.q.interaction_type !== "approval" ? label : this.primaryLabel;
+    }
+    if (!busy && this.refocus && !this.resolved && document.activeElement === this.article) {
+      this.refocus.focus();
+      this.refocus = null;
+    }
+  }
+
+  showError(message, retry = false) {
+    this.error.replaceChildren(h("span", { class: "card-error-text", text: message }));
+    if (retry) {
+      this.error.append(h("button", { type: "button", class: "btn btn-secondary btn-small btn-retry", onclick: () => this.send() }, icon("retry"), h("span", { text: "Retry" })));
+    }
+    this.error.hidden = false;
+  }
+
+  clearError() {
+    this.error.hidden = true;
+    this.error.replaceChildren();
+  }
+
+  // tick updates the countdown; at the deadline the card is disabled (the
+  // server then sends hitl:cancel, or hitl:resolved with the default).
+  tick(now) {
+    if (this.resolved) return;
+    const left = this.deadline - now;
+    const text = this.timer.querySelector(".countdown-text");
+    if (!Number.isFinite(left)) {
+      this.timer.hidden = true;
+      return;
+    }
+    if (left <= 0) {
+      if (!this.expired) this.expire();
+      return;
+    }
+    text.textContent = countdown(left);
+    this.timer.classList.toggle("is-soon", left < 5 * 60000);
+    this.timer.classList.toggle("is-urgent", left < 60000);
+    // One calm announcement when a minute is left, never every second.
+    if (left <= 60000 && !this.warned) {
+      this.warned = true;
+      if (this.deadline - this.createdAt > 90000) {
+        this.hooks.announce(`“${short(this.q.question)}” expires in ${spokenDuration(left)}.`);
+      }
+    }
+  }
+
+  expire() {
+    this.expired = true;
+    this.article.classList.add("is-expired");
+    this.timer.querySelector(".countdown-text").textContent = "Time is up";
+    this.fields.disabled = true;
+    this.showOutcome("expired", "The deadline has passed; this question can no longer be answered.");
+    this.hooks.changed();
+  }
+
+  showOutcome(kind, text) {
+    this.outcome.className = `outcome outcome-${kind}`;
+    this.outcome.querySelector(".outcome-icon").replaceChildren(icon(kind === "sent" || kind === "answered" ? "check" : kind === "expired" ? "clock" : "x"));
+    this.outcome.querySelector(".outcome-text").textContent = text;
+    this.outcome.hidden = false;
+  }
+
+  // resolve ends the card with an outcome; it returns false when the card
+  // had already ended.
+  resolve(kind, text) {
+    if (this.resolved) return false;
+    this.resolved = true;
+    this.clearError();
+    this.fields.disabled = true;
+    this.timer.hidden = true;
+    this.article.classList.add("is-resolved", `is-${kind}`);
+    this.article.setAttribute("aria-busy", "false");
+    this.showOutcome(kind, text);
+    this.clearDraft();
+    this.hooks.resolved(this, kind, text);
+    return true;
+  }
+
+  // update replaces the outcome text of an ended card (details arrived).
+  update(text) {
+    this.outcome.querySelector(".outcome-text").textContent = text;
+  }
+
+  // leave animates the card out and removes it.
+  leave() {
+    if (this.leaving) return;
+    this.leaving = true;
+    const done = () => {
+      if (this.gone) return;
+      this.gone = true;
+      this.el.remove();
+      this.hooks.removed?.(this);
+    };
+    if (matchMedia("(prefers-reduced-motion: reduce)").matches) {
+      done();
+      return;
+    }
+    this.el.classList.add("is-leaving");
+    this.el.addEventListener("transitionend", (e) => { if (e.target === this.el) done(); });
+    setTimeout(done, 700); // in case no transition runs
+  }
+
+  draftKey() {
+    return `hitl:draft:${this.id}`;
+  }
+
+  saveDraft() {
+    const d = {};
+    for (const el of this.form.elements) {
+      if (!el.name) continue;
+      if (el.type === "radio") {
+        if (el.checked) d[el.name] = el.value;
+      } else if (el.type === "checkbox") {
+        d[`${el.name}\u0000${el.value}`] = el.checked;
+      } else {
+        d[el.name] = el.value;
+      }
+    }
+    try {
+      sessionStorage.setItem(this.draftKey(), JSON.stringify(d));
+    } catch {
+      // storage full or disabled: drafts are a convenience
+    }
+  }
+
+  restoreDraft() {
+    let d = null;
+    try {
+      d = JSON.parse(sessionStorage.getItem(this.draftKey()) || "null");
+    } catch {
+      d = null;
+    }
+    if (!d || typeof d !== "object") return;
+    for (const el of this.form.elements) {
+      if (!el.name) continue;
+      if (el.type === "radio") {
+        if (el.name in d) el.checked = d[el.name] === el.value;
+      } else if (el.type === "checkbox") {
+        const k = `${el.name}\u0000${el.value}`;
+        if (k in d) el.checked = !!d[k];
+      } else if (el.name in d && typeof d[el.name] === "string") {
+        el.value = d[el.name];
+      }
+    }
+  }
+
+  clearDraft() {
+    try {
+      sessionStorage.removeItem(this.draftKey());
+    } catch {
+      // ignore
+    }
+  }
+}
+
+// short trims a question for announcements and notifications.
+export function short(s, n = 120) {
+  const t = String(s).replace(/\s+/g, " ").trim();
+  return t.length > n ? `${t.slice(0, n - 1)}…` : t;
+}

@@ -1,0 +1,79 @@
+// Small DOM helpers. Nothing in the inbox ever assigns HTML from a string:
+// every element is created here and every text is a text node.
+
+const PROPS = new Set(["value", "checked", "disabled", "selected", "defaultChecked", "defaultValue"]);
+
+// h creates an element. props: class, text, on<event> handlers, a few DOM
+// properties (value, checked, disabled, …), anything else as an attribute
+// (true → present, false/null/undefined → absent). Children are nodes or
+// strings (as text) and may be nested arrays; null is skipped.
+export function h(tag, props = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(props)) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "class") el.className = v;
+    else if (k === "text") el.textContent = v;
+    else if (k.startsWith("on") && typeof v === "function") el.addEventListener(k.slice(2), v);
+    else if (PROPS.has(k)) el[k] = v;
+    else el.setAttribute(k, v === true ? "" : String(v));
+  }
+  append(el, children);
+  return el;
+}
+
+// append adds children (nodes, strings, nested arrays; null skipped).
+export function append(el, children) {
+  for (const c of children) {
+    if (c === null || c === undefined || c === false) continue;
+    if (Array.isArray(c)) append(el, c);
+    else el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return el;
+}
+
+// svg creates an inline icon from path data (no markup strings).
+export function icon(name) {
+  const NS = "http://www.w3.org/2000/svg";
+  const el = document.createElementNS(NS, "svg");
+  el.setAttribute("viewBox", "0 0 24 24");
+  el.setAttribute("aria-hidden", "true");
+  el.setAttribute("focusable", "false");
+  el.setAttribute("class", "icon");
+  for (const d of ICONS[name] || []) {
+    const p = document.createElementNS(NS, "path");
+    p.setAttribute("d", d);
+    el.append(p);
+  }
+  return el;
+}
+
+const ICONS = {
+  clock: ["M12 7v5l3 2", "M21 12a9 9 0 1 1-18 0 9 9 0 0 1 18 0z"],
+  check: ["M5 12.5l4.5 4.5L19 7.5"],
+  x: ["M6 6l12 12", "M18 6L6 18"],
+  bell: ["M6 16V11a6 6 0 1 1 12 0v5l1.5 2h-15z", "M10 20.5a2 2 0 0 0 4 0"],
+  retry: ["M4 12a8 8 0 0 1 14-5.3L20 9", "M20 4v5h-5", "M20 12a8 8 0 0 1-14 5.3L4 15", "M4 20v-5h5"],
+};
+
+let seq = 0;
+// uid returns an id unique in the page.
+export function uid(prefix) {
+  seq += 1;
+  return `${prefix}-${seq}`;
+}
+
+// sleep resolves after ms.
+export function sleep(ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+// isTyping reports whether el is a control a person types into.
+export function isTyping(el) {
+  if (!el || el === document.body) return false;
+  if (el.isContentEditable) return true;
+  if (el.tagName === "TEXTAREA" || el.tagName === "SELECT") return true;
+  if (el.tagName === "INPUT") {
+    return !["button", "submit", "reset", "checkbox", "radio", "range", "color", "file", "image"].includes(el.type);
+  }
+  return false;
+}

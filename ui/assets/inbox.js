@@ -1,0 +1,193 @@
+// The inbox: every pending interaction as a card, newest on top, kept in
+// step with the live channel.
+
+import { isTyping } from "./dom.js";
+import { Card, MOVED_ON, short } from "./card.js";
+import { getInteraction, pendingIDs } from "./api.js";
+import { answeredBy, ago } from "./format.js";
+import { notify, dismiss } from "./notify.js";
+
+const DEFAULT_USED = "The deadline passed, so the default answer was used.";
+// How long an ended card stays to show what happened, in ms.
+const LINGER_SENT = 2500;
+const LINGER_OTHER = 5000;
+
+export class Inbox {
+  // els: {cards, empty, sub, count, heading}; opts: {announce, visible(),
+  // changed(pending)}
+  constructor(els, opts) {
+    this.els = els;
+    this.opts = opts;
+    this.cards = new Map();
+    this.fresh = [];
+    this.burst = null;
+    this.ready = false;
+    this.ticks = 0;
+    setInterval(() => this.tick(), 1000);
+    this.render();
+  }
+
+  // handle applies one live message.
+  handle(msg) {
+    switch (msg.type) {
+      case "hitl:question":
+        if (msg.interaction_id) this.add(msg);
+        break;
+      case "hitl:cancel": {
+        const card = this.cards.get(msg.interaction_id);
+        card?.resolve("cancelled", MOVED_ON);
+        break;
+      }
+      case "hitl:resolved": {
+        const card = this.cards.get(msg.interaction_id);
+        if (!card || card.sent) break;
+        card.answeredElsewhere(msg.timed_out ? DEFAULT_USED : answeredBy(msg.responded_by, msg.channel));
+        break;
+      }
+    }
+  }
+
+  add(q) {
+    if (this.cards.has(q.interaction_id)) return; // a replay of a card on screen
+    const card = new Card(q, {
+      resolved: (c, kind, text) => this.onResolved(c, kind, text),
+      announce: (text) => this.opts.announce(text),
+      changed: () => this.render(),
+      lookup: (c) => this.lookup(c),
+    });
+    this.cards.set(card.id, card);
+    // Newest on top: before the first card created no later (the replay
+    // comes oldest first, so of two cards created in the same millisecond
+    // the one that arrives second is the newer).
+    const after = [...this.els.cards.children].find((el) => {
+      const other = this.cards.get(el.dataset.id);
+      return other && other !== card && other.createdAt <= card.createdAt;
+    });
+    this.els.cards.insertBefore(card.el, after || null);
+    this.fresh.push(card);
+    clearTimeout(this.burst);
+    this.burst = setTimeout(() => this.welcome(), 150);
+    this.render();
+  }
+
+  // welcome tells the person about the cards that just arrived: one
+  // announcement, one notification each, and focus to the newest unless
+  // they are busy with something else.
+  welcome() {
+    const fresh = this.fresh.filter((c) => !c.resolved);
+    this.fresh = [];
+    if (fresh.length === 0) return;
+    fresh.sort((a, b) => b.createdAt - a.createdAt);
+    const newest = fresh[0];
+    const from = newest.q.source_agent ? ` from ${newest.q.source_agent}` : "";
+    this.opts.announce(fresh.length === 1
+      ? `New question${from}: ${short(newest.q.question)}`
+      : `${fresh.length} new questions. Newest${from}: ${short(newest.q.question)}`);
+    for (const c of fresh.slice().reverse()) {
+      notify(c.q, short(c.q.question, 200), () => {
+        this.opts.show();
+        c.focus();
+      });
+    }
+    if (this.opts.visible() && !busyElsewhere()) newest.focus();
+  }
+
+  onResolved(card, kind, text) {
+    dismiss(card.id);
+    this.opts.announce(kind === "sent" ? "Answer sent." : `“${short(card.q.question, 80)}”: ${text}`);
+    setTimeout(() => this.remove(card), kind === "sent" ? LINGER_SENT : LINGER_OTHER);
+    this.opts.resolved?.();
+    this.render();
+  }
+
+  remove(card) {
+    if (!this.cards.has(card.id)) return;
+    const hadFocus = card.el.contains(document.activeElement);
+    const order = [...this.cards.values()].filter((c) => c === card || !c.resolved)
+      .sort((a, b) => b.createdAt - a.createdAt);
+    const i = order.indexOf(card);
+    const next = order[i + 1] || order[i - 1];
+    this.cards.delete(card.id);
+    card.leave();
+    if (hadFocus) {
+      if (next && next !== card) next.focus();
+      else this.els.heading.focus();
+    }
+    this.render();
+  }
+
+  // lookup fills in who answered a card that a POST found already answered.
+  async lookup(card) {
+    const r = await getInteraction(card.id);
+    if (r.ok && r.data.status === "answered") {
+      const res = r.data.result || {};
+      card.update(res.timed_out ? DEFAULT_USED : `Someone else answered first. ${answeredBy(res.responded_by, res.channel)}`);
+    }
+  }
+
+  // setReady marks the first replay as complete enough to show the empty
+  // state.
+  setReady() {
+    this.ready = true;
+    this.render();
+  }
+
+  // reconcile runs after a reconnect: the server has replayed every pending
+  // question; a card that is no longer pending ended while the connection
+  // was down, so its outcome is fetched and shown.
+  async reconcile() {
+    const ids = await pendingIDs();
+    if (!ids) return;
+    for (const card of [...this.cards.values()]) {
+      if (card.resolved || ids.has(card.id)) continue;
+      const r = await getInteraction(card.id);
+      if (card.resolved) continue;
+      if (!r.ok) {
+        if (r.status === 404) card.resolve("gone", "This question no longer exists.");
+        continue;
+      }
+      const it = r.data;
+      const res = it.result || {};
+      if (it.status === "answered") card.answeredElsewhere(res.timed_out ? DEFAULT_USED : answeredBy(res.responded_by, res.channel));
+      else if (it.status === "cancelled" || it.status === "expired") card.resolve("cancelled", MOVED_ON);
+    }
+  }
+
+  tick() {
+    const now = Date.now();
+    for (const c of this.cards.values()) c.tick(now);
+    if (++this.ticks % 30 === 0) {
+      for (const t of this.els.cards.querySelectorAll("time[datetime]")) {
+        t.textContent = ago(new Date(t.getAttribute("datetime")), now);
+      }
+    }
+  }
+
+  // pending counts the cards that can still be answered.
+  pending() {
+    let n = 0;
+    for (const c of this.cards.values()) if (!c.resolved && !c.expired) n++;
+    return n;
+  }
+
+  render() {
+    const n = this.pending();
+    const { empty, sub, count } = this.els;
+    count.textContent = String(n);
+    count.hidden = n === 0;
+    empty.hidden = !this.ready || this.cards.size > 0;
+    if (!this.ready && this.cards.size === 0) sub.textContent = "Loading questions…";
+    else if (n === 0) sub.textContent = "You're all caught up.";
+    else sub.textContent = n === 1 ? "1 question is waiting for you." : `${n} questions are waiting for you.`;
+    this.opts.changed(n);
+  }
+}
+
+// busyElsewhere reports whether the person is typing or working in a card,
+// in which case a new card must not take the focus.
+function busyElsewhere() {
+  const a = document.activeElement;
+  if (isTyping(a)) return true;
+  const card = a?.closest?.(".card");
+  return !!card && a !== card && !card.classList.contains("is-resolved");
+}

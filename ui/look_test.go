@@ -1,0 +1,193 @@
+package ui_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+)
+
+// axePath is axe-core as test.sh installs it from the npm registry.
+const axePath = "testdata/node_modules/axe-core/axe.min.js"
+
+// askOneOfEach asks one question of each type, as in the screenshots, and
+// returns their ids in the order asked.
+func askOneOfEach(t *testing.T, srv *hitlServer) []string {
+	t.Helper()
+	return []string{
+		srv.ask(t, map[string]any{
+			"interaction_type": "free_text",
+			"question":         "What should the release announcement say?",
+			"context":          "Keep it under 280 characters; it goes to the status page and to _@hitl_ on social.",
+			"default_response": "Bug fixes and performance improvements.",
+			"timeout":          3 * 3600,
+			"source_agent":     "release-writer",
+		}),
+		srv.ask(t, map[string]any{
+			"interaction_type": "form",
+			"question":         "Fill in the vendor details for purchase order PO-2291",
+			"form_schema": json.RawMessage(`{
+				"type": "object",
+				"required": ["company", "email", "amount"],
+				"properties": {
+					"company":  {"type": "string", "title": "Company", "minLength": 2},
+					"email":    {"type": "string", "format": "email", "title": "Billing email"},
+					"amount":   {"type": "number", "title": "Amount", "minimum": 0, "description": "Total in the chosen currency, VAT included."},
+					"currency": {"type": "string", "title": "Currency", "enum": ["EUR", "USD", "GBP"], "default": "EUR"},
+					"delivery": {"type": "string", "format": "date", "title": "Delivery date"},
+					"urgent":   {"type": "boolean", "title": "Urgent", "description": "Skips the second approval."}
+				}
+			}`),
+			"timeout":      2 * 3600,
+			"source_agent": "procurement",
+		}),
+		srv.ask(t, map[string]any{
+			"interaction_type": "multi_choice",
+			"question":         "Which customers should get the apology email?",
+			"options": []map[string]any{
+				{"key": "acme", "label": "Acme Corp"}, {"key": "globex", "label": "Globex"},
+				{"key": "initech", "label": "Initech"}, {"key": "umbrella", "label": "Umbrella"},
+			},
+			"default_response": []string{"acme"},
+			"timeout":          45 * 60,
+			"source_agent":     "support-bot",
+		}),
+		srv.ask(t, map[string]any{
+			"interaction_type": "single_choice",
+			"question":         "Which region should the new database live in?",
+			"options": []map[string]any{
+				{"key": "eu-west-1", "label": "Ireland"}, {"key": "us-east-1", "label": "N. Virginia"},
+				{"key": "ap-southeast-2", "label": "Sydney"},
+			},
+			"timeout":      20 * 60,
+			"source_agent": "infra-planner",
+		}),
+		srv.ask(t, map[string]any{
+			"interaction_type": "approval",
+			"question":         "Deploy build 1432 to production?",
+			"context":          "All **212 checks** passed on `main`. Changes since the last release:\n\n- 3 database migrations (backwards compatible)\n- new billing webhook\n\nRelease notes: [build 1432](https://example.com/builds/1432)",
+			"options":          []map[string]any{{"key": "deploy", "label": "Deploy"}, {"key": "hold", "label": "Hold"}},
+			"timeout":          4 * 60,
+			"source_agent":     "deployer",
+		}),
+	}
+}
+
+// emulateMedia sets prefers-color-scheme and turns animations off, so
+// contrast checks and screenshots see the settled page.
+func emulateMedia(scheme string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{
+				{Name: "prefers-color-scheme", Value: scheme},
+				{Name: "prefers-reduced-motion", Value: "reduce"},
+			},
+		})
+		return err
+	})
+}
+
+// axeViolation is what the test reports of an axe-core violation.
+type axeViolation struct {
+	ID     string   `json:"id"`
+	Impact string   `json:"impact"`
+	Help   string   `json:"help"`
+	Nodes  []string `json:"nodes"`
+}
+
+// runAxe injects axe-core into the page and returns its violations.
+func runAxe(t *testing.T, p *page) []axeViolation {
+	t.Helper()
+	src, err := os.ReadFile(axePath)
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("axe-core is missing (%v); test.sh installs it from npm", err)
+		}
+		t.Skipf("accessibility test skipped: %v (run ./test.sh, which installs axe-core from npm)", err)
+	}
+	if _, err := chromedp.Run(p.ctx, chromedp.Evaluate[chromedp.Void](string(src))); err != nil {
+		t.Fatalf("inject axe-core: %v", err)
+	}
+	return eval[[]axeViolation](p, `axe.run(document, {resultTypes: ["violations"]}).then(r => r.violations.map(v => ({
+		id: v.id, impact: v.impact || "", help: v.help,
+		nodes: v.nodes.slice(0, 5).map(n => n.target.join(" ") + (n.failureSummary ? " — " + n.failureSummary.replace(/\s+/g, " ") : "")),
+	})))`)
+}
+
+// TestAccessibility runs axe-core on an inbox with one card of each type,
+// in light and dark; with HITL_UPDATE_SCREENSHOTS=1 it also writes the
+// screenshots in docs/.
+func TestAccessibility(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	ids := askOneOfEach(t, srv)
+	for _, scheme := range []string{"light", "dark"} {
+		t.Run(scheme, func(t *testing.T) {
+			p := openPage(t, srv, chromedp.EmulateViewport(960, 900), emulateMedia(scheme))
+			for _, id := range ids {
+				p.waitCard(id)
+			}
+			p.waitJS(`document.title === "(5) hitl"`)
+			// Focus stays where a person would start: on the newest card.
+			p.do(chromedp.Evaluate[chromedp.Void](`document.activeElement.blur(); window.scrollTo(0, 0)`))
+			for _, v := range runAxe(t, p) {
+				if v.Impact == "serious" || v.Impact == "critical" {
+					t.Errorf("axe %s (%s): %s\n\t%s", v.ID, v.Impact, v.Help, strings.Join(v.Nodes, "\n\t"))
+				} else {
+					t.Logf("axe %s (%s): %s", v.ID, v.Impact, v.Help)
+				}
+			}
+			if os.Getenv("HITL_UPDATE_SCREENSHOTS") != "" {
+				png, err := chromedp.Run(p.ctx, chromedp.FullScreenshot(100))
+				if err != nil {
+					t.Fatalf("screenshot: %v", err)
+				}
+				writeDoc(t, fmt.Sprintf("inbox-%s.png", scheme), png)
+			}
+		})
+	}
+}
+
+// TestNarrowScreen checks the inbox fits a 375 px wide phone screen.
+func TestNarrowScreen(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	ids := askOneOfEach(t, srv)
+	p := openPage(t, srv, chromedp.EmulateViewport(375, 812, chromedp.EmulateMobile), emulateMedia("light"))
+	for _, id := range ids {
+		p.waitCard(id)
+	}
+	got := eval[int](p, `document.documentElement.scrollWidth`)
+	if got > 375 {
+		t.Errorf("page is %d px wide at a 375 px viewport; want no horizontal scrolling", got)
+	}
+	wide := eval[[]string](p, `[...document.querySelectorAll("body *")].filter(e => e.getBoundingClientRect().right > 376 && e.getClientRects().length).map(e => e.tagName + "." + e.className).slice(0, 5)`)
+	if len(wide) > 0 {
+		t.Errorf("elements past the right edge at 375 px: %v", wide)
+	}
+	if os.Getenv("HITL_UPDATE_SCREENSHOTS") != "" {
+		png, err := chromedp.Run(p.ctx, chromedp.CaptureScreenshot())
+		if err != nil {
+			t.Fatalf("screenshot: %v", err)
+		}
+		writeDoc(t, "inbox-phone.png", png)
+	}
+}
+
+func writeDoc(t *testing.T, name string, data []byte) {
+	t.Helper()
+	path := filepath.Join("..", "docs", name)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wrote %s", path)
+}
