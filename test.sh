@@ -25,6 +25,20 @@ psql -h 127.0.0.1 -U postgres -d postgres -tAc "SELECT 1 FROM pg_database WHERE 
 # Set, so the PostgreSQL tests fail rather than skip when it is unreachable.
 export HITL_TEST_POSTGRES="${HITL_TEST_POSTGRES:-postgres://postgres@127.0.0.1:5432/test?sslmode=disable}"
 
+echo "== browser (web inbox tests)"
+# The ui/ tests drive Debian's Chromium headless and inject axe-core (from
+# the npm registry, into the git-ignored ui/testdata/node_modules). Both are
+# installed only when missing.
+if [ ! -x /usr/bin/chromium ]; then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+fi
+AXE_VERSION=4.14.1
+if ! grep -qs "\"version\": \"$AXE_VERSION\"" ui/testdata/node_modules/axe-core/package.json; then
+  npm install --no-save --no-package-lock --no-audit --no-fund --loglevel=error \
+    --prefix ui/testdata "axe-core@$AXE_VERSION" >/dev/null
+fi
+
 echo "== gofmt"
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
 if [ -n "$unformatted" ]; then
