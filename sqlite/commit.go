@@ -87,6 +87,7 @@ func (s *Store) commitNext() {
 	for _, r := range batch {
 		close(r.done)
 	}
+	s.wrote()
 
 	q.mu.Lock()
 	if len(q.queue) > 0 {

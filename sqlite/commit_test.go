@@ -167,3 +167,29 @@ func TestGroupCommitManyWriters(t *testing.T) {
 		t.Errorf("queue not idle after the writes: leading %v, %d queued", s.wq.leading, len(s.wq.queue))
 	}
 }
+
+func TestBackgroundCheckpoint(t *testing.T) {
+	s := openInternal(t)
+	var limit int
+	if err := s.w.QueryRow(`PRAGMA wal_autocheckpoint`).Scan(&limit); err != nil {
+		t.Fatal(err)
+	}
+	if limit != backstopPages {
+		t.Errorf("writer's wal_autocheckpoint = %d, want %d", limit, backstopPages)
+	}
+	type result struct{ logPages, done int }
+	ran := make(chan result, 16)
+	s.cp.observe = func(logPages, done int) {
+		select {
+		case ran <- result{logPages, done}:
+		default:
+		}
+	}
+	if err := s.write(context.Background(), insert("x", nil)); err != nil {
+		t.Fatal(err)
+	}
+	got := <-ran
+	if got.logPages == 0 || got.done != got.logPages {
+		t.Errorf("checkpoint after a write: %d WAL pages, %d checkpointed; want all of them, at least one", got.logPages, got.done)
+	}
+}

@@ -48,7 +48,8 @@ type Store struct {
 	w    *sql.DB // one connection: every write, in a transaction
 	r    *sql.DB // read-only pool; the same as w for ":memory:"
 	st   statements
-	wq   writeQueue // writes waiting for the next group commit
+	wq   writeQueue    // writes waiting for the next group commit
+	cp   *checkpointer // background checkpoints; nil for ":memory:"
 	now  func() time.Time
 	log  *slog.Logger
 }
@@ -117,7 +118,13 @@ func (s *Store) init(readers int, memory bool, busy time.Duration) error {
 			return err
 		}
 	}
-	return s.st.prepare(ctx, s.w, s.r)
+	if err := s.st.prepare(ctx, s.w, s.r); err != nil {
+		return err
+	}
+	if !memory {
+		s.startCheckpointer()
+	}
+	return nil
 }
 
 // dsn returns the modernc.org/sqlite data source name for path: WAL,
@@ -135,6 +142,9 @@ func dsn(path string, memory bool, busy time.Duration, readOnly bool) string {
 		q.Set("_query_only", "1")
 	} else {
 		q.Set("_txlock", "immediate")
+		if !memory {
+			q.Add("_pragma", fmt.Sprintf("wal_autocheckpoint(%d)", backstopPages))
+		}
 	}
 	if memory {
 		return ":memory:?" + q.Encode()
@@ -158,6 +168,7 @@ func (s *Store) Ping(ctx context.Context) error {
 // Close closes the statements and connections. The last connection to
 // close checkpoints the WAL into the database file.
 func (s *Store) Close() error {
+	s.stopCheckpointer()
 	errs := []error{s.st.close()}
 	if s.r != nil && s.r != s.w {
 		errs = append(errs, s.r.Close())
