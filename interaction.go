@@ -98,6 +98,7 @@ type Interaction struct {
 	SessionID       string          `json:"session_id,omitempty"`
 	Metadata        map[string]any  `json:"metadata,omitempty"`
 	Targets         *Targets        `json:"targets,omitempty"`
+	Notify          *Notify         `json:"notify,omitempty"`
 	CreatedBy       string          `json:"created_by"`
 	CreatedVia      string          `json:"created_via"`
 	CreatedAt       time.Time       `json:"created_at"`

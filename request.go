@@ -43,6 +43,9 @@ type CreateRequest struct {
 	SessionID       string          `json:"session_id,omitempty"`
 	Metadata        map[string]any  `json:"metadata,omitempty"`
 	Targets         *Targets        `json:"targets,omitempty"`
+	// Notify overrides the server's notification settings per channel
+	// (Slack's delay and channel, or Slack off).
+	Notify *Notify `json:"notify,omitempty"`
 }
 
 // OptionList decodes options given either as objects {key,label,description}
@@ -152,6 +155,11 @@ func NewInteraction(req CreateRequest, caller Caller, now time.Time) (*Interacti
 	if err := in.setTargets(req.Targets); err != nil {
 		return nil, err
 	}
+	notify, err := normalizeNotify(req.Notify)
+	if err != nil {
+		return nil, err
+	}
+	in.Notify = notify
 	in.RequestHash = in.fingerprint()
 	return in, nil
 }
