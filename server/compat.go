@@ -55,10 +55,11 @@ func (s *Server) handleFeedbackSubmit(w http.ResponseWriter, r *http.Request) er
 }
 
 // resolveUniqueID maps the first seed's unique_id to an interaction id: an
-// interaction id as is, else the newest pending interaction with that
-// idempotency key.
+// interaction id as is (refused as Respond would refuse it), else the
+// newest pending interaction with that idempotency key that the caller
+// may see.
 func (s *Server) resolveUniqueID(r *http.Request, uniqueID string) (string, error) {
-	in, err := s.broker.Get(r.Context(), uniqueID)
+	in, err := s.broker.Answerable(r.Context(), uniqueID)
 	if err == nil {
 		return in.ID, nil
 	} else if !errors.Is(err, hitl.ErrNotFound) {
@@ -156,7 +157,7 @@ func (s *Server) handleHITLRespond(w http.ResponseWriter, r *http.Request) error
 		return hitl.Errorf(hitl.EINVALID, "value is required")
 	}
 	if req.ResponseType != "" {
-		in, err := s.broker.Get(r.Context(), req.InteractionID)
+		in, err := s.broker.Answerable(r.Context(), req.InteractionID)
 		if err != nil {
 			return err
 		}

@@ -41,6 +41,7 @@ var statusOf = map[string]int{
 	hitl.ECANCELLED:    http.StatusGone,
 	hitl.ETOOLARGE:     http.StatusRequestEntityTooLarge,
 	hitl.EVALUE:        http.StatusUnprocessableEntity,
+	hitl.ERATELIMITED:  http.StatusTooManyRequests,
 	hitl.EUNAVAILABLE:  http.StatusServiceUnavailable,
 	hitl.EINTERNAL:     http.StatusInternalServerError,
 }
@@ -64,6 +65,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	status, ok := statusOf[code]
 	if !ok {
 		status = http.StatusInternalServerError
+	}
+	if code == hitl.EUNAUTHORIZED {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="hitl"`)
 	}
 	var body errorBody
 	body.Error.Code = code

@@ -14,11 +14,15 @@ import (
 // channel is "api"; any other value is refused.
 const ChannelHeader = "X-Hitl-Channel"
 
-// identify puts the caller's identity in the request context. Until
-// authentication exists every caller is "local".
+// identify authenticates the request (see authenticate) and puts the
+// caller's identity in the request context: "local", an admin, when no
+// user or token exists yet.
 func (s *Server) identify(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		caller := hitl.Caller{Name: hitl.LocalCaller, Channel: hitl.ChannelAPI}
+		caller, cred, ok := s.authenticate(w, r)
+		if !ok {
+			return // refused
+		}
 		switch ch := r.Header.Get(ChannelHeader); ch {
 		case "":
 		case hitl.ChannelCLI, hitl.ChannelMCP:
@@ -27,7 +31,7 @@ func (s *Server) identify(next http.Handler) http.Handler {
 			s.writeError(w, r, hitl.Errorf(hitl.EINVALID, "%s must be %s or %s; got %q", ChannelHeader, hitl.ChannelCLI, hitl.ChannelMCP, ch))
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(hitl.WithCaller(r.Context(), caller)))
+		s.admit(w, r, caller, cred, next)
 	})
 }
 

@@ -25,6 +25,9 @@ type Options struct {
 	Registry *prometheus.Registry
 	// Version is reported by /healthz.
 	Version string
+	// Auth configures authentication (see AuthOptions); the zero value
+	// runs without login until the first user or token exists.
+	Auth AuthOptions
 }
 
 // Server serves hitl over HTTP. Create it with New and serve Handler().
@@ -34,6 +37,7 @@ type Server struct {
 	version string
 	metrics *metrics
 	mux     *http.ServeMux
+	auth    *authenticator
 }
 
 // New returns a server over b.
@@ -51,6 +55,7 @@ func New(b *broker.Broker, opts *Options) *Server {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	s.metrics = newMetrics(opts.Registry, b)
+	s.auth = newAuthenticator(b, opts.Auth, s.log)
 	s.routes()
 	return s
 }
@@ -78,6 +83,15 @@ func (s *Server) routes() {
 
 	// MCP over streamable HTTP: the ask_human and human_feedback tools.
 	s.mux.Handle("/mcp", mcpserver.New(s.broker, &mcpserver.Options{Logger: s.log, Version: s.version}).Handler())
+
+	// Authentication: the API the inbox uses, and a plain login page.
+	s.mux.HandleFunc("POST /api/v1/auth/login", s.handle(s.handleLogin))
+	s.mux.HandleFunc("POST /api/v1/auth/logout", s.handle(s.handleLogout))
+	s.mux.HandleFunc("GET /api/v1/auth/me", s.handle(s.handleMe))
+	s.mux.HandleFunc("GET /login", s.handleLoginPage)
+	s.mux.HandleFunc("POST /login", s.handleLoginForm)
+	s.mux.HandleFunc("POST /logout", s.handleLogoutForm)
+	s.mux.HandleFunc("GET "+loginCSSPath, s.handleLoginCSS)
 
 	// Operations.
 	s.mux.HandleFunc("GET /healthz", s.handle(s.handleHealth))

@@ -53,6 +53,7 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	ctx := r.Context()
+	caller := hitl.CallerFrom(ctx)
 
 	// Subscribe before reading the log or the pending list, so nothing
 	// committed in between is missed; duplicates are skipped instead.
@@ -97,7 +98,7 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) error {
 	sent := sub.Start
 	replayed := make(map[string]bool, len(pending))
 	if resume {
-		if sent, err = s.replayLog(ctx, sw, after, sub.Start); err != nil {
+		if sent, err = s.replayLog(ctx, sw, caller, after, sub.Start); err != nil {
 			if ctx.Err() == nil {
 				s.log.Error("events: replay event log", "after", after, "error", err)
 			}
@@ -133,6 +134,9 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) error {
 				continue
 			}
 			sent = ev.Seq
+			if !visible(caller, ev) {
+				continue // the caller may not see this interaction
+			}
 			if ev.Type == hitl.EventCreated && replayed[ev.InteractionID] {
 				delete(replayed, ev.InteractionID) // listed and sent already
 				continue
@@ -148,9 +152,10 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) error {
 	}
 }
 
-// replayLog sends the logged events with sequence in (after, upto], page
-// by page, and returns the newest sequence it covered.
-func (s *Server) replayLog(ctx context.Context, sw *sseWriter, after, upto int64) (int64, error) {
+// replayLog sends the logged events with sequence in (after, upto] that
+// the caller may see, page by page, and returns the newest sequence it
+// covered.
+func (s *Server) replayLog(ctx context.Context, sw *sseWriter, caller hitl.Caller, after, upto int64) (int64, error) {
 	for after < upto {
 		evs, err := s.broker.Store().Events(ctx, after, sseReplayPage)
 		if err != nil {
@@ -164,6 +169,9 @@ func (s *Server) replayLog(ctx context.Context, sw *sseWriter, after, upto int64
 				return upto, nil // the subscription delivers the rest
 			}
 			after = ev.Seq
+			if !visible(caller, ev) {
+				continue
+			}
 			if msg, ok := messageFor(ev); ok {
 				if err := sw.event(msg, ev.Seq); err != nil {
 					return after, err

@@ -100,7 +100,8 @@ func (s *Server) streamWebSocket(ctx context.Context, conn *websocket.Conn) (web
 	// skipped below), never missed.
 	sub := s.broker.Subscribe()
 	defer sub.Close()
-	pending, err := s.pendingInteractions(ctx)
+	caller := hitl.CallerFrom(ctx)
+	pending, err := s.pendingInteractions(ctx) // only what the caller may see
 	if err != nil {
 		if ctx.Err() != nil {
 			return 0, ""
@@ -159,6 +160,9 @@ func (s *Server) streamWebSocket(ctx context.Context, conn *websocket.Conn) (web
 				if repeat {
 					continue // already sent in the replay
 				}
+			}
+			if !visible(caller, ev) {
+				continue // the caller may not see this interaction
 			}
 			data, err := encodeEvent(ev)
 			if err != nil {

@@ -1,0 +1,351 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"path"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/auth"
+	"github.com/hitl-sh/hitl/broker"
+	mcpauth "github.com/modelcontextprotocol/go-sdk/auth"
+	"golang.org/x/time/rate"
+)
+
+// Authentication defaults.
+const (
+	// DefaultSessionTTL is how long a login lasts.
+	DefaultSessionTTL = 7 * 24 * time.Hour
+	// DefaultLoginRate and DefaultLoginBurst limit login attempts per
+	// client IP: five at once, then one every 12 seconds.
+	DefaultLoginRate  = rate.Limit(5.0 / 60)
+	DefaultLoginBurst = 5
+	// DefaultRespondRate and DefaultRespondBurst limit answers per client
+	// IP while authentication is on.
+	DefaultRespondRate  = rate.Limit(10)
+	DefaultRespondBurst = 100
+
+	// sessionCookie holds a browser's session secret.
+	sessionCookie = "hitl_session"
+	// localRecheck is how often a server in local mode looks for the
+	// first user or token (created with the hitl CLI, maybe while it runs).
+	localRecheck = time.Second
+	// roleNone is the role of an anonymous request to a public route: it
+	// may do nothing through the engine.
+	roleNone hitl.Role = "none"
+)
+
+// AuthOptions configure who may use the server. The zero value: identities
+// from the broker's store when it has them, local mode (no login) until the
+// first user or token exists, and then credentials on every request.
+type AuthOptions struct {
+	// Identities holds users, tokens and sessions; nil means the broker's
+	// store, if it implements hitl.Identities. Without identities the
+	// server stays in local mode.
+	Identities hitl.Identities
+	// PublicURL is the URL people use to reach the server (for example
+	// https://hitl.example.com). An https URL makes the session cookie
+	// Secure; its host is accepted in local mode.
+	PublicURL string
+	// AnyHost accepts requests for any Host in local mode. Without it,
+	// local mode answers only requests addressed to a loopback name or
+	// address (or PublicURL's host), so that a web page cannot reach it
+	// through DNS rebinding. hitl serve sets it with --insecure-no-auth.
+	AnyHost bool
+	// PublicMetrics serves /metrics without credentials; otherwise, once
+	// authentication is on, only admins may read it.
+	PublicMetrics bool
+	// SessionTTL is how long a login lasts; 0 means DefaultSessionTTL.
+	SessionTTL time.Duration
+	// LoginRate and LoginBurst limit login attempts per client IP; 0
+	// means the defaults, rate.Inf no limit.
+	LoginRate  rate.Limit
+	LoginBurst int
+	// RespondRate and RespondBurst limit answers per client IP while
+	// authentication is on; 0 means the defaults, rate.Inf no limit.
+	RespondRate  rate.Limit
+	RespondBurst int
+	// Now is the clock for sessions and limits; nil means time.Now.
+	Now func() time.Time
+}
+
+// credential says how a request was authenticated.
+type credential struct {
+	kind  string // "local", "token", "session" or "" (anonymous)
+	token *hitl.Token
+}
+
+type credentialKey struct{}
+
+// authenticator turns a request's credentials into a hitl.Caller.
+type authenticator struct {
+	ids           hitl.Identities
+	log           *slog.Logger
+	now           func() time.Time
+	publicHost    string
+	secureCookie  bool
+	anyHost       bool
+	publicMetrics bool
+	ttl           time.Duration
+	login         *limiter
+	respond       *limiter
+	hashing       chan struct{} // bounds concurrent password checks (each takes 19 MiB)
+	dummy         atomic.Pointer[string]
+
+	required atomic.Bool  // credentials exist: every request needs them, from now on
+	checked  atomic.Int64 // when local mode last looked for them (unix ns)
+}
+
+func newAuthenticator(b *broker.Broker, o AuthOptions, log *slog.Logger) *authenticator {
+	a := &authenticator{
+		ids:           o.Identities,
+		log:           log,
+		now:           o.Now,
+		anyHost:       o.AnyHost,
+		publicMetrics: o.PublicMetrics,
+		ttl:           o.SessionTTL,
+		hashing:       make(chan struct{}, 4),
+	}
+	if a.ids == nil {
+		a.ids, _ = b.Store().(hitl.Identities)
+	}
+	if a.now == nil {
+		a.now = time.Now
+	}
+	if a.ttl <= 0 {
+		a.ttl = DefaultSessionTTL
+	}
+	if o.PublicURL != "" {
+		u, err := url.Parse(o.PublicURL)
+		if err != nil || u.Host == "" {
+			log.Error("public URL is not a URL; ignored", "public_url", o.PublicURL)
+		} else {
+			a.publicHost = strings.ToLower(u.Hostname())
+			a.secureCookie = u.Scheme == "https"
+		}
+	}
+	lr, lb := o.LoginRate, o.LoginBurst
+	if lr == 0 {
+		lr, lb = DefaultLoginRate, DefaultLoginBurst
+	}
+	rr, rb := o.RespondRate, o.RespondBurst
+	if rr == 0 {
+		rr, rb = DefaultRespondRate, DefaultRespondBurst
+	}
+	a.login = newLimiter(lr, lb, a.now)
+	a.respond = newLimiter(rr, rb, a.now)
+	return a
+}
+
+// isRequired reports whether requests need credentials: once a user or
+// token exists, and from then on for the life of the server. In local
+// mode it looks again at most every localRecheck.
+func (a *authenticator) isRequired(ctx context.Context) (bool, error) {
+	if a.required.Load() {
+		return true, nil
+	}
+	if a.ids == nil {
+		return false, nil
+	}
+	now := a.now().UnixNano()
+	if last := a.checked.Load(); last != 0 && now-last < int64(localRecheck) {
+		return false, nil
+	}
+	ok, err := a.ids.HasIdentities(ctx)
+	if err != nil {
+		return false, err
+	}
+	if ok {
+		a.required.Store(true)
+		a.log.Info("users or tokens exist: every request now needs credentials")
+		return true, nil
+	}
+	a.checked.Store(now)
+	return false, nil
+}
+
+// authenticate returns the caller of r, or writes the refusal and returns
+// false: 401 for missing or bad credentials, 403 for a Host local mode does
+// not answer. A public route (see isPublic) is served without credentials,
+// as an anonymous caller who may do nothing through the engine.
+func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (hitl.Caller, credential, bool) {
+	a := s.auth
+	required, err := a.isRequired(r.Context())
+	if err != nil {
+		s.log.Error("look for users and tokens", "error", err)
+		s.writeError(w, r, hitl.Errorf(hitl.EUNAVAILABLE, "cannot check credentials: the database is not answering"))
+		return hitl.Caller{}, credential{}, false
+	}
+	if !required {
+		if !a.anyHost && !a.hostAllowed(r.Host) {
+			s.writeError(w, r, hitl.Errorf(hitl.EFORBIDDEN,
+				"host %q refused: without users or tokens hitl only answers requests for localhost (set HITL_PUBLIC_URL to add a name)", r.Host))
+			return hitl.Caller{}, credential{}, false
+		}
+		return hitl.Caller{Name: hitl.LocalCaller, Role: hitl.RoleAdmin, Channel: hitl.ChannelAPI}, credential{kind: "local"}, true
+	}
+	c, cred, err := a.credentials(r)
+	switch {
+	case err == nil:
+		return c, cred, true
+	case isPublic(r, a.publicMetrics) && hitl.ErrorCode(err) == hitl.EUNAUTHORIZED:
+		return hitl.Caller{Role: roleNone, Channel: hitl.ChannelAPI}, credential{}, true
+	}
+	s.writeError(w, r, err)
+	return hitl.Caller{}, credential{}, false
+}
+
+// credentials reads the bearer token, or else the session cookie, of r.
+func (a *authenticator) credentials(r *http.Request) (hitl.Caller, credential, error) {
+	ctx := r.Context()
+	if h := r.Header.Get("Authorization"); h != "" {
+		scheme, tok, ok := strings.Cut(h, " ")
+		if !ok || !strings.EqualFold(scheme, "Bearer") {
+			return hitl.Caller{}, credential{}, hitl.Errorf(hitl.EUNAUTHORIZED, "the Authorization header must be \"Bearer <token>\"")
+		}
+		tok = strings.TrimSpace(tok)
+		if !auth.LooksLikeToken(tok) {
+			return hitl.Caller{}, credential{}, hitl.Errorf(hitl.EUNAUTHORIZED, "invalid token")
+		}
+		t, err := a.ids.TokenByHash(ctx, auth.HashSecret(tok))
+		if errors.Is(err, hitl.ErrNotFound) {
+			return hitl.Caller{}, credential{}, hitl.Errorf(hitl.EUNAUTHORIZED, "invalid token: revoked, or never issued by this server")
+		} else if err != nil {
+			return hitl.Caller{}, credential{}, err
+		}
+		return hitl.Caller{Name: t.Name, Role: t.Role, Groups: t.Groups, Channel: hitl.ChannelAPI}, credential{kind: "token", token: t}, nil
+	}
+	if ck, err := r.Cookie(sessionCookie); err == nil && ck.Value != "" {
+		_, u, err := a.ids.Session(ctx, auth.HashSecret(ck.Value), a.now())
+		if errors.Is(err, hitl.ErrNotFound) {
+			return hitl.Caller{}, credential{}, hitl.Errorf(hitl.EUNAUTHORIZED, "your session has ended; log in again")
+		} else if err != nil {
+			return hitl.Caller{}, credential{}, err
+		}
+		return hitl.Caller{Name: u.Name, Role: u.Role(), Groups: u.Groups, Channel: hitl.ChannelAPI}, credential{kind: "session"}, nil
+	}
+	return hitl.Caller{}, credential{}, hitl.Errorf(hitl.EUNAUTHORIZED,
+		"authentication required: send an API token (Authorization: Bearer hitl_…) or log in at /login")
+}
+
+// admit applies the per-route rules after authentication, then serves r
+// with next: /metrics for admins (unless public), the per-client limit on
+// answers, and MCP sessions bound to the token that opened them.
+func (s *Server) admit(w http.ResponseWriter, r *http.Request, c hitl.Caller, cred credential, next http.Handler) {
+	a := s.auth
+	p := r.URL.Path
+	switch {
+	case p == "/metrics" && !a.publicMetrics && c.Role != hitl.RoleAdmin:
+		s.writeError(w, r, hitl.Errorf(hitl.EFORBIDDEN, "metrics are for admins"))
+		return
+	case isRespond(r) && cred.kind != "local":
+		if ok, wait := a.respond.allow(clientIP(r)); !ok {
+			s.tooMany(w, r, wait, "too many answers from this address")
+			return
+		}
+	case (p == "/mcp" || strings.HasPrefix(p, "/mcp/")) && cred.kind != "local":
+		// The MCP SDK runs a session's tool calls with the context of the
+		// request that opened it; binding the session to the token keeps
+		// another caller from using it.
+		if cred.token == nil {
+			s.writeError(w, r, hitl.Errorf(hitl.EUNAUTHORIZED, "MCP needs an API token (Authorization: Bearer hitl_…)"))
+			return
+		}
+		id := cred.token.ID
+		next = mcpauth.RequireBearerToken(func(context.Context, string, *http.Request) (*mcpauth.TokenInfo, error) {
+			return &mcpauth.TokenInfo{UserID: "token:" + id}, nil
+		}, &mcpauth.RequireBearerTokenOptions{AllowMissingExpiration: true})(next)
+	}
+	ctx := hitl.WithCaller(r.Context(), c)
+	ctx = context.WithValue(ctx, credentialKey{}, cred)
+	next.ServeHTTP(w, r.WithContext(ctx))
+}
+
+// tooMany writes a 429 with Retry-After.
+func (s *Server) tooMany(w http.ResponseWriter, r *http.Request, wait time.Duration, msg string) {
+	secs := int(wait.Seconds() + 0.999)
+	w.Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
+	s.writeError(w, r, hitl.Errorf(hitl.ERATELIMITED, "%s; try again in %d s", msg, max(secs, 1)))
+}
+
+// isPublic reports whether r may be served without credentials: health
+// checks, the login page and API, logout, and the web inbox's static files
+// (the inbox then asks /api/v1/auth/me and shows its login view). Routes
+// listed here must not act on the caller's behalf. A path that is not in
+// canonical form is never public (the mux redirects it first).
+func isPublic(r *http.Request, publicMetrics bool) bool {
+	p := r.URL.Path
+	if path.Clean(p) != strings.TrimSuffix(p, "/") && p != "/" {
+		return false
+	}
+	switch r.Method {
+	case http.MethodGet, http.MethodHead:
+		switch p {
+		case "/", "/healthz", "/readyz", "/login", loginCSSPath:
+			return true
+		case "/metrics":
+			return publicMetrics
+		}
+		return strings.HasPrefix(p, "/assets/")
+	case http.MethodPost:
+		switch p {
+		case "/login", "/logout", "/api/v1/auth/login", "/api/v1/auth/logout":
+			return true
+		}
+	}
+	return false
+}
+
+// isRespond reports whether r answers an interaction.
+func isRespond(r *http.Request) bool {
+	if r.Method != http.MethodPost {
+		return false
+	}
+	p := r.URL.Path
+	return p == "/api/human-feedback/submit" || p == "/api/v1/agents/hitl/respond" ||
+		strings.HasPrefix(p, "/api/v1/interactions/") && strings.HasSuffix(p, "/respond")
+}
+
+// hostAllowed reports whether local mode answers a request for host: a
+// loopback name or address, or the public URL's host. A browser always
+// sends the name it resolved, so a page on another site that re-points
+// its own name at 127.0.0.1 (DNS rebinding) is refused.
+func (a *authenticator) hostAllowed(host string) bool {
+	if host == "" {
+		return true // HTTP/1.0 without Host: not a browser
+	}
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.ToLower(strings.TrimSuffix(strings.Trim(host, "[]"), "."))
+	switch {
+	case host == "localhost" || strings.HasSuffix(host, ".localhost"):
+		return true
+	case a.publicHost != "" && host == a.publicHost:
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// credentialFrom returns how the request in ctx was authenticated.
+func credentialFrom(ctx context.Context) credential {
+	c, _ := ctx.Value(credentialKey{}).(credential)
+	return c
+}
+
+// visible reports whether a live stream may send ev to c: only events of
+// interactions c may see (hitl.CanSee), so a person who is not a target
+// never receives the question. Targets and creator never change, so the
+// answer is the same for every event of an interaction.
+func visible(c hitl.Caller, ev *hitl.Event) bool {
+	return ev.Interaction != nil && hitl.CanSee(c, ev.Interaction)
+}
