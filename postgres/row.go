@@ -16,6 +16,7 @@ var interactionColumns = []string{
 	"timeout", "deadline", "on_timeout", "idempotency_key", "source_agent", "session_id",
 	"metadata", "targets", "created_by", "created_via", "created_at", "request_hash", "status",
 	"result_value", "responded_by", "result_channel", "responded_at", "timed_out", "reason",
+	"notify",
 }
 
 // columns lists interactionColumns for a SELECT or RETURNING, each
@@ -30,6 +31,7 @@ func scanInteraction(row pgx.Row, before ...any) (*hitl.Interaction, error) {
 	var (
 		in                                  hitl.Interaction
 		options, schema, def, meta, targets *string
+		notify                              *string
 		value                               *string
 		deadline, respondedAt               *time.Time
 		createdAt                           time.Time
@@ -42,6 +44,7 @@ func scanInteraction(row pgx.Row, before ...any) (*hitl.Interaction, error) {
 		&in.Timeout, &deadline, &onTimeout, &in.IdempotencyKey, &in.SourceAgent, &in.SessionID,
 		&meta, &targets, &in.CreatedBy, &in.CreatedVia, &createdAt, &in.RequestHash, &status,
 		&value, &respondedBy, &channel, &respondedAt, &timedOut, &reason,
+		&notify,
 	)
 	if err := row.Scan(dest...); err != nil {
 		return nil, err
@@ -58,6 +61,9 @@ func scanInteraction(row pgx.Row, before ...any) (*hitl.Interaction, error) {
 		return nil, fmt.Errorf("interaction %s: %w", in.ID, err)
 	}
 	if err := unmarshal(targets, &in.Targets, "targets"); err != nil {
+		return nil, fmt.Errorf("interaction %s: %w", in.ID, err)
+	}
+	if err := unmarshal(notify, &in.Notify, "notify"); err != nil {
 		return nil, fmt.Errorf("interaction %s: %w", in.ID, err)
 	}
 	if in.Status != hitl.StatusPending {
@@ -87,8 +93,9 @@ func scanInteractions(rows pgx.Rows, capacity int) ([]*hitl.Interaction, error) 
 	return list, rows.Err()
 }
 
-// insertArgs returns the values of in for sqlCreate's first 19
-// parameters, in interactionColumns order up to request_hash.
+// insertArgs returns the values of in for sqlCreate's first 20
+// parameters, in interactionColumns order up to request_hash, then
+// notify.
 func insertArgs(in *hitl.Interaction) ([]any, error) {
 	options, err := marshal(in.Options, in.Options == nil, "options")
 	if err != nil {
@@ -102,10 +109,15 @@ func insertArgs(in *hitl.Interaction) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	notify, err := marshal(in.Notify, in.Notify == nil, "notify")
+	if err != nil {
+		return nil, err
+	}
 	return []any{
 		in.ID, string(in.Type), in.Question, in.Context, options, text(in.FormSchema), text(in.DefaultResponse),
 		in.Timeout, timestamp(in.Deadline), string(in.OnTimeout), in.IdempotencyKey, in.SourceAgent, in.SessionID,
 		meta, targets, in.CreatedBy, in.CreatedVia, in.CreatedAt, in.RequestHash,
+		notify,
 	}, nil
 }
 

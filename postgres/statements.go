@@ -13,13 +13,13 @@ var (
 		WHERE created_by = $1 AND idempotency_key = $2 AND idempotency_key <> ''`
 
 	// sqlCreate inserts an interaction and its created event unless the
-	// agent's idempotency key is taken (then it returns no row). $20 is
+	// agent's idempotency key is taken (then it returns no row). $21 is
 	// the NOTIFY channel.
 	sqlCreate = `WITH ins AS (
 			INSERT INTO interactions (id, type, question, context, options, form_schema, default_response,
 				timeout, deadline, on_timeout, idempotency_key, source_agent, session_id,
-				metadata, targets, created_by, created_via, created_at, request_hash)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
+				metadata, targets, created_by, created_via, created_at, request_hash, notify)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
 			ON CONFLICT (created_by, idempotency_key) WHERE idempotency_key <> '' DO NOTHING
 			RETURNING id, created_at, created_by, created_via
 		), ev AS (
@@ -27,7 +27,7 @@ var (
 			SELECT 'created', id, created_at, created_by, created_via FROM ins
 			RETURNING seq
 		)
-		SELECT seq, pg_notify($20, seq::text) FROM ev`
+		SELECT seq, pg_notify($21, seq::text) FROM ev`
 
 	// sqlResolve is the compare-and-set out of pending, with its event.
 	// $9 is true when the deadline must not have passed at $6 (a person's

@@ -20,6 +20,7 @@ func scanInteraction(sc scanner, before ...any) (*hitl.Interaction, error) {
 	var (
 		in                                  hitl.Interaction
 		options, schema, def, meta, targets []byte
+		notify                              []byte
 		value                               []byte
 		deadline, respondedAt               sql.NullInt64
 		createdAt                           int64
@@ -31,6 +32,7 @@ func scanInteraction(sc scanner, before ...any) (*hitl.Interaction, error) {
 		&in.Timeout, &deadline, &in.OnTimeout, &in.IdempotencyKey, &in.SourceAgent, &in.SessionID,
 		&meta, &targets, &in.CreatedBy, &in.CreatedVia, &createdAt, &in.RequestHash, &in.Status,
 		&value, &respondedBy, &channel, &respondedAt, &timedOut, &reason,
+		&notify,
 	)
 	if err := sc.Scan(dest...); err != nil {
 		return nil, err
@@ -50,6 +52,9 @@ func scanInteraction(sc scanner, before ...any) (*hitl.Interaction, error) {
 		return nil, fmt.Errorf("interaction %s: %w", in.ID, err)
 	}
 	if err := unmarshal(targets, &in.Targets, "targets"); err != nil {
+		return nil, fmt.Errorf("interaction %s: %w", in.ID, err)
+	}
+	if err := unmarshal(notify, &in.Notify, "notify"); err != nil {
 		return nil, fmt.Errorf("interaction %s: %w", in.ID, err)
 	}
 	if in.Status != hitl.StatusPending {
@@ -82,11 +87,16 @@ func insertArgs(in *hitl.Interaction) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	notify, err := marshal(in.Notify, in.Notify == nil, "notify")
+	if err != nil {
+		return nil, err
+	}
 	return []any{
 		in.ID, string(in.Type), in.Question, in.Context, options, text(in.FormSchema), text(in.DefaultResponse),
 		in.Timeout, millis(in.Deadline), string(in.OnTimeout), in.IdempotencyKey, in.SourceAgent, in.SessionID,
 		meta, targets, in.CreatedBy, in.CreatedVia, in.CreatedAt.UnixMilli(), in.RequestHash, string(hitl.StatusPending),
 		nil, "", "", nil, false, "",
+		notify,
 	}, nil
 }
 

@@ -14,6 +14,7 @@ var interactionColumns = []string{
 	"timeout", "deadline", "on_timeout", "idempotency_key", "source_agent", "session_id",
 	"metadata", "targets", "created_by", "created_via", "created_at", "request_hash", "status",
 	"result_value", "responded_by", "result_channel", "responded_at", "timed_out", "reason",
+	"notify",
 }
 
 // columns lists interactionColumns for a SELECT, each prefixed with

@@ -104,7 +104,7 @@ func TestMigrationsIdempotent(t *testing.T) {
 		}
 		got = append(got, name)
 	}
-	if d := cmp.Diff([]string{"0001_init.sql", "0002_auth.sql"}, got); d != "" {
+	if d := cmp.Diff([]string{"0001_init.sql", "0002_auth.sql", "0003_slack.sql"}, got); d != "" {
 		t.Errorf("schema_migrations (-want +got):\n%s", d)
 	}
 }
