@@ -77,7 +77,9 @@ export class Inbox {
     const fresh = this.fresh.filter((c) => !c.resolved);
     this.fresh = [];
     if (fresh.length === 0) return;
-    fresh.sort((a, b) => b.createdAt - a.createdAt);
+    // In page order, so the newest is the topmost (ties in created_at are
+    // broken by arrival, as add() placed them).
+    fresh.sort((a, b) => (a.el.compareDocumentPosition(b.el) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1));
     const newest = fresh[0];
     const from = newest.q.source_agent ? ` from ${newest.q.source_agent}` : "";
     this.opts.announce(fresh.length === 1
@@ -103,8 +105,8 @@ export class Inbox {
   remove(card) {
     if (!this.cards.has(card.id)) return;
     const hadFocus = card.el.contains(document.activeElement);
-    const order = [...this.cards.values()].filter((c) => c === card || !c.resolved)
-      .sort((a, b) => b.createdAt - a.createdAt);
+    const order = [...this.els.cards.children].map((el) => this.cards.get(el.dataset.id))
+      .filter((c) => c && (c === card || !c.resolved));
     const i = order.indexOf(card);
     const next = order[i + 1] || order[i - 1];
     this.cards.delete(card.id);
