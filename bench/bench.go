@@ -106,6 +106,10 @@ type Result struct {
 	// RoundTripP99ByConcurrency is create → answered p99 of each load run.
 	RoundTripP99ByConcurrency map[string]float64 `json:"roundtrip_p99_ms_by_concurrency"`
 	LostWakeups               int                `json:"lost_wakeups"`
+	// PersonReconnects counts the times the server dropped the answering
+	// person's WebSocket as too slow during the load runs (it reconnects
+	// and gets the replay, as a browser does).
+	PersonReconnects int `json:"person_reconnects"`
 	// ServerCPUPerRoundTrip and DriverCPUPerRoundTrip are the CPU time (µs)
 	// the server process and the benchmark used per round trip, by
 	// concurrency: on a machine this size they share the cores.
@@ -267,8 +271,12 @@ func runLatency(ctx context.Context, cfg Config, res *Result, progress func(stri
 				res.ServerCPUPerRoundTrip[key] = float64(lr.cpuPerRoundTrip(lr.ServerCPU).Microseconds())
 			}
 			res.DriverCPUPerRoundTrip[key] = float64(lr.cpuPerRoundTrip(lr.DriverCPU).Microseconds())
-			progress("round trips: concurrency %d: %.0f/s, unblock p99 %.3f ms, round trip p99 %.3f ms, %d lost wake-ups; CPU per round trip: server %s, driver %s",
-				c, lr.perSecond(), ms(lr.Unblock.P99), ms(lr.RoundTrip.P99), lr.Lost,
+			res.PersonReconnects += lr.Reconnects
+			if lr.Reconnects > 0 {
+				progress("round trips: concurrency %d: the person's WebSocket was dropped %d times and reconnected (last: %s)", c, lr.Reconnects, lr.LastDrop)
+			}
+			progress("round trips: concurrency %d: %.0f/s, unblock p99 %.3f ms, round trip p99 %.3f ms, %d lost wake-ups, %d reconnects; CPU per round trip: server %s, driver %s",
+				c, lr.perSecond(), ms(lr.Unblock.P99), ms(lr.RoundTrip.P99), lr.Lost, lr.Reconnects,
 				lr.cpuPerRoundTrip(lr.ServerCPU).Round(time.Microsecond), lr.cpuPerRoundTrip(lr.DriverCPU).Round(time.Microsecond))
 		}
 		return nil

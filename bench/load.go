@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,6 +18,8 @@ type loadResult struct {
 	Unblock     dist          // answer sent → agent's wait returned
 	RoundTrip   dist          // create sent → agent's wait returned
 	Lost        int           // lost wake-ups, warm-up included
+	Reconnects  int           // times the person's WebSocket was dropped and reopened
+	LastDrop    string        // why it was last dropped
 	// ServerCPU and DriverCPU are the CPU time the server process and this
 	// process used in the window (0 when the server's is unknown).
 	ServerCPU, DriverCPU time.Duration
@@ -63,20 +66,51 @@ func roundTrips(ctx context.Context, srv *Server, c int, warm, window time.Durat
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
-	sub, err := subscribe(ctx, base)
+	first, err := subscribe(ctx, base)
 	if err != nil {
 		return loadResult{}, fmt.Errorf("round trips: %w", err)
 	}
 	var answers sync.Map // interaction id → *answer
 
-	// The person: answer every question of this run as it arrives.
+	// The person: answer every question of this run as it arrives. The
+	// server drops a WebSocket that falls too far behind (on a busy
+	// machine the stream can stall); like any client, the person then
+	// reconnects, and the replay brings every question still pending.
 	work := make(chan string, 1<<16)
+	var (
+		personMu   sync.Mutex
+		sub        = first
+		stopped    bool
+		reconnects atomic.Int64
+		lastDrop   string // why the person's WebSocket last closed
+	)
 	go func() {
 		defer close(work)
-		for q := range sub.questions {
-			if q.msg.SourceAgent == tag {
-				work <- q.msg.InteractionID
+		for {
+			for q := range sub.questions {
+				if q.msg.SourceAgent == tag {
+					work <- q.msg.InteractionID
+				}
 			}
+			personMu.Lock()
+			if stopped || ctx.Err() != nil {
+				personMu.Unlock()
+				return
+			}
+			lastDrop = fmt.Sprint(sub.err)
+			if reconnects.Add(1) > maxReconnects {
+				personMu.Unlock()
+				cancel(fmt.Errorf("the person's WebSocket closed %d times; last: %v", maxReconnects, sub.err))
+				return
+			}
+			next, err := subscribe(ctx, base)
+			if err != nil {
+				personMu.Unlock()
+				cancel(fmt.Errorf("the person's WebSocket closed (%v) and reconnecting failed: %w", sub.err, err))
+				return
+			}
+			sub = next
+			personMu.Unlock()
 		}
 	}()
 	var people sync.WaitGroup
@@ -84,8 +118,14 @@ func roundTrips(ctx context.Context, srv *Server, c int, warm, window time.Durat
 		people.Go(func() {
 			for id := range work {
 				ans := &answer{sent: time.Now()}
-				answers.Store(id, ans)
+				if _, dup := answers.LoadOrStore(id, ans); dup {
+					continue // replayed after a reconnect, already being answered
+				}
 				if err := personAPI.respond(ctx, id); err != nil {
+					var se *statusError
+					if errors.As(err, &se) && se.status == http.StatusConflict && reconnects.Load() > 0 {
+						continue // replayed while its answer was on the way
+					}
 					if ctx.Err() == nil {
 						cancel(fmt.Errorf("respond: %w", err))
 					}
@@ -154,6 +194,9 @@ func roundTrips(ctx context.Context, srv *Server, c int, warm, window time.Durat
 	case <-ctx.Done():
 	}
 	agents.Wait()
+	personMu.Lock()
+	stopped = true
+	personMu.Unlock()
 	sub.close()
 	people.Wait()
 	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) {
@@ -168,10 +211,15 @@ func roundTrips(ctx context.Context, srv *Server, c int, warm, window time.Durat
 		Unblock:     summarize(unblocks),
 		RoundTrip:   summarize(roundtrips),
 		Lost:        int(lost.Load()),
+		Reconnects:  int(reconnects.Load()),
+		LastDrop:    lastDrop,
 		ServerCPU:   serverCPU[1] - serverCPU[0],
 		DriverCPU:   driverCPU[1] - driverCPU[0],
 	}, nil
 }
+
+// maxReconnects bounds how often the person reconnects in one run.
+const maxReconnects = 20
 
 // maxAgentWait bounds one agent's wait for its answer.
 const maxAgentWait = time.Minute

@@ -121,7 +121,7 @@ func (w *wsConn) next() ([]byte, error) {
 				}
 			case opClose:
 				_ = w.writeFrame(opClose, nil)
-				return nil, io.EOF
+				return nil, closeError(payload)
 			}
 			continue
 		}
@@ -138,6 +138,26 @@ func (w *wsConn) next() ([]byte, error) {
 			return w.buf, nil
 		}
 	}
+}
+
+// errClosed is a close frame from the server: io.EOF, with its status.
+type errClosed struct {
+	code   int
+	reason string
+}
+
+func (e *errClosed) Error() string {
+	return fmt.Sprintf("websocket closed by the server: %d %s", e.code, e.reason)
+}
+
+func (e *errClosed) Unwrap() error { return io.EOF }
+
+// closeError describes a close frame's payload (status code and reason).
+func closeError(payload []byte) error {
+	if len(payload) < 2 {
+		return &errClosed{code: 1005}
+	}
+	return &errClosed{code: int(binary.BigEndian.Uint16(payload)), reason: string(payload[2:])}
 }
 
 // header reads a frame header: whether it ends a message, its opcode,
