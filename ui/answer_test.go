@@ -170,7 +170,9 @@ const formSchema = `{
 				"zip":  {"type": "string", "title": "Postcode", "pattern": "^[0-9]{5}$"}
 			}
 		},
-		"ip": {"type": "string", "format": "ipv4", "title": "Office IP"}
+		"ip":   {"type": "string", "format": "ipv4", "title": "Office IP"},
+		"when": {"type": "string", "format": "date-time", "title": "Kick-off", "default": "2026-06-01T09:30:00Z"},
+		"site": {"type": "string", "format": "uri", "title": "Website"}
 	}
 }`
 
@@ -191,6 +193,11 @@ func TestForm(t *testing.T) {
 	}
 	if got := eval[string](p, fmt.Sprintf(`document.querySelector(%s).value`, js(field("/start")))); got != "2026-06-01" {
 		t.Errorf("start date = %q, want the schema default 2026-06-01", got)
+	}
+	for path, want := range map[string]string{"/start": "date", "/when": "datetime-local", "/email": "email", "/site": "url", "/count": "number", "/plan": "select-one"} {
+		if got := eval[string](p, fmt.Sprintf(`document.querySelector(%s).type`, js(field(path)))); got != want {
+			t.Errorf("%s is an input of type %q, want %q", path, got, want)
+		}
 	}
 
 	// Nothing filled in: the page refuses and says where.
@@ -216,6 +223,7 @@ func TestForm(t *testing.T) {
 		chromedp.SendKeys(chromedp.CSS(field("/address/city")), "Paris"),
 		chromedp.SendKeys(chromedp.CSS(field("/address/zip")), "7500"),
 		chromedp.SendKeys(chromedp.CSS(field("/ip")), "999.1.1.1"),
+		chromedp.SendKeys(chromedp.CSS(field("/site")), "https://example.com/ada"),
 		chromedp.Click(chromedp.CSS(card(id)+` button[type="submit"]`)),
 	)
 	p.waitJS(fmt.Sprintf(`document.querySelector(%s).textContent !== ""`, js(fmt.Sprintf(`%s .field[data-path="/address/zip"] .field-error`, card(id)))))
@@ -249,6 +257,7 @@ func TestForm(t *testing.T) {
 	assertValue(t, awaitResult(t, wait), `{
 		"name": "Ada Lovelace", "email": "ada@example.com", "count": 3, "plan": "team",
 		"start": "2026-06-01", "newsletter": true, "tags": ["alpha", "gamma"],
-		"address": {"city": "Paris", "zip": "75001"}, "ip": "10.0.0.1"
+		"address": {"city": "Paris", "zip": "75001"}, "ip": "10.0.0.1",
+		"when": "2026-06-01T09:30:00.000Z", "site": "https://example.com/ada"
 	}`)
 }

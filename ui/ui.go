@@ -187,7 +187,7 @@ func setSecurityHeaders(w http.ResponseWriter, r *http.Request) {
 		"default-src 'self'",
 		"script-src 'self'",
 		"style-src 'self'",
-		"img-src 'self' data:",
+		"img-src 'self'",
 		"font-src 'self'",
 		"connect-src " + connect,
 		"object-src 'none'",
