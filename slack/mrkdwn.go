@@ -1,0 +1,170 @@
+package slack
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Markdown to Slack's mrkdwn. Slack's dialect differs from Markdown in
+// what matters here: *bold* rather than **bold**, _italic_, ~strike~,
+// <url|text> links, no headings, and &, < and > must be escaped. Anything
+// not recognised stays as text, escaped, so nothing a question says can
+// become a mention (<!channel>) or a disguised link.
+
+var (
+	mdFence     = regexp.MustCompile("^\\s*(```|~~~)")
+	mdHeading   = regexp.MustCompile(`^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$`)
+	mdBullet    = regexp.MustCompile(`^(\s*)[-*+]\s+`)
+	mdQuote     = regexp.MustCompile(`^\s{0,3}>\s?`)
+	mdRule      = regexp.MustCompile(`^\s{0,3}([-*_])(\s*[-*_]){2,}\s*$`)
+	mdLink      = regexp.MustCompile(`!?\[([^\]\n]*)\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)`)
+	mdAutolink  = regexp.MustCompile(`<((?:https?|mailto):[^>\s]+)>`)
+	mdBold      = regexp.MustCompile(`\*\*([^*\n]+?)\*\*|__([^_\n]+?)__`)
+	mdItalic    = regexp.MustCompile(`(^|[^\w*])\*([^*\s](?:[^*\n]*?[^*\s])?)\*`)
+	mdStrike    = regexp.MustCompile(`~~([^~\n]+?)~~`)
+	placeholder = regexp.MustCompile("\x00(\\d+)\x00")
+)
+
+// escape escapes the three characters Slack's mrkdwn reserves.
+func escape(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+}
+
+// mrkdwn converts Markdown to Slack mrkdwn.
+func mrkdwn(md string) string {
+	lines := strings.Split(strings.ReplaceAll(md, "\r\n", "\n"), "\n")
+	out := make([]string, 0, len(lines))
+	inFence := false
+	for _, line := range lines {
+		if mdFence.MatchString(line) {
+			inFence = !inFence
+			out = append(out, "```")
+			continue
+		}
+		if inFence {
+			out = append(out, escape(line))
+			continue
+		}
+		out = append(out, mrkdwnLine(line))
+	}
+	if inFence {
+		out = append(out, "```")
+	}
+	return strings.Join(out, "\n")
+}
+
+// mrkdwnLine converts one line outside code blocks.
+func mrkdwnLine(line string) string {
+	prefix := ""
+	switch {
+	case mdRule.MatchString(line):
+		return "──────────"
+	case mdHeading.MatchString(line):
+		text := mdHeading.FindStringSubmatch(line)[1]
+		if text == "" {
+			return ""
+		}
+		return "*" + strings.ReplaceAll(inline(text), "*", "") + "*"
+	case mdQuote.MatchString(line):
+		prefix, line = ">", mdQuote.ReplaceAllString(line, "")
+		if line != "" {
+			prefix = "> "
+		}
+	}
+	if m := mdBullet.FindStringSubmatch(line); m != nil {
+		prefix += m[1] + "• "
+		line = line[len(m[0]):]
+	}
+	return prefix + inline(line)
+}
+
+// inline converts the inline markup of text: code spans are kept (and
+// escaped), links become <url|text>, emphasis takes Slack's markers.
+func inline(text string) string {
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(text, '`')
+		if i < 0 {
+			b.WriteString(spans(text))
+			return b.String()
+		}
+		j := strings.IndexByte(text[i+1:], '`')
+		if j < 0 {
+			b.WriteString(spans(text))
+			return b.String()
+		}
+		b.WriteString(spans(text[:i]))
+		b.WriteString("`" + escape(text[i+1:i+1+j]) + "`")
+		text = text[i+2+j:]
+	}
+}
+
+// spans converts text without code spans.
+func spans(text string) string {
+	var kept []string
+	keep := func(s string) string {
+		kept = append(kept, s)
+		return "\x00" + strconv.Itoa(len(kept)-1) + "\x00"
+	}
+	text = mdLink.ReplaceAllStringFunc(text, func(m string) string {
+		sub := mdLink.FindStringSubmatch(m)
+		label, url := sub[1], sub[2]
+		if !safeURL(url) {
+			return m
+		}
+		if label == "" {
+			label = url
+		}
+		// Slack ends a link's text at "|" and ">": escaped, they cannot.
+		return keep("<" + escapeURL(url) + "|" + escape(strings.ReplaceAll(label, "|", "¦")) + ">")
+	})
+	text = mdAutolink.ReplaceAllStringFunc(text, func(m string) string {
+		return keep("<" + escapeURL(m[1:len(m)-1]) + ">")
+	})
+	text = escape(text)
+	text = mdBold.ReplaceAllString(text, "\x01$1$2\x01")
+	text = mdItalic.ReplaceAllString(text, "${1}_${2}_")
+	text = mdStrike.ReplaceAllString(text, "~$1~")
+	text = strings.ReplaceAll(text, "\x01", "*")
+	return placeholder.ReplaceAllStringFunc(text, func(m string) string {
+		n, _ := strconv.Atoi(m[1 : len(m)-1])
+		return kept[n]
+	})
+}
+
+// safeURL reports whether a link may be made of url: web and mail links
+// only (no javascript:, no Slack's own <!…> or <@…> syntax).
+func safeURL(url string) bool {
+	l := strings.ToLower(url)
+	return strings.HasPrefix(l, "https://") || strings.HasPrefix(l, "http://") || strings.HasPrefix(l, "mailto:")
+}
+
+// escapeURL escapes what would end a link early.
+func escapeURL(url string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "%3C", ">", "%3E", "|", "%7C").Replace(url)
+}
+
+// truncate shortens s to at most n runes, ending with "…" when cut.
+func truncate(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+// truncateMrkdwn shortens converted mrkdwn without cutting an escape, a
+// link or a code block in two: it cuts the Markdown and converts again
+// until the result fits. Each round cuts at least one rune, so it ends.
+func truncateMrkdwn(md string, n int) string {
+	out := mrkdwn(md)
+	for utf8.RuneCountInString(out) > n {
+		r := []rune(md)
+		keep := max(0, min(len(r)*n/utf8.RuneCountInString(out), len(r)-2))
+		md = strings.TrimRight(string(r[:keep]), "\\`[*_~") + "…"
+		out = mrkdwn(md)
+	}
+	return out
+}

@@ -1,0 +1,524 @@
+// Package slack is hitl's Slack channel. An interaction still unanswered
+// after a delay (120 seconds unless configured or asked otherwise) is
+// posted to a Slack channel as a Block Kit message with buttons, a select,
+// checkboxes or a modal for its type; people answer there (or by replying
+// in the message's thread) and the answer goes through the engine like any
+// other. When the interaction ends, on any channel, the message is updated
+// to say how, and its buttons go.
+//
+// Notifications are durable rows in the store (hitl.SlackStore), not
+// sleeping goroutines: one timer is armed at the earliest row due, rows
+// are claimed exactly once across replicas, and a row that came due while
+// the server was down is worked on at start-up. Slack reaches hitl over
+// Socket Mode, or over HTTP (/slack/events and /slack/interactivity) with
+// Slack's request signatures verified.
+package slack
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/broker"
+	"github.com/slack-go/slack"
+)
+
+const (
+	// idleRecheck bounds how long the timer sleeps, so that a replica
+	// notices rows and configuration changes made by another.
+	idleRecheck = 30 * time.Second
+	// configRecheck is how often the stored configuration is read again.
+	configRecheck = 30 * time.Second
+	// retryAfterError is how long the timer waits after a store error.
+	retryAfterError = 5 * time.Second
+	// skippedRecheck is how soon the timer looks again at a row that is
+	// due but held by another replica.
+	skippedRecheck = time.Second
+	// lease is how long a claimed row is held before another replica may
+	// take it over (its holder died).
+	lease = 2 * time.Minute
+	// claimBatch is how many rows are claimed at once.
+	claimBatch = 20
+	// maxQueue bounds the events waiting for the worker; beyond it the
+	// worker sweeps the store instead.
+	maxQueue = 10000
+	// scheduleBatch is how many unscheduled interactions a sweep reads at
+	// once.
+	scheduleBatch = 200
+	// seenWindow is how long Slack event IDs are remembered (Slack retries
+	// within minutes).
+	seenWindow = time.Hour
+	// handleTimeout bounds handling one request from Slack.
+	handleTimeout = 30 * time.Second
+	// closeGrace is how long Close lets work in flight finish.
+	closeGrace = 5 * time.Second
+)
+
+// Options configure a Service. The zero value is usable.
+type Options struct {
+	// Logger receives operational logs; nil discards them. Secrets and
+	// answer values are never logged.
+	Logger *slog.Logger
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Settings are the flags and HITL_SLACK_* variables, which win over
+	// the stored configuration.
+	Settings Settings
+	// Cipher seals secrets saved through the API. Without one, secrets can
+	// only come from Settings.
+	Cipher *Cipher
+	// PublicURL is where people reach hitl's web inbox, for the "Open in
+	// hitl" link; "" leaves the link out.
+	PublicURL string
+	// Identities maps Slack users to hitl users by email; nil means the
+	// broker's store, if it has identities.
+	Identities hitl.Identities
+	// APIURL is Slack's Web API; "" means https://slack.com/api/. Tests
+	// point it at a fake.
+	APIURL string
+	// HTTPClient makes the Web API calls; nil means a client with a
+	// 20-second timeout.
+	HTTPClient *http.Client
+}
+
+// Service is the Slack channel over one broker. Create it with New, then
+// Start it; Close it before the store.
+type Service struct {
+	b          *broker.Broker
+	store      hitl.SlackStore
+	ids        hitl.Identities
+	log        *slog.Logger
+	now        func() time.Time
+	env        Settings
+	cipher     *Cipher
+	publicURL  string
+	apiURL     string
+	httpClient *http.Client
+	users      userCache
+
+	ctx    context.Context // ends with Close: in-flight work stops
+	cancel context.CancelFunc
+	kick   chan struct{}
+	closed chan struct{}
+	once   sync.Once
+	wg     sync.WaitGroup
+
+	// applyMu serialises reconfiguration (and so Socket Mode starts and
+	// stops).
+	applyMu sync.Mutex
+	socket  *socketRun
+
+	mu       sync.Mutex
+	cfg      Config
+	api      *slack.Client // nil without a bot token
+	loadedAt time.Time
+	queue    []*hitl.Event // created and ended events for the worker
+	sweep    bool          // the worker should scan the store for missed work
+	done     bool
+	online   bool // Socket Mode connected
+
+	// stepDone, when set (by tests), is called after each of the
+	// worker's steps.
+	stepDone func()
+}
+
+// New returns the Slack channel over b, whose store must keep Slack's
+// rows (hitl.SlackStore, as the SQLite and PostgreSQL stores do).
+func New(b *broker.Broker, opts *Options) (*Service, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	store, ok := b.Store().(hitl.SlackStore)
+	if !ok {
+		return nil, errors.New("slack: the store cannot keep Slack messages")
+	}
+	s := &Service{
+		b:          b,
+		store:      store,
+		ids:        opts.Identities,
+		log:        opts.Logger,
+		now:        opts.Now,
+		env:        opts.Settings,
+		cipher:     opts.Cipher,
+		publicURL:  opts.PublicURL,
+		apiURL:     opts.APIURL,
+		httpClient: opts.HTTPClient,
+		kick:       make(chan struct{}, 1),
+		closed:     make(chan struct{}),
+	}
+	if s.ids == nil {
+		s.ids, _ = b.Store().(hitl.Identities)
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.apiURL == "" {
+		s.apiURL = slack.APIURL
+	}
+	if s.httpClient == nil {
+		s.httpClient = &http.Client{Timeout: 20 * time.Second}
+	}
+	s.users.m = make(map[string]cachedUser)
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	return s, nil
+}
+
+// Start reads the configuration, connects (Socket Mode) when configured,
+// and starts the timer. It first schedules what was missed while the
+// server was down and works on the rows that came due meanwhile.
+func (s *Service) Start(ctx context.Context) error {
+	if err := s.env.Validate(); err != nil {
+		return fmt.Errorf("slack settings: %s", hitl.ErrorMessage(err))
+	}
+	cfg, err := s.effective(ctx)
+	if err != nil {
+		return fmt.Errorf("start slack: %w", err)
+	}
+	if err := cfg.validate(); err != nil {
+		s.log.Error("Slack configuration is not usable; Slack stays off until it is fixed", "error", hitl.ErrorMessage(err))
+		cfg.Enabled = false
+	}
+	s.applyMu.Lock()
+	s.applyLocked(cfg)
+	s.applyMu.Unlock()
+	s.mu.Lock()
+	s.sweep = true
+	s.mu.Unlock()
+	s.b.Observe(s.observe)
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		s.run()
+	}()
+	return nil
+}
+
+// Close stops the timer and Socket Mode, and waits for requests from
+// Slack being handled. Rows in flight are picked up again after their
+// lease, here or on another replica.
+func (s *Service) Close() error {
+	s.once.Do(func() {
+		s.mu.Lock()
+		s.done = true
+		s.mu.Unlock()
+		close(s.closed)
+		s.applyMu.Lock()
+		s.stopSocketLocked()
+		s.applyMu.Unlock()
+		// Let work in flight finish for a moment (a message being posted
+		// is better recorded than posted twice), then cut it off.
+		finished := make(chan struct{})
+		go func() {
+			s.wg.Wait()
+			close(finished)
+		}()
+		grace := time.NewTimer(closeGrace)
+		defer grace.Stop()
+		select {
+		case <-finished:
+		case <-grace.C:
+		}
+		s.cancel()
+	})
+	s.wg.Wait()
+	return nil
+}
+
+// applyLocked makes cfg the configuration in effect: a new API client
+// when the bot token changed, Socket Mode started, restarted or stopped,
+// and a sweep when Slack was just turned on. Callers hold applyMu.
+func (s *Service) applyLocked(cfg Config) {
+	s.mu.Lock()
+	old := s.cfg
+	s.cfg = cfg
+	s.loadedAt = s.now()
+	if cfg.BotToken == "" {
+		s.api = nil
+	} else if s.api == nil || cfg.BotToken != old.BotToken || cfg.AppToken != old.AppToken {
+		s.api = s.newAPI(cfg)
+	}
+	if cfg.usable() && !old.usable() {
+		s.sweep = true
+	}
+	s.mu.Unlock()
+
+	want := cfg.Enabled && cfg.BotToken != "" && cfg.Transport() == TransportSocketMode
+	if r := s.socket; r != nil && (!want || r.appToken != cfg.AppToken || r.botToken != cfg.BotToken) {
+		s.stopSocketLocked()
+	}
+	if want && s.socket == nil && !s.isDone() {
+		s.startSocketLocked(cfg)
+	}
+	s.poke()
+}
+
+// newAPI returns a Web API client for cfg's tokens.
+func (s *Service) newAPI(cfg Config) *slack.Client {
+	opts := []slack.Option{slack.OptionAPIURL(s.apiURL), slack.OptionHTTPClient(s.httpClient)}
+	if cfg.AppToken != "" {
+		opts = append(opts, slack.OptionAppLevelToken(cfg.AppToken))
+	}
+	return slack.New(cfg.BotToken, opts...)
+}
+
+// client returns the configuration in effect and its API client.
+func (s *Service) client() (Config, *slack.Client) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cfg, s.api
+}
+
+func (s *Service) isDone() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.done
+}
+
+// poke wakes the worker.
+func (s *Service) poke() {
+	select {
+	case s.kick <- struct{}{}:
+	default:
+	}
+}
+
+// goHandle runs fn in the background with the service's context, unless
+// the service is closing. Close waits for it.
+func (s *Service) goHandle(fn func(ctx context.Context)) {
+	s.mu.Lock()
+	if s.done {
+		s.mu.Unlock()
+		return
+	}
+	s.wg.Add(1)
+	s.mu.Unlock()
+	go func() {
+		defer s.wg.Done()
+		ctx, cancel := context.WithTimeout(s.ctx, handleTimeout)
+		defer cancel()
+		fn(ctx)
+	}()
+}
+
+// observe is the broker's observer: created and ended interactions are
+// queued for the worker. It never blocks.
+func (s *Service) observe(ev *hitl.Event) {
+	switch ev.Type {
+	case hitl.EventCreated:
+		if ev.Interaction == nil || ev.Interaction.Status != hitl.StatusPending {
+			return
+		}
+	case hitl.EventAnswered, hitl.EventExpired, hitl.EventCancelled:
+	default:
+		return
+	}
+	s.mu.Lock()
+	if s.done {
+		s.mu.Unlock()
+		return
+	}
+	if len(s.queue) >= maxQueue {
+		s.sweep = true
+	} else {
+		s.queue = append(s.queue, ev)
+	}
+	s.mu.Unlock()
+	s.poke()
+}
+
+// run is the worker: one timer, armed at the earliest row due.
+func (s *Service) run() {
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		wait := s.step()
+		if s.stepDone != nil {
+			s.stepDone()
+		}
+		timer.Reset(wait)
+		select {
+		case <-timer.C:
+		case <-s.kick:
+			timer.Stop()
+		case <-s.closed:
+			return
+		}
+	}
+}
+
+// step does everything that is due and returns how long to sleep.
+func (s *Service) step() time.Duration {
+	ctx, cancel := context.WithTimeout(s.ctx, 2*lease)
+	defer cancel()
+	s.reload(ctx)
+	cfg, api := s.client()
+
+	s.mu.Lock()
+	queue, sweep := s.queue, s.sweep
+	s.queue, s.sweep = nil, false
+	s.mu.Unlock()
+
+	var created []*hitl.Interaction
+	ended := map[string]bool{}
+	for _, ev := range queue {
+		if ev.Type == hitl.EventCreated {
+			created = append(created, ev.Interaction)
+		} else {
+			ended[ev.InteractionID] = true
+		}
+	}
+	if err := s.housekeep(ctx, cfg, created, ended, sweep); err != nil {
+		if ctx.Err() == nil {
+			s.log.Error("schedule Slack messages", "error", err)
+		}
+		s.mu.Lock()
+		s.sweep = true // try again from the store, which has everything
+		s.mu.Unlock()
+		return retryAfterError
+	}
+	if !cfg.usable() || api == nil {
+		return idleRecheck
+	}
+	if err := s.workDue(ctx, cfg, api); err != nil {
+		if ctx.Err() == nil {
+			s.log.Error("work on due Slack messages", "error", err)
+		}
+		return retryAfterError
+	}
+	next, ok, err := s.store.NextSlackDue(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.log.Error("read next Slack due time", "error", err)
+		}
+		return retryAfterError
+	}
+	now := s.now()
+	switch {
+	case !ok:
+		return idleRecheck
+	case !next.After(now):
+		return skippedRecheck // held by another replica; look again soon
+	}
+	return min(next.Sub(now), idleRecheck)
+}
+
+// reload reads the stored configuration again now and then, so that a
+// change saved through another replica takes effect here too.
+func (s *Service) reload(ctx context.Context) {
+	s.mu.Lock()
+	stale := s.now().Sub(s.loadedAt) >= configRecheck
+	s.mu.Unlock()
+	if !stale {
+		return
+	}
+	cfg, err := s.effective(ctx)
+	if err == nil {
+		err = cfg.validate()
+	}
+	s.applyMu.Lock()
+	defer s.applyMu.Unlock()
+	cur, _ := s.client()
+	switch {
+	case err != nil:
+		s.log.Error("read Slack configuration", "error", hitl.ErrorMessage(err))
+		s.mu.Lock()
+		s.loadedAt = s.now()
+		s.mu.Unlock()
+	case cfg != cur:
+		s.applyLocked(cfg)
+	default:
+		s.mu.Lock()
+		s.loadedAt = s.now()
+		s.mu.Unlock()
+	}
+}
+
+// housekeep schedules rows for new interactions (or, on a sweep, for every
+// pending interaction without one) and moves the rows of ended
+// interactions on.
+func (s *Service) housekeep(ctx context.Context, cfg Config, created []*hitl.Interaction, ended map[string]bool, sweep bool) error {
+	if cfg.usable() && len(created) > 0 {
+		if _, err := s.store.ScheduleSlackMessages(ctx, s.rows(cfg, created)); err != nil {
+			return err
+		}
+	}
+	now := s.now()
+	for id := range ended {
+		if _, err := s.store.EndSlackMessages(ctx, id, now); err != nil {
+			return err
+		}
+	}
+	if !sweep {
+		return nil
+	}
+	if cfg.usable() {
+		for {
+			list, err := s.store.UnscheduledSlackInteractions(ctx, scheduleBatch)
+			if err != nil {
+				return err
+			}
+			if _, err := s.store.ScheduleSlackMessages(ctx, s.rows(cfg, list)); err != nil {
+				return err
+			}
+			if len(list) < scheduleBatch {
+				break
+			}
+		}
+	}
+	_, err := s.store.EndSlackMessages(ctx, "", now)
+	return err
+}
+
+// rows returns the scheduled rows of new interactions: due after the
+// agent's delay or the configured one, or skipped when the agent turned
+// Slack off.
+func (s *Service) rows(cfg Config, list []*hitl.Interaction) []*hitl.SlackMessage {
+	now := s.now()
+	out := make([]*hitl.SlackMessage, 0, len(list))
+	for _, in := range list {
+		m := &hitl.SlackMessage{InteractionID: in.ID, State: hitl.SlackScheduled, CreatedAt: now}
+		delay, channel := in.SlackSettings()
+		d := cfg.DelaySeconds
+		if delay != nil {
+			d = *delay
+		}
+		m.DueAt = in.CreatedAt.Add(time.Duration(d) * time.Second)
+		m.ChannelID = channel
+		if in.SlackOff() {
+			m.State, m.DueAt, m.ChannelID = hitl.SlackSkipped, time.Time{}, ""
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// workDue claims the rows due now and works on each: post, or update.
+func (s *Service) workDue(ctx context.Context, cfg Config, api *slack.Client) error {
+	for {
+		now := s.now()
+		ms, err := s.store.ClaimSlackMessages(ctx, now, now.Add(lease), claimBatch)
+		if err != nil {
+			return err
+		}
+		for _, m := range ms {
+			switch m.State {
+			case hitl.SlackPosting:
+				s.post(ctx, cfg, api, m)
+			case hitl.SlackUpdating:
+				s.update(ctx, api, m)
+			}
+		}
+		if len(ms) < claimBatch || ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+}
