@@ -559,4 +559,3 @@ func TestMentionAndPostFailure(t *testing.T) {
 		t.Errorf("mention here: text %q, blocks %s", post.form.Get("text"), post.blocks())
 	}
 }
-
