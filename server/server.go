@@ -11,6 +11,7 @@ import (
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/broker"
 	"github.com/hitl-sh/hitl/mcpserver"
+	"github.com/hitl-sh/hitl/slack"
 	"github.com/hitl-sh/hitl/ui"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -28,6 +29,8 @@ type Options struct {
 	// Auth configures authentication (see AuthOptions); the zero value
 	// runs without login until the first user or token exists.
 	Auth AuthOptions
+	// Slack, when set, serves the Slack channel's configuration API.
+	Slack *slack.Service
 }
 
 // Server serves hitl over HTTP. Create it with New and serve Handler().
@@ -38,6 +41,7 @@ type Server struct {
 	metrics *metrics
 	mux     *http.ServeMux
 	auth    *authenticator
+	slack   *slack.Service
 }
 
 // New returns a server over b.
@@ -50,6 +54,7 @@ func New(b *broker.Broker, opts *Options) *Server {
 		log:     opts.Logger,
 		version: opts.Version,
 		mux:     http.NewServeMux(),
+		slack:   opts.Slack,
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -77,6 +82,13 @@ func (s *Server) routes() {
 	// First seed: human_feedback tool's endpoints.
 	s.mux.HandleFunc("POST /api/human-feedback/submit", s.handle(s.handleFeedbackSubmit))
 	s.mux.HandleFunc("GET /api/human-feedback/pending", s.handle(s.handleFeedbackPending))
+
+	// First seed: Slack configuration (admins), when the channel runs.
+	if s.slack != nil {
+		s.mux.HandleFunc("GET /api/human-feedback/slack/config", s.handle(s.handleSlackConfig))
+		s.mux.HandleFunc("POST /api/human-feedback/slack/config", s.handle(s.handleSlackSetConfig))
+		s.mux.HandleFunc("POST /api/human-feedback/slack/test", s.handle(s.handleSlackTest))
+	}
 
 	// Second seed: web HITL frontend's respond endpoint.
 	s.mux.HandleFunc("POST /api/v1/agents/hitl/respond", s.handle(s.handleHITLRespond))
