@@ -51,6 +51,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	db := fs.String("db", envOr("HITL_DB", defaultDB), "SQLite database `file`, created if missing, or a postgres:// URL (HITL_DB)")
 	logFormat := fs.String("log-format", envOr("HITL_LOG_FORMAT", "text"), "log format: text or json (HITL_LOG_FORMAT)")
 	logLevel := fs.String("log-level", envOr("HITL_LOG_LEVEL", "info"), "log level: debug, info, warn or error (HITL_LOG_LEVEL)")
+	sl := slackFlags(fs)
 	if code, ok := parse(fs, args, 2); !ok {
 		return code
 	}
@@ -59,11 +60,14 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return 2
 	}
 	log, err := newLogger(stderr, *logFormat, *logLevel)
+	if err == nil {
+		err = sl.check()
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "hitl serve: %v\n", err)
 		return 2
 	}
-	if err := serve(ctx, log, *addr, *db); err != nil {
+	if err := serve(ctx, log, *addr, *db, sl); err != nil {
 		fmt.Fprintf(stderr, "hitl serve: %v\n", err)
 		return 1
 	}
@@ -72,7 +76,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 
 // serve listens on addr over the database db (see openStore) until ctx
 // ends.
-func serve(ctx context.Context, log *slog.Logger, addr, db string) error {
+func serve(ctx context.Context, log *slog.Logger, addr, db string, sl *slackConfig) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {
@@ -91,9 +95,15 @@ func serve(ctx context.Context, log *slog.Logger, addr, db string) error {
 		store.Close()
 		return err
 	}
-	srv := server.New(b, &server.Options{Logger: log, Version: buildVersion()})
+	slackSvc, err := sl.start(ctx, log, b, db)
+	if err != nil {
+		b.Close()
+		store.Close()
+		return fmt.Errorf("cannot start the Slack channel: %w", err)
+	}
+	srv := server.New(b, &server.Options{Slack: slackSvc, Logger: log, Version: buildVersion()})
 	hs := &http.Server{
-		Handler:           srv.Handler(),
+		Handler:           slackRoutes(slackSvc, srv.Handler()),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		// No WriteTimeout: long-polls and streams outlive any fixed bound.
@@ -120,6 +130,7 @@ func serve(ctx context.Context, log *slog.Logger, addr, db string) error {
 		log.Warn("requests still running at shutdown were cut off", "error", err)
 		hs.Close()
 	}
+	slackSvc.Close() // its in-flight Slack calls may still record events
 	if err := store.Close(); err != nil {
 		log.Error("close database", "error", err)
 		if serveErr == nil {

@@ -1,0 +1,153 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"strconv"
+
+	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/broker"
+	"github.com/hitl-sh/hitl/slack"
+)
+
+// slackConfig is what hitl serve's flags say about the Slack channel.
+// Each flag defaults to its HITL_SLACK_* variable; what is set here wins
+// over the configuration saved through the API, which shows it as coming
+// from the environment.
+type slackConfig struct {
+	fs *flag.FlagSet
+
+	enabled, botToken, appToken, signingSecret, channelID string
+	delay, mention, unmapped                              string
+	secretKeyFile                                         string
+}
+
+// slackFlags adds hitl serve's Slack flags to fs.
+func slackFlags(fs *flag.FlagSet) *slackConfig {
+	c := &slackConfig{fs: fs}
+	fs.StringVar(&c.enabled, "slack-enabled", os.Getenv("HITL_SLACK_ENABLED"), "turn the Slack channel on or off (true or false); unset: as saved, or on when\na bot token is given here (HITL_SLACK_ENABLED)")
+	fs.StringVar(&c.botToken, "slack-bot-token", os.Getenv("HITL_SLACK_BOT_TOKEN"), "Slack bot `token` (xoxb-…); prefer the variable, flags show in ps (HITL_SLACK_BOT_TOKEN)")
+	fs.StringVar(&c.appToken, "slack-app-token", os.Getenv("HITL_SLACK_APP_TOKEN"), "Slack app-level `token` (xapp-…) for Socket Mode (HITL_SLACK_APP_TOKEN)")
+	fs.StringVar(&c.signingSecret, "slack-signing-secret", os.Getenv("HITL_SLACK_SIGNING_SECRET"), "Slack signing `secret`: receive Slack's requests over HTTP at /slack/events\nand /slack/interactivity instead of Socket Mode (HITL_SLACK_SIGNING_SECRET)")
+	fs.StringVar(&c.channelID, "slack-channel", os.Getenv("HITL_SLACK_CHANNEL_ID"), "Slack channel `ID` to post to, such as C0123ABCD (HITL_SLACK_CHANNEL_ID)")
+	fs.StringVar(&c.delay, "slack-delay", os.Getenv("HITL_SLACK_DELAY_SECONDS"), "`seconds` a question waits unanswered before it is posted; 0 posts at once;\ndefault 120 (HITL_SLACK_DELAY_SECONDS)")
+	fs.StringVar(&c.mention, "slack-mention", os.Getenv("HITL_SLACK_MENTION"), "start each message with a mention: none, here or channel (HITL_SLACK_MENTION)")
+	fs.StringVar(&c.unmapped, "slack-unmapped-users", os.Getenv("HITL_SLACK_UNMAPPED_USERS"), "who may answer from a Slack account with no hitl user of the same email:\nuntargeted (questions for anyone; the default) or none (HITL_SLACK_UNMAPPED_USERS)")
+	fs.StringVar(&c.secretKeyFile, "secret-key-file", os.Getenv("HITL_SECRET_KEY_FILE"), "`file` with the base64 key that encrypts secrets saved in the database,\ncreated if missing; default: the SQLite file's name plus .key. HITL_SECRET_KEY\n(the key itself) wins (HITL_SECRET_KEY_FILE)")
+	return c
+}
+
+// settings returns the flags as the channel's fixed settings.
+func (c *slackConfig) settings() (slack.Settings, error) {
+	s := slack.Settings{
+		BotToken: c.botToken, AppToken: c.appToken, SigningSecret: c.signingSecret,
+		ChannelID: c.channelID, Mention: c.mention, UnmappedUsers: c.unmapped,
+	}
+	switch {
+	case c.enabled != "":
+		on, err := strconv.ParseBool(c.enabled)
+		if err != nil {
+			return s, fmt.Errorf("--slack-enabled must be true or false; got %q", c.enabled)
+		}
+		s.Enabled = &on
+	case c.botToken != "":
+		on := true
+		s.Enabled = &on
+	}
+	if c.delay != "" {
+		d, err := strconv.Atoi(c.delay)
+		if err != nil {
+			return s, fmt.Errorf("--slack-delay must be a whole number of seconds; got %q", c.delay)
+		}
+		s.DelaySeconds = &d
+	}
+	return s, nil
+}
+
+// check validates the flags.
+func (c *slackConfig) check() error {
+	s, err := c.settings()
+	if err != nil {
+		return err
+	}
+	if err := s.Validate(); err != nil {
+		return fmt.Errorf("slack: %s", hitl.ErrorMessage(err))
+	}
+	return nil
+}
+
+// cipher returns what seals the secrets saved in database db: the key in
+// HITL_SECRET_KEY, or in the key file (--secret-key-file, or beside a
+// SQLite file), made on first use. A PostgreSQL database shared by
+// replicas needs the same key on each, so it is never made up: without
+// one, Slack's secrets can only come from flags or HITL_SLACK_*.
+func (c *slackConfig) cipher(log *slog.Logger, db string) (*slack.Cipher, error) {
+	var key []byte
+	var err error
+	switch {
+	case os.Getenv("HITL_SECRET_KEY") != "":
+		key, err = slack.ParseKey(os.Getenv("HITL_SECRET_KEY"))
+		if err != nil {
+			return nil, fmt.Errorf("HITL_SECRET_KEY: %w", err)
+		}
+	case c.secretKeyFile != "":
+		key, err = slack.LoadKeyFile(c.secretKeyFile, true)
+	case isPostgres(db):
+		log.Warn("no secret key (HITL_SECRET_KEY or --secret-key-file): Slack tokens cannot be saved through the API, only given as HITL_SLACK_* variables")
+		return nil, nil
+	case db == ":memory:":
+		key = make([]byte, slack.KeySize)
+		_, err = rand.Read(key)
+	default:
+		key, err = slack.LoadKeyFile(db+".key", true)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return slack.NewCipher(key)
+}
+
+// publicURL is the web inbox's URL for links in Slack: --public-url when
+// hitl serve has it, else HITL_PUBLIC_URL.
+func (c *slackConfig) publicURL() string {
+	if f := c.fs.Lookup("public-url"); f != nil {
+		return f.Value.String()
+	}
+	return os.Getenv("HITL_PUBLIC_URL")
+}
+
+// start starts the Slack channel over b (which does nothing until it is
+// configured, here or through the API).
+func (c *slackConfig) start(ctx context.Context, log *slog.Logger, b *broker.Broker, db string) (*slack.Service, error) {
+	settings, err := c.settings()
+	if err != nil {
+		return nil, err
+	}
+	cipher, err := c.cipher(log, db)
+	if err != nil {
+		return nil, fmt.Errorf("secret key: %w", err)
+	}
+	svc, err := slack.New(b, &slack.Options{Logger: log, Settings: settings, Cipher: cipher, PublicURL: c.publicURL()})
+	if err != nil {
+		return nil, err
+	}
+	if err := svc.Start(ctx); err != nil {
+		return nil, err
+	}
+	return svc, nil
+}
+
+// slackRoutes serves Slack's own requests ahead of next: they are signed
+// by Slack (and checked by the channel), not authenticated by hitl.
+func slackRoutes(sl *slack.Service, next http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("POST /slack/events", sl.EventsHandler())
+	mux.Handle("POST /slack/interactivity", sl.InteractivityHandler())
+	mux.Handle("/", next)
+	return mux
+}
