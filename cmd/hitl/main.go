@@ -7,6 +7,8 @@
 //	hitl cancel ID             withdraw an interaction
 //	hitl mcp                   MCP tools over stdio (for Claude Code, Cursor, …)
 //	hitl tools --format X      tool definitions for OpenAI, Anthropic or MCP
+//	hitl token create --name N make an API token (for agents); also ls, revoke
+//	hitl user add NAME         add a person who logs in; also ls, rm, passwd
 //	hitl version               print the version
 //
 // Run "hitl help" or "hitl <command> -h" for details.
@@ -57,6 +59,8 @@ func commands() []command {
 		{"cancel", "cancel a pending interaction", runCancel},
 		{"mcp", "serve the MCP tools over stdio for a running server", runMCP},
 		{"tools", "print the tool definitions for function calling", runTools},
+		{"token", "manage API tokens: create, ls, revoke", runToken},
+		{"user", "manage people who log in: add, ls, rm, passwd", runUser},
 		{"bench", "measure the whole human loop on this machine", runBench},
 		{"version", "print the version", runVersion},
 		{"help", "show help for a command", nil},

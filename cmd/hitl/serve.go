@@ -51,6 +51,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	db := fs.String("db", envOr("HITL_DB", defaultDB), "SQLite database `file`, created if missing, or a postgres:// URL (HITL_DB)")
 	logFormat := fs.String("log-format", envOr("HITL_LOG_FORMAT", "text"), "log format: text or json (HITL_LOG_FORMAT)")
 	logLevel := fs.String("log-level", envOr("HITL_LOG_LEVEL", "info"), "log level: debug, info, warn or error (HITL_LOG_LEVEL)")
+	auth := authFlags(fs)
 	sl := slackFlags(fs)
 	if code, ok := parse(fs, args, 2); !ok {
 		return code
@@ -61,13 +62,16 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	log, err := newLogger(stderr, *logFormat, *logLevel)
 	if err == nil {
+		err = auth.check()
+	}
+	if err == nil {
 		err = sl.check()
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "hitl serve: %v\n", err)
 		return 2
 	}
-	if err := serve(ctx, log, *addr, *db, sl); err != nil {
+	if err := serve(ctx, log, *addr, *db, auth, sl); err != nil {
 		fmt.Fprintf(stderr, "hitl serve: %v\n", err)
 		return 1
 	}
@@ -75,8 +79,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 }
 
 // serve listens on addr over the database db (see openStore) until ctx
-// ends.
-func serve(ctx context.Context, log *slog.Logger, addr, db string, sl *slackConfig) error {
+// ends; auth decides who may call it (see authConfig.options).
+func serve(ctx context.Context, log *slog.Logger, addr, db string, auth *authConfig, sl *slackConfig) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {
@@ -90,6 +94,11 @@ func serve(ctx context.Context, log *slog.Logger, addr, db string, sl *slackConf
 	if err != nil {
 		return fmt.Errorf("cannot open database: %w", err)
 	}
+	authOpts, err := auth.options(ctx, log, ln.Addr(), store, db)
+	if err != nil {
+		store.Close()
+		return err
+	}
 	b := broker.New(store, &broker.Options{Logger: log})
 	if err := b.Start(ctx); err != nil {
 		store.Close()
@@ -101,7 +110,7 @@ func serve(ctx context.Context, log *slog.Logger, addr, db string, sl *slackConf
 		store.Close()
 		return fmt.Errorf("cannot start the Slack channel: %w", err)
 	}
-	srv := server.New(b, &server.Options{Slack: slackSvc, Logger: log, Version: buildVersion()})
+	srv := server.New(b, &server.Options{Slack: slackSvc, Logger: log, Version: buildVersion(), Auth: authOpts})
 	hs := &http.Server{
 		Handler:           slackRoutes(slackSvc, srv.Handler()),
 		ReadHeaderTimeout: 10 * time.Second,

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"strconv"
+
+	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/server"
+)
+
+// authConfig is what hitl serve's flags say about authentication.
+type authConfig struct {
+	publicURL     string
+	insecure      bool
+	publicMetrics bool
+}
+
+// authFlags adds hitl serve's authentication flags to fs.
+func authFlags(fs *flag.FlagSet) *authConfig {
+	c := &authConfig{}
+	fs.StringVar(&c.publicURL, "public-url", envOr("HITL_PUBLIC_URL", ""), "the `URL` people reach the server at; https makes login cookies Secure (HITL_PUBLIC_URL)")
+	fs.BoolVar(&c.insecure, "insecure-no-auth", envBool("HITL_INSECURE_NO_AUTH"), "listen on a non-loopback address with no users or tokens: anyone who\ncan reach it may answer every question (HITL_INSECURE_NO_AUTH)")
+	fs.BoolVar(&c.publicMetrics, "public-metrics", envBool("HITL_PUBLIC_METRICS"), "serve /metrics without credentials; otherwise admins only (HITL_PUBLIC_METRICS)")
+	return c
+}
+
+// envBool reads a boolean environment variable ("1", "true", …); unset,
+// empty or unreadable is false.
+func envBool(key string) bool {
+	v, err := strconv.ParseBool(envOr(key, "false"))
+	return err == nil && v
+}
+
+// check validates the flags.
+func (c *authConfig) check() error {
+	if c.publicURL == "" {
+		return nil
+	}
+	u, err := url.Parse(c.publicURL)
+	if err != nil || u.Host == "" || u.Scheme != "http" && u.Scheme != "https" {
+		return fmt.Errorf("--public-url must be an http:// or https:// URL; got %q", c.publicURL)
+	}
+	return nil
+}
+
+// options decides how the server listening on addr over store
+// authenticates (secure defaults): with users or tokens in the database,
+// every request needs credentials; without, a loopback address runs in
+// local mode (no login), and any other address is refused unless
+// --insecure-no-auth says otherwise.
+func (c *authConfig) options(ctx context.Context, log *slog.Logger, addr net.Addr, store hitl.Store, db string) (server.AuthOptions, error) {
+	opts := server.AuthOptions{PublicURL: c.publicURL, PublicMetrics: c.publicMetrics}
+	has := false
+	if ids, ok := store.(hitl.Identities); ok {
+		var err error
+		if has, err = ids.HasIdentities(ctx); err != nil {
+			return opts, fmt.Errorf("look for users and tokens: %w", err)
+		}
+	}
+	switch {
+	case has:
+		log.Info("authentication on: every request needs an API token or a login")
+	case isLoopback(addr):
+		log.Info("no users or tokens: local mode, no login, for this machine only; add some with hitl user add or hitl token create")
+	case c.insecure:
+		opts.AnyHost = true
+		log.Warn("no users or tokens and --insecure-no-auth: anyone who can reach " + addr.String() + " may ask and answer every question")
+	default:
+		return opts, fmt.Errorf("refusing to listen on %s without authentication: anyone who could reach it could answer every question.\n"+
+			"Create an admin or an API token first (the server need not run):\n"+
+			"  hitl user add alice --admin --db %s\n"+
+			"  hitl token create --name build-bot --role agent --db %s\n"+
+			"or listen on a loopback address (--addr 127.0.0.1:7878), or pass --insecure-no-auth (HITL_INSECURE_NO_AUTH=1)",
+			addr, shellQuote(redactDB(db)), shellQuote(redactDB(db)))
+	}
+	return opts, nil
+}
+
+// isLoopback reports whether a listening address takes connections from
+// this machine only.
+func isLoopback(a net.Addr) bool {
+	tcp, ok := a.(*net.TCPAddr)
+	return ok && tcp.IP.IsLoopback()
+}
+
+// shellQuote quotes s for a shell command line when it needs it.
+func shellQuote(s string) string {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '/' || r == '_' || r == '-') {
+			return strconv.Quote(s)
+		}
+	}
+	return s
+}
