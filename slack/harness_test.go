@@ -13,18 +13,27 @@ import (
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/broker"
+	"github.com/hitl-sh/hitl/postgres"
+	"github.com/hitl-sh/hitl/postgres/pgtest"
 	"github.com/hitl-sh/hitl/sqlite"
 )
 
 // testKey seals secrets in tests.
 var testKey = []byte("0123456789abcdef0123456789abcdef")
 
-// harness is a broker over a SQLite file with the Slack channel, talking
+// testStore is what the channel's stores are.
+type testStore interface {
+	hitl.Store
+	hitl.SlackStore
+	hitl.Identities
+}
+
+// harness is a broker over a SQLite file (or a PostgreSQL schema) with the Slack channel, talking
 // to a fake Slack.
 type harness struct {
 	t     *testing.T
 	path  string
-	store *sqlite.Store
+	store testStore
 	b     *broker.Broker
 	s     *Service
 	fake  *fakeSlack
@@ -46,7 +55,8 @@ type harnessOptions struct {
 	noCipher  bool
 	path      string // reuse a database (restart)
 	fake      *fakeSlack
-	noStart   bool // leave starting the channel to the test
+	noStart   bool   // leave starting the channel to the test
+	pgSchema  string // PostgreSQL instead of SQLite, in this schema
 	log       *slog.Logger
 }
 
@@ -62,7 +72,11 @@ func newHarness(t *testing.T, o harnessOptions) *harness {
 		h.fake = newFake(t)
 	}
 	var err error
-	h.store, err = sqlite.Open(o.path, &sqlite.Options{Now: o.now})
+	if o.pgSchema != "" {
+		h.store, err = postgres.Open(context.Background(), pgtest.DSN(), &postgres.Options{Schema: o.pgSchema, Now: o.now, MaxConns: 4})
+	} else {
+		h.store, err = sqlite.Open(o.path, &sqlite.Options{Now: o.now})
+	}
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}

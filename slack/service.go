@@ -58,6 +58,9 @@ const (
 	handleTimeout = 30 * time.Second
 	// closeGrace is how long Close lets work in flight finish.
 	closeGrace = 5 * time.Second
+	// endedSweep is how many ended interactions in one step make the
+	// worker sweep the waiting rows instead of ending each on its own.
+	endedSweep = 20
 )
 
 // Options configure a Service. The zero value is usable.
@@ -120,12 +123,32 @@ type Service struct {
 	loadedAt time.Time
 	queue    []*hitl.Event // created and ended events for the worker
 	sweep    bool          // the worker should scan the store for missed work
+	refresh  bool          // the worker should read the next due time from the store
 	done     bool
 	online   bool // Socket Mode connected
+
+	// due is the worker's idea of the earliest row due (worker only).
+	due dueCache
 
 	// stepDone, when set (by tests), is called after each of the
 	// worker's steps.
 	stepDone func()
+}
+
+// dueCache remembers the earliest due time the worker read from the store,
+// moved earlier by the rows it schedules itself, so that a step woken by
+// a new interaction does not claim (a write) when nothing can be due.
+type dueCache struct {
+	known bool      // at and none reflect the store
+	none  bool      // no row has work
+	at    time.Time // the earliest due time
+}
+
+// note records a row due at t.
+func (d *dueCache) note(t time.Time) {
+	if d.known && (d.none || t.Before(d.at)) {
+		d.at, d.none = t, false
+	}
 }
 
 // New returns the Slack channel over b, whose store must keep Slack's
@@ -283,8 +306,17 @@ func (s *Service) isDone() bool {
 	return s.done
 }
 
-// poke wakes the worker.
+// poke wakes the worker to look at the store: something changed there
+// that its events do not say.
 func (s *Service) poke() {
+	s.mu.Lock()
+	s.refresh = true
+	s.mu.Unlock()
+	s.signal()
+}
+
+// signal wakes the worker.
+func (s *Service) signal() {
 	select {
 	case s.kick <- struct{}{}:
 	default:
@@ -332,40 +364,47 @@ func (s *Service) observe(ev *hitl.Event) {
 		s.queue = append(s.queue, ev)
 	}
 	s.mu.Unlock()
-	s.poke()
+	s.signal()
 }
 
 // run is the worker: one timer, armed at the earliest row due.
 func (s *Service) run() {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
+	fired := true
 	for {
-		wait := s.step()
+		wait := s.step(fired)
 		if s.stepDone != nil {
 			s.stepDone()
 		}
 		timer.Reset(wait)
 		select {
 		case <-timer.C:
+			fired = true // time to look at the store again, whatever happened
 		case <-s.kick:
 			timer.Stop()
+			fired = false
 		case <-s.closed:
 			return
 		}
 	}
 }
 
-// step does everything that is due and returns how long to sleep.
-func (s *Service) step() time.Duration {
+// step does everything that is due and returns how long to sleep. fired
+// says the timer woke it (rather than new events).
+func (s *Service) step(fired bool) time.Duration {
 	ctx, cancel := context.WithTimeout(s.ctx, 2*lease)
 	defer cancel()
 	s.reload(ctx)
 	cfg, api := s.client()
 
 	s.mu.Lock()
-	queue, sweep := s.queue, s.sweep
-	s.queue, s.sweep = nil, false
+	queue, sweep, refresh := s.queue, s.sweep, s.refresh || fired
+	s.queue, s.sweep, s.refresh = nil, false, false
 	s.mu.Unlock()
+	if refresh || sweep {
+		s.due.known = false
+	}
 
 	var created []*hitl.Interaction
 	ended := map[string]bool{}
@@ -383,32 +422,38 @@ func (s *Service) step() time.Duration {
 		s.mu.Lock()
 		s.sweep = true // try again from the store, which has everything
 		s.mu.Unlock()
+		s.due.known = false
 		return retryAfterError
 	}
 	if !cfg.usable() || api == nil {
 		return idleRecheck
 	}
-	if err := s.workDue(ctx, cfg, api); err != nil {
-		if ctx.Err() == nil {
-			s.log.Error("work on due Slack messages", "error", err)
+	if !s.due.known || !s.due.none && !s.due.at.After(s.now()) {
+		if err := s.workDue(ctx, cfg, api); err != nil {
+			if ctx.Err() == nil {
+				s.log.Error("work on due Slack messages", "error", err)
+			}
+			s.due.known = false
+			return retryAfterError
 		}
-		return retryAfterError
-	}
-	next, ok, err := s.store.NextSlackDue(ctx)
-	if err != nil {
-		if ctx.Err() == nil {
-			s.log.Error("read next Slack due time", "error", err)
+		next, ok, err := s.store.NextSlackDue(ctx)
+		if err != nil {
+			if ctx.Err() == nil {
+				s.log.Error("read next Slack due time", "error", err)
+			}
+			s.due.known = false
+			return retryAfterError
 		}
-		return retryAfterError
+		s.due = dueCache{known: true, none: !ok, at: next}
 	}
 	now := s.now()
 	switch {
-	case !ok:
+	case s.due.none:
 		return idleRecheck
-	case !next.After(now):
+	case !s.due.at.After(now):
 		return skippedRecheck // held by another replica; look again soon
 	}
-	return min(next.Sub(now), idleRecheck)
+	return min(s.due.at.Sub(now), idleRecheck)
 }
 
 // reload reads the stored configuration again now and then, so that a
@@ -446,32 +491,50 @@ func (s *Service) reload(ctx context.Context) {
 // pending interaction without one) and moves the rows of ended
 // interactions on.
 func (s *Service) housekeep(ctx context.Context, cfg Config, created []*hitl.Interaction, ended map[string]bool, sweep bool) error {
-	if cfg.usable() && len(created) > 0 {
-		if _, err := s.store.ScheduleSlackMessages(ctx, s.rows(cfg, created)); err != nil {
+	if !cfg.usable() {
+		// Nothing is posted or updated; a sweep catches up once Slack is
+		// on again.
+		return nil
+	}
+	if len(created) > 0 {
+		rows := s.rows(cfg, created)
+		if _, err := s.store.ScheduleSlackMessages(ctx, rows); err != nil {
 			return err
+		}
+		for _, m := range rows {
+			if m.State == hitl.SlackScheduled {
+				s.due.note(m.DueAt)
+			}
 		}
 	}
 	now := s.now()
-	for id := range ended {
-		if _, err := s.store.EndSlackMessages(ctx, id, now); err != nil {
-			return err
+	if len(ended) > endedSweep {
+		sweep = true // one pass over the waiting rows beats one write each
+	} else {
+		for id := range ended {
+			n, err := s.store.EndSlackMessages(ctx, id, now)
+			if err != nil {
+				return err
+			}
+			if n > 0 {
+				s.due.note(now)
+			}
 		}
 	}
 	if !sweep {
 		return nil
 	}
-	if cfg.usable() {
-		for {
-			list, err := s.store.UnscheduledSlackInteractions(ctx, scheduleBatch)
-			if err != nil {
-				return err
-			}
-			if _, err := s.store.ScheduleSlackMessages(ctx, s.rows(cfg, list)); err != nil {
-				return err
-			}
-			if len(list) < scheduleBatch {
-				break
-			}
+	s.due.known = false
+	for {
+		list, err := s.store.UnscheduledSlackInteractions(ctx, scheduleBatch)
+		if err != nil {
+			return err
+		}
+		if _, err := s.store.ScheduleSlackMessages(ctx, s.rows(cfg, list)); err != nil {
+			return err
+		}
+		if len(list) < scheduleBatch {
+			break
 		}
 	}
 	_, err := s.store.EndSlackMessages(ctx, "", now)

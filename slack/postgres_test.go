@@ -1,0 +1,57 @@
+package slack
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/postgres/pgtest"
+)
+
+// TestPostgresReplicas runs two servers over one PostgreSQL database:
+// each hears of the other's interactions, both arm their timers for the
+// same rows, and each message is still posted once and updated once.
+func TestPostgresReplicas(t *testing.T) {
+	t.Parallel()
+	schema := pgtest.Name(t) // skips without PostgreSQL
+	fake := newFake(t)
+	cfg := httpConfig()
+	cfg.DelaySeconds = 1
+	a := newHarness(t, harnessOptions{config: cfg, pgSchema: schema, fake: fake})
+	b := newHarness(t, harnessOptions{config: cfg, pgSchema: schema, fake: fake})
+
+	const n = 10
+	var ids []string
+	for range n {
+		ids = append(ids, a.ask(hitl.CreateRequest{Type: hitl.TypeApproval}).ID)
+	}
+	for _, id := range ids {
+		b.waitEvent(hitl.EventNotified, id) // B hears of A's posts too
+	}
+	// Answer all on B: the messages A or B posted are updated once each.
+	web := hitl.WithCaller(context.Background(), hitl.Caller{Name: "bob", Channel: hitl.ChannelWeb, Role: hitl.RoleResponder})
+	for _, id := range ids {
+		if _, err := b.b.Respond(web, id, json.RawMessage(`true`)); err != nil {
+			t.Fatalf("respond: %v", err)
+		}
+	}
+	fake.waitFor("chat.update", n, nil)
+	a.stop()
+	b.stop() // both done: nothing in flight
+	for _, id := range ids {
+		if got := posts(fake, id); got != 1 {
+			t.Errorf("interaction %s posted %d times, want once", id, got)
+		}
+		updates := 0
+		for _, c := range fake.called("chat.update") {
+			if strings.Contains(c.blocks(), id) {
+				updates++
+			}
+		}
+		if updates != 1 {
+			t.Errorf("interaction %s updated %d times, want once", id, updates)
+		}
+	}
+}
