@@ -88,6 +88,9 @@ func (s *Service) EventsHandler() http.Handler {
 			_ = json.NewEncoder(w).Encode(map[string]string{"challenge": outer.Challenge})
 			return
 		case "event_callback":
+			if cfg, _ := s.client(); !cfg.Enabled {
+				break // acknowledged, and ignored while Slack is off
+			}
 			if n := r.Header.Get("X-Slack-Retry-Num"); n != "" {
 				s.log.Debug("Slack retried an event", "event_id", outer.EventID, "retry", n, "reason", r.Header.Get("X-Slack-Retry-Reason"))
 			}
@@ -120,6 +123,10 @@ func (s *Service) InteractivityHandler() http.Handler {
 			http.Error(w, "malformed payload", http.StatusBadRequest)
 			return
 		}
+		if cfg, _ := s.client(); !cfg.Enabled {
+			w.WriteHeader(http.StatusOK) // acknowledged, and ignored while Slack is off
+			return
+		}
 		switch cb.Type {
 		case slack.InteractionTypeViewSubmission:
 			ctx, cancel := context.WithTimeout(r.Context(), submissionTimeout)
@@ -137,7 +144,9 @@ func (s *Service) InteractivityHandler() http.Handler {
 }
 
 // verified reads the body of a request from Slack and checks its
-// signature; on failure it has written the response.
+// signature; on failure it has written the response. A signing secret is
+// enough (Slack on or not), so that Slack can verify the URLs while the
+// app is being set up.
 func (s *Service) verified(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
@@ -145,7 +154,7 @@ func (s *Service) verified(w http.ResponseWriter, r *http.Request) ([]byte, bool
 		return nil, false
 	}
 	cfg, _ := s.client()
-	if !cfg.Enabled || cfg.SigningSecret == "" || s.isDone() {
+	if cfg.SigningSecret == "" || s.isDone() {
 		http.Error(w, "Slack over HTTP is not configured on this server (set a signing secret)", http.StatusNotFound)
 		return nil, false
 	}

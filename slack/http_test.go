@@ -188,3 +188,27 @@ func TestHTTPNotConfigured(t *testing.T) {
 		t.Errorf("without a signing secret: got %d, want 404", code)
 	}
 }
+
+// TestHTTPWhileOff checks that Slack can verify the URLs before the
+// channel is turned on, and that nothing is answered meanwhile.
+func TestHTTPWhileOff(t *testing.T) {
+	t.Parallel()
+	cfg := httpConfig()
+	cfg.Enabled = false
+	h := newHarness(t, harnessOptions{config: cfg})
+	h.ask(hitl.CreateRequest{})
+	code, body := h.post(h.s.EventsHandler(), "application/json", []byte(`{"type":"url_verification","challenge":"ch"}`), time.Now(), testSecret, nil)
+	if code != http.StatusOK || !strings.Contains(body, `"challenge":"ch"`) {
+		t.Errorf("url_verification while off: got %d %s", code, body)
+	}
+	code, _ = h.post(h.s.EventsHandler(), "application/json", reply("EvOff", slackAlice, testChannel, "1.2", "yes"), time.Now(), testSecret, nil)
+	if code != http.StatusOK {
+		t.Errorf("event while off: got %d, want 200", code)
+	}
+	h.stop()
+	h.fake.mu.Lock()
+	defer h.fake.mu.Unlock()
+	if n := len(h.fake.calls); n != 0 {
+		t.Errorf("Slack was called %d times while off", n)
+	}
+}
