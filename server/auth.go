@@ -32,6 +32,9 @@ const (
 	// IP while authentication is on.
 	DefaultRespondRate  = rate.Limit(10)
 	DefaultRespondBurst = 100
+	// DefaultStreamRecheck is how often a live stream checks its
+	// credentials.
+	DefaultStreamRecheck = 30 * time.Second
 
 	// sessionCookie holds a browser's session secret.
 	sessionCookie = "hitl_session"
@@ -73,6 +76,11 @@ type AuthOptions struct {
 	// authentication is on; 0 means the defaults, rate.Inf no limit.
 	RespondRate  rate.Limit
 	RespondBurst int
+	// StreamRecheck is how often a live stream (WebSocket, SSE) checks
+	// that its credentials still hold, and ends when they do not: a
+	// revoked token, a logout, a removed user, or the first user or token
+	// ending local mode. 0 means DefaultStreamRecheck.
+	StreamRecheck time.Duration
 	// Now is the clock for sessions and limits; nil means time.Now.
 	Now func() time.Time
 }
@@ -81,6 +89,7 @@ type AuthOptions struct {
 type credential struct {
 	kind  string // "local", "token", "session" or "" (anonymous)
 	token *hitl.Token
+	hash  []byte // of the token or the session secret
 }
 
 type credentialKey struct{}
@@ -95,6 +104,7 @@ type authenticator struct {
 	anyHost       bool
 	publicMetrics bool
 	ttl           time.Duration
+	recheck       time.Duration
 	login         *limiter
 	respond       *limiter
 	hashing       chan struct{} // bounds concurrent password checks (each takes 19 MiB)
@@ -122,6 +132,10 @@ func newAuthenticator(b *broker.Broker, o AuthOptions, log *slog.Logger) *authen
 	}
 	if a.ttl <= 0 {
 		a.ttl = DefaultSessionTTL
+	}
+	a.recheck = o.StreamRecheck
+	if a.recheck <= 0 {
+		a.recheck = DefaultStreamRecheck
 	}
 	if o.PublicURL != "" {
 		u, err := url.Parse(o.PublicURL)
@@ -215,22 +229,24 @@ func (a *authenticator) credentials(r *http.Request) (hitl.Caller, credential, e
 		if !auth.LooksLikeToken(tok) {
 			return hitl.Caller{}, credential{}, hitl.Errorf(hitl.EUNAUTHORIZED, "invalid token")
 		}
-		t, err := a.ids.TokenByHash(ctx, auth.HashSecret(tok))
+		hash := auth.HashSecret(tok)
+		t, err := a.ids.TokenByHash(ctx, hash)
 		if errors.Is(err, hitl.ErrNotFound) {
 			return hitl.Caller{}, credential{}, hitl.Errorf(hitl.EUNAUTHORIZED, "invalid token: revoked, or never issued by this server")
 		} else if err != nil {
 			return hitl.Caller{}, credential{}, err
 		}
-		return hitl.Caller{Name: t.Name, Role: t.Role, Groups: t.Groups, Channel: hitl.ChannelAPI}, credential{kind: "token", token: t}, nil
+		return hitl.Caller{Name: t.Name, Role: t.Role, Groups: t.Groups, Channel: hitl.ChannelAPI}, credential{kind: "token", token: t, hash: hash}, nil
 	}
 	if ck, err := r.Cookie(sessionCookie); err == nil && ck.Value != "" {
-		_, u, err := a.ids.Session(ctx, auth.HashSecret(ck.Value), a.now())
+		hash := auth.HashSecret(ck.Value)
+		_, u, err := a.ids.Session(ctx, hash, a.now())
 		if errors.Is(err, hitl.ErrNotFound) {
 			return hitl.Caller{}, credential{}, hitl.Errorf(hitl.EUNAUTHORIZED, "your session has ended; log in again")
 		} else if err != nil {
 			return hitl.Caller{}, credential{}, err
 		}
-		return hitl.Caller{Name: u.Name, Role: u.Role(), Groups: u.Groups, Channel: hitl.ChannelAPI}, credential{kind: "session"}, nil
+		return hitl.Caller{Name: u.Name, Role: u.Role(), Groups: u.Groups, Channel: hitl.ChannelAPI}, credential{kind: "session", hash: hash}, nil
 	}
 	return hitl.Caller{}, credential{}, hitl.Errorf(hitl.EUNAUTHORIZED,
 		"authentication required: send an API token (Authorization: Bearer hitl_…) or log in at /login")
@@ -248,7 +264,7 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, c hitl.Caller, cr
 		return
 	case isRespond(r) && cred.kind != "local":
 		if ok, wait := a.respond.allow(clientIP(r)); !ok {
-			s.tooMany(w, r, wait, "too many answers from this address")
+			s.writeError(w, r, retryLater(w, wait, "too many answers from this address"))
 			return
 		}
 	case (p == "/mcp" || strings.HasPrefix(p, "/mcp/")) && cred.kind != "local":
@@ -269,11 +285,12 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, c hitl.Caller, cr
 	next.ServeHTTP(w, r.WithContext(ctx))
 }
 
-// tooMany writes a 429 with Retry-After.
-func (s *Server) tooMany(w http.ResponseWriter, r *http.Request, wait time.Duration, msg string) {
-	secs := int(wait.Seconds() + 0.999)
-	w.Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
-	s.writeError(w, r, hitl.Errorf(hitl.ERATELIMITED, "%s; try again in %d s", msg, max(secs, 1)))
+// retryLater sets Retry-After on w and returns the 429 error to write:
+// msg, and when to try again.
+func retryLater(w http.ResponseWriter, wait time.Duration, msg string) error {
+	secs := max(int(wait.Seconds()+0.999), 1)
+	w.Header().Set("Retry-After", strconv.Itoa(secs))
+	return hitl.Errorf(hitl.ERATELIMITED, "%s; try again in %d s", msg, secs)
 }
 
 // isPublic reports whether r may be served without credentials: health
@@ -348,4 +365,32 @@ func credentialFrom(ctx context.Context) credential {
 // answer is the same for every event of an interaction.
 func visible(c hitl.Caller, ev *hitl.Event) bool {
 	return ev.Interaction != nil && hitl.CanSee(c, ev.Interaction)
+}
+
+// streamRecheck returns a ticker for a live stream's credential checks.
+func (s *Server) streamRecheck() *time.Ticker {
+	return time.NewTicker(s.auth.recheck)
+}
+
+// stillValid reports whether the credentials a live stream was opened
+// with still hold: the token is not revoked, the session has not ended
+// (logout, expiry, a new password, a removed user), and local mode has not
+// ended. When the database does not answer it says yes, rather than drop
+// every stream at once.
+func (s *Server) stillValid(ctx context.Context) bool {
+	a := s.auth
+	cred := credentialFrom(ctx)
+	var err error
+	switch cred.kind {
+	case "local":
+		required, err := a.isRequired(ctx)
+		return err != nil || !required
+	case "token":
+		_, err = a.ids.TokenByHash(ctx, cred.hash)
+	case "session":
+		_, _, err = a.ids.Session(ctx, cred.hash, a.now())
+	default:
+		return true
+	}
+	return !errors.Is(err, hitl.ErrNotFound)
 }

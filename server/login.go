@@ -84,8 +84,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request, username, passwor
 	ip := clientIP(r)
 	if ok, wait := a.login.allow(ip); !ok {
 		s.log.Warn("login refused: too many attempts", "username", auditName(username), "remote_addr", ip)
-		w.Header().Set("Retry-After", fmt.Sprint(max(int(wait.Seconds()+0.999), 1)))
-		return nil, hitl.Errorf(hitl.ERATELIMITED, "too many login attempts from this address; try again in %d s", max(int(wait.Seconds()+0.999), 1))
+		return nil, retryLater(w, wait, "too many login attempts from this address")
 	}
 	if a.ids == nil {
 		return nil, hitl.Errorf(hitl.EUNAUTHORIZED, "this server's database has no users")

@@ -115,6 +115,8 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) error {
 
 	keepalive := time.NewTicker(sseKeepalive)
 	defer keepalive.Stop()
+	recheck := s.streamRecheck()
+	defer recheck.Stop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -122,6 +124,13 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) error {
 		case <-keepalive.C:
 			sw.buf.WriteString(": ping\n\n")
 			if err := sw.flush(); err != nil {
+				return nil
+			}
+		case <-recheck.C:
+			if !s.stillValid(ctx) {
+				// EventSource reconnects, and gets 401.
+				sw.buf.WriteString(": " + reasonRevoked + "\n\n")
+				_ = sw.flush()
 				return nil
 			}
 		case ev, ok := <-sub.C():

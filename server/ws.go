@@ -35,6 +35,7 @@ const (
 	reasonShutdown = "server is shutting down"
 	reasonSlow     = "client too slow; reconnect to get every pending question"
 	reasonInternal = "internal error"
+	reasonRevoked  = "credentials revoked or expired; log in again"
 )
 
 // handleWebSocket serves GET /ws: the second seed's live channel. On
@@ -140,6 +141,8 @@ func (s *Server) streamWebSocket(ctx context.Context, conn *websocket.Conn) (web
 	// the stacks add up.
 	ping := time.NewTicker(wsPingInterval)
 	defer ping.Stop()
+	recheck := s.streamRecheck()
+	defer recheck.Stop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -147,6 +150,10 @@ func (s *Server) streamWebSocket(ctx context.Context, conn *websocket.Conn) (web
 		case <-ping.C:
 			if err := pingPeer(ctx, conn); err != nil {
 				return 0, ""
+			}
+		case <-recheck.C:
+			if !s.stillValid(ctx) {
+				return websocket.StatusPolicyViolation, reasonRevoked
 			}
 		case ev, ok := <-sub.C():
 			if !ok {
