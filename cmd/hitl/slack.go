@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/broker"
@@ -24,7 +26,7 @@ type slackConfig struct {
 
 	enabled, botToken, appToken, signingSecret, channelID string
 	delay, mention, unmapped                              string
-	secretKeyFile                                         string
+	secretKeyFile, apiURL                                 string
 }
 
 // slackFlags adds hitl serve's Slack flags to fs.
@@ -38,6 +40,7 @@ func slackFlags(fs *flag.FlagSet) *slackConfig {
 	fs.StringVar(&c.delay, "slack-delay", os.Getenv("HITL_SLACK_DELAY_SECONDS"), "`seconds` a question waits unanswered before it is posted; 0 posts at once;\ndefault 120 (HITL_SLACK_DELAY_SECONDS)")
 	fs.StringVar(&c.mention, "slack-mention", os.Getenv("HITL_SLACK_MENTION"), "start each message with a mention: none, here or channel (HITL_SLACK_MENTION)")
 	fs.StringVar(&c.unmapped, "slack-unmapped-users", os.Getenv("HITL_SLACK_UNMAPPED_USERS"), "who may answer from a Slack account with no hitl user of the same email:\nuntargeted (questions for anyone; the default) or none (HITL_SLACK_UNMAPPED_USERS)")
+	fs.StringVar(&c.apiURL, "slack-api-url", os.Getenv("HITL_SLACK_API_URL"), "Slack's Web API `URL`; default https://slack.com/api/ (GovSlack:\nhttps://slack-gov.com/api/) (HITL_SLACK_API_URL)")
 	fs.StringVar(&c.secretKeyFile, "secret-key-file", os.Getenv("HITL_SECRET_KEY_FILE"), "`file` with the base64 key that encrypts secrets saved in the database,\ncreated if missing; default: the SQLite file's name plus .key. HITL_SECRET_KEY\n(the key itself) wins (HITL_SECRET_KEY_FILE)")
 	return c
 }
@@ -77,6 +80,11 @@ func (c *slackConfig) check() error {
 	}
 	if err := s.Validate(); err != nil {
 		return fmt.Errorf("slack: %s", hitl.ErrorMessage(err))
+	}
+	if c.apiURL != "" {
+		if u, err := url.Parse(c.apiURL); err != nil || u.Host == "" || u.Scheme != "https" && u.Scheme != "http" || !strings.HasSuffix(u.Path, "/") {
+			return fmt.Errorf("--slack-api-url must be an http(s) URL ending in /; got %q", c.apiURL)
+		}
 	}
 	return nil
 }
@@ -132,7 +140,7 @@ func (c *slackConfig) start(ctx context.Context, log *slog.Logger, b *broker.Bro
 	if err != nil {
 		return nil, fmt.Errorf("secret key: %w", err)
 	}
-	svc, err := slack.New(b, &slack.Options{Logger: log, Settings: settings, Cipher: cipher, PublicURL: c.publicURL()})
+	svc, err := slack.New(b, &slack.Options{Logger: log, Settings: settings, Cipher: cipher, PublicURL: c.publicURL(), APIURL: c.apiURL})
 	if err != nil {
 		return nil, err
 	}
