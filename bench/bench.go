@@ -141,8 +141,12 @@ type Result struct {
 	FloorCommitStore string  `json:"floor_commit_store,omitempty"`
 	LoadAvgStart     float64 `json:"loadavg_start"`
 	LoadAvgEnd       float64 `json:"loadavg_end"`
-	Started          string  `json:"started"`
-	DurationSeconds  float64 `json:"duration_s"`
+	// OtherCPUSeconds is the CPU time other processes used during the
+	// run (the machine's busy time less the benchmark's and its servers'):
+	// how much the measurement shared the machine.
+	OtherCPUSeconds float64 `json:"other_cpu_s"`
+	Started         string  `json:"started"`
+	DurationSeconds float64 `json:"duration_s"`
 }
 
 // Run runs every phase and returns the figures. A phase that fails stops
@@ -171,9 +175,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		LoadAvgStart:              loadAverage(),
 		Started:                   began.UTC().Format(time.RFC3339),
 	}
+	busy0, own0 := machineBusy(), ownCPU()
 	defer func() {
 		res.LoadAvgEnd = loadAverage()
 		res.DurationSeconds = now().Sub(began).Seconds()
+		if other := (machineBusy() - busy0) - (ownCPU() - own0); busy0 > 0 {
+			res.OtherCPUSeconds = max(other, 0).Seconds()
+		}
 	}()
 
 	// The floor.

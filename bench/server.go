@@ -253,6 +253,36 @@ func RaiseFileLimit() (uint64, error) {
 	return lim.Cur, nil
 }
 
+// machineBusy returns the CPU time all processes have used (user, nice,
+// system, irq, softirq, steal), from /proc/stat.
+func machineBusy() time.Duration {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0
+	}
+	line, _, _ := bytes.Cut(b, []byte("\n"))
+	f := strings.Fields(string(line)) // cpu user nice system idle iowait irq softirq steal …
+	if len(f) < 9 || f[0] != "cpu" {
+		return 0
+	}
+	var busy int64
+	for _, i := range []int{1, 2, 3, 6, 7, 8} {
+		v, _ := strconv.ParseInt(f[i], 10, 64)
+		busy += v
+	}
+	return time.Duration(busy) * clockTick
+}
+
+// ownCPU returns the CPU time this process and its reaped children (the
+// servers it started and stopped) have used.
+func ownCPU() time.Duration {
+	var self, children syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &self) != nil || syscall.Getrusage(syscall.RUSAGE_CHILDREN, &children) != nil {
+		return 0
+	}
+	return time.Duration(self.Utime.Nano() + self.Stime.Nano() + children.Utime.Nano() + children.Stime.Nano())
+}
+
 // loadAverage returns the 1-minute load average, or -1 when unknown.
 func loadAverage() float64 {
 	b, err := os.ReadFile("/proc/loadavg")
