@@ -33,9 +33,11 @@ type slackConfig struct {
 func slackFlags(fs *flag.FlagSet) *slackConfig {
 	c := &slackConfig{fs: fs}
 	fs.StringVar(&c.enabled, "slack-enabled", os.Getenv("HITL_SLACK_ENABLED"), "turn the Slack channel on or off (true or false); unset: as saved, or on when\na bot token is given here (HITL_SLACK_ENABLED)")
-	fs.StringVar(&c.botToken, "slack-bot-token", os.Getenv("HITL_SLACK_BOT_TOKEN"), "Slack bot `token` (xoxb-…); prefer the variable, flags show in ps (HITL_SLACK_BOT_TOKEN)")
-	fs.StringVar(&c.appToken, "slack-app-token", os.Getenv("HITL_SLACK_APP_TOKEN"), "Slack app-level `token` (xapp-…) for Socket Mode (HITL_SLACK_APP_TOKEN)")
-	fs.StringVar(&c.signingSecret, "slack-signing-secret", os.Getenv("HITL_SLACK_SIGNING_SECRET"), "Slack signing `secret`: receive Slack's requests over HTTP at /slack/events\nand /slack/interactivity instead of Socket Mode (HITL_SLACK_SIGNING_SECRET)")
+	// Secrets are read from the environment after parsing, not given as
+	// flag defaults, which --help would print.
+	fs.StringVar(&c.botToken, "slack-bot-token", "", "Slack bot `token` (xoxb-…); prefer the variable, flags show in ps (HITL_SLACK_BOT_TOKEN)")
+	fs.StringVar(&c.appToken, "slack-app-token", "", "Slack app-level `token` (xapp-…) for Socket Mode (HITL_SLACK_APP_TOKEN)")
+	fs.StringVar(&c.signingSecret, "slack-signing-secret", "", "Slack signing `secret`: receive Slack's requests over HTTP at /slack/events\nand /slack/interactivity instead of Socket Mode (HITL_SLACK_SIGNING_SECRET)")
 	fs.StringVar(&c.channelID, "slack-channel", os.Getenv("HITL_SLACK_CHANNEL_ID"), "Slack channel `ID` to post to, such as C0123ABCD (HITL_SLACK_CHANNEL_ID)")
 	fs.StringVar(&c.delay, "slack-delay", os.Getenv("HITL_SLACK_DELAY_SECONDS"), "`seconds` a question waits unanswered before it is posted; 0 posts at once;\ndefault 120 (HITL_SLACK_DELAY_SECONDS)")
 	fs.StringVar(&c.mention, "slack-mention", os.Getenv("HITL_SLACK_MENTION"), "start each message with a mention: none, here or channel (HITL_SLACK_MENTION)")
@@ -45,8 +47,17 @@ func slackFlags(fs *flag.FlagSet) *slackConfig {
 	return c
 }
 
-// settings returns the flags as the channel's fixed settings.
+// settings returns the flags (and the secrets' variables) as the
+// channel's fixed settings.
 func (c *slackConfig) settings() (slack.Settings, error) {
+	for _, f := range []struct {
+		dst *string
+		env string
+	}{{&c.botToken, "HITL_SLACK_BOT_TOKEN"}, {&c.appToken, "HITL_SLACK_APP_TOKEN"}, {&c.signingSecret, "HITL_SLACK_SIGNING_SECRET"}} {
+		if *f.dst == "" {
+			*f.dst = os.Getenv(f.env)
+		}
+	}
 	s := slack.Settings{
 		BotToken: c.botToken, AppToken: c.appToken, SigningSecret: c.signingSecret,
 		ChannelID: c.channelID, Mention: c.mention, UnmappedUsers: c.unmapped,

@@ -332,3 +332,20 @@ func TestServeSlackEndToEnd(t *testing.T) {
 		t.Errorf("updated message still has buttons: %s", update.Get("blocks"))
 	}
 }
+
+// TestServeHelpHidesSlackSecrets checks that --help does not print the
+// secrets' variables as defaults.
+func TestServeHelpHidesSlackSecrets(t *testing.T) {
+	t.Parallel()
+	p := startEnv(t, []string{"HITL_SLACK_BOT_TOKEN=xoxb-do-not-print-me", "HITL_SLACK_SIGNING_SECRET=also-secret-value"}, "serve", "--help")
+	p.wait(t)
+	out := p.stdout.String() + p.stderr.String()
+	if !strings.Contains(out, "slack-bot-token") {
+		t.Fatalf("help does not list the Slack flags:\n%s", out)
+	}
+	for _, secret := range []string{"do-not-print-me", "also-secret-value"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("hitl serve --help prints %q", secret)
+		}
+	}
+}
