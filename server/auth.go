@@ -249,7 +249,7 @@ func (a *authenticator) credentials(r *http.Request) (hitl.Caller, credential, e
 		return hitl.Caller{Name: u.Name, Role: u.Role(), Groups: u.Groups, Channel: hitl.ChannelAPI}, credential{kind: "session", hash: hash}, nil
 	}
 	return hitl.Caller{}, credential{}, hitl.Errorf(hitl.EUNAUTHORIZED,
-		"authentication required: send an API token (Authorization: Bearer hitl_…) or log in at /login")
+		"authentication required: send an API token (Authorization: Bearer hitl_…; the hitl CLI reads HITL_TOKEN) or log in at /login")
 }
 
 // admit applies the per-route rules after authentication, then serves r

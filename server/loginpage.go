@@ -33,7 +33,10 @@ var loginPage = template.Must(template.New("login").Parse(`<!doctype html>
 <body>
 <main>
 <h1>hitl</h1>
-{{if .User}}
+{{if .Local}}
+<p>No login needed: this server has no users or tokens yet, so it answers this machine only, without a password.</p>
+<p><a href="/">Open the inbox</a></p>
+{{else if .User}}
 <p>Logged in as <strong>{{.User}}</strong>.</p>
 <p><a href="/">Open the inbox</a></p>
 <form method="post" action="/logout">
@@ -67,6 +70,7 @@ button{background:#1f5fd1;color:#fff;border-color:#1f5fd1;margin-top:.5rem;curso
 
 // loginView is what the login page shows.
 type loginView struct {
+	Local    bool   // local mode: no login
 	User     string // logged in already
 	Error    string
 	Username string
@@ -89,8 +93,11 @@ func renderLogin(w http.ResponseWriter, status int, v loginView) {
 // handleLoginPage serves GET /login: the form, or who is logged in.
 func (s *Server) handleLoginPage(w http.ResponseWriter, r *http.Request) {
 	v := loginView{Next: safeNext(r.URL.Query().Get("next"))}
-	if c := hitl.CallerFrom(r.Context()); credentialFrom(r.Context()).kind == "session" {
-		v.User = c.Name
+	switch credentialFrom(r.Context()).kind {
+	case "local":
+		v.Local = true
+	case "session":
+		v.User = hitl.CallerFrom(r.Context()).Name
 	}
 	renderLogin(w, http.StatusOK, v)
 }

@@ -68,3 +68,14 @@ func TestLoginPage(t *testing.T) {
 		t.Errorf("me after logging out: %d, want 401", resp.StatusCode)
 	}
 }
+
+// TestLoginPageInLocalMode: without users the page says no login is
+// needed.
+func TestLoginPageInLocalMode(t *testing.T) {
+	t.Parallel()
+	ls := newLocalServer(t, server.AuthOptions{})
+	status, body := ls.do(t, "GET", "/login", nil)
+	if status != http.StatusOK || !strings.Contains(string(body), "No login needed") || strings.Contains(string(body), "<form") {
+		t.Errorf("GET /login in local mode: %d\n%s", status, body)
+	}
+}
