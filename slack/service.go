@@ -338,7 +338,9 @@ func (s *Service) observe(ev *hitl.Event) {
 		return
 	}
 	s.mu.Lock()
-	if s.done {
+	if s.done || !s.cfg.usable() {
+		// While Slack is off nothing is queued: turning it on sweeps the
+		// store for what is pending.
 		s.mu.Unlock()
 		return
 	}
