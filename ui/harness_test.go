@@ -17,9 +17,13 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/auth"
 	"github.com/hitl-sh/hitl/broker"
 	"github.com/hitl-sh/hitl/server"
+	"github.com/hitl-sh/hitl/slack"
 	"github.com/hitl-sh/hitl/sqlite"
+	"golang.org/x/time/rate"
 )
 
 // chromiumPath is Debian's Chromium, which test.sh installs.
@@ -99,26 +103,89 @@ func startBrowser() (context.Context, error) {
 	return browser.ctx, browser.err
 }
 
-// hitlServer is a real hitl server over a SQLite file in a temp dir, behind
-// a middleware that can break the WebSocket and the respond endpoint.
+// hitlServer is a real hitl server over a SQLite file in a temp dir, with
+// the Slack channel (talking to a fake Slack), behind a middleware that
+// can break the WebSocket and the respond endpoint.
 type hitlServer struct {
 	*httptest.Server
 	Broker *broker.Broker
+	// IDs holds the users, tokens and sessions.
+	IDs    hitl.Identities
+	Slack  *fakeSlack
 	faults *faults
+	// token is the agent's API token once authentication is on; the
+	// test's agent calls send it.
+	token string
+}
+
+// Test users of a server with authentication on (serverOptions.auth).
+const (
+	alicePassword = "alice-correct-horse" // alice: responder
+	bobPassword   = "bob-battery-staple"  // bob: responder, group ops
+	carolPassword = "carol-admin-secret"  // carol: admin
+)
+
+// serverOptions configure newServerWith; the zero value is a server in
+// local mode (no users: no login), as hitl serve starts.
+type serverOptions struct {
+	// auth adds the users alice, bob and carol and an agent token, so every
+	// request needs credentials.
+	auth bool
+	// streamRecheck is how often live streams check their credentials;
+	// 0 means the server's default (30 s).
+	streamRecheck time.Duration
+	// loginRate and loginBurst limit sign-ins per address; 0 means no
+	// limit.
+	loginRate  rate.Limit
+	loginBurst int
+	// slack is what flags and HITL_SLACK_* variables would set.
+	slack slack.Settings
+	// noSecretKey runs the Slack channel without a key to seal secrets.
+	noSecretKey bool
 }
 
 func newServer(t *testing.T) *hitlServer {
+	t.Helper()
+	return newServerWith(t, serverOptions{})
+}
+
+func newServerWith(t *testing.T, o serverOptions) *hitlServer {
 	t.Helper()
 	store, err := sqlite.Open(filepath.Join(t.TempDir(), "hitl.db"), nil)
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}
+	srv := &hitlServer{IDs: store, Slack: newFakeSlack(t)}
+	if o.auth {
+		addUsers(t, store)
+		srv.token = newToken(t, store, "build-bot", hitl.RoleAgent)
+	}
 	b := broker.New(store, nil)
 	if err := b.Start(context.Background()); err != nil {
 		t.Fatalf("start broker: %v", err)
 	}
+	var cipher *slack.Cipher
+	if !o.noSecretKey {
+		if cipher, err = slack.NewCipher(bytes.Repeat([]byte{7}, slack.KeySize)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sl, err := slack.New(b, &slack.Options{Settings: o.slack, Cipher: cipher, APIURL: srv.Slack.URL + "/"})
+	if err != nil {
+		t.Fatalf("new slack: %v", err)
+	}
+	if err := sl.Start(context.Background()); err != nil {
+		t.Fatalf("start slack: %v", err)
+	}
+	loginRate, loginBurst := o.loginRate, o.loginBurst
+	if loginRate == 0 {
+		loginRate = rate.Inf
+	}
+	opts := &server.Options{Slack: sl, Auth: server.AuthOptions{
+		StreamRecheck: o.streamRecheck, LoginRate: loginRate, LoginBurst: loginBurst,
+	}}
 	f := &faults{}
-	ts := httptest.NewUnstartedServer(f.wrap(server.New(b, nil).Handler()))
+	ts := httptest.NewUnstartedServer(f.wrap(server.New(b, opts).Handler()))
 	// Hijacked connections are the WebSockets; the test can cut them.
 	ts.Config.ConnState = func(c net.Conn, state http.ConnState) {
 		if state == http.StateHijacked {
@@ -128,26 +195,65 @@ func newServer(t *testing.T) *hitlServer {
 		}
 	}
 	ts.Start()
-	srv := &hitlServer{Server: ts, Broker: b, faults: f}
+	srv.Server, srv.Broker, srv.faults = ts, b, f
 	t.Cleanup(func() {
 		b.Close()
 		srv.Close()
+		sl.Close()
 		store.Close()
 	})
 	return srv
 }
 
+// addUsers adds alice, bob and carol, as hitl user add would.
+func addUsers(t *testing.T, ids hitl.Identities) {
+	t.Helper()
+	for _, u := range []struct {
+		name, password string
+		groups         []string
+		admin          bool
+	}{
+		{"alice", alicePassword, nil, false},
+		{"bob", bobPassword, []string{"ops"}, false},
+		{"carol", carolPassword, []string{"ops"}, true},
+	} {
+		hash, err := auth.HashPassword(u.password)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ids.CreateUser(context.Background(), &hitl.User{Name: u.name, Groups: u.groups, Admin: u.admin, PasswordHash: hash}); err != nil {
+			t.Fatalf("create user %s: %v", u.name, err)
+		}
+	}
+}
+
+// newToken creates an API token, as hitl token create would, and returns
+// its secret.
+func newToken(t *testing.T, ids hitl.Identities, name string, role hitl.Role) string {
+	t.Helper()
+	secret, hash, prefix := auth.NewToken()
+	tok := &hitl.Token{ID: auth.NewID(), Name: name, Role: role, Prefix: prefix, Hash: hash}
+	if err := ids.CreateToken(context.Background(), tok); err != nil {
+		t.Fatalf("create token %s: %v", name, err)
+	}
+	return secret
+}
+
 // faults breaks parts of the server on demand.
 type faults struct {
-	mu        sync.Mutex
-	wsDown    bool
-	sockets   []net.Conn
-	failPosts int
+	mu         sync.Mutex
+	wsDown     bool
+	sockets    []net.Conn
+	failPosts  int
+	wsRequests int // requests for /ws seen
 }
 
 func (f *faults) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		f.mu.Lock()
+		if r.URL.Path == "/ws" {
+			f.wsRequests++
+		}
 		switch {
 		case r.URL.Path == "/ws" && f.wsDown:
 			f.mu.Unlock()
@@ -177,6 +283,13 @@ func (f *faults) setWS(down bool) {
 		}
 		f.sockets = nil
 	}
+}
+
+// wsCount returns how many requests for /ws the server has seen.
+func (f *faults) wsCount() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.wsRequests
 }
 
 // failNextPosts makes the next n answers fail with 503.
@@ -215,6 +328,9 @@ func (s *hitlServer) call(t *testing.T, method, path string, body any) (int, []b
 	if rd != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	if s.token != "" {
+		req.Header.Set("Authorization", "Bearer "+s.token)
+	}
 	resp, err := s.Client().Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, path, err)
@@ -244,6 +360,17 @@ func (s *hitlServer) ask(t *testing.T, req map[string]any) string {
 	return in.ID
 }
 
+// status returns an interaction's status, read by the agent.
+func (s *hitlServer) status(t *testing.T, id string) hitl.Status {
+	t.Helper()
+	code, data := s.call(t, http.MethodGet, "/api/v1/interactions/"+id, nil)
+	var in interaction
+	if err := json.Unmarshal(data, &in); code != http.StatusOK || err != nil {
+		t.Fatalf("get %s: status %d, %s", id, code, data)
+	}
+	return hitl.Status(in.Status)
+}
+
 // wait starts the agent's long-poll for id; the channel yields the
 // interaction once it is no longer pending.
 func (s *hitlServer) wait(t *testing.T, id string) <-chan interaction {
@@ -252,7 +379,15 @@ func (s *hitlServer) wait(t *testing.T, id string) <-chan interaction {
 	errs := make(chan error, 1)
 	go func() {
 		for {
-			resp, err := s.Client().Get(s.URL + "/api/v1/interactions/" + id + "/wait?timeout=60")
+			req, err := http.NewRequest(http.MethodGet, s.URL+"/api/v1/interactions/"+id+"/wait?timeout=60", nil)
+			if err != nil {
+				errs <- err
+				return
+			}
+			if s.token != "" {
+				req.Header.Set("Authorization", "Bearer "+s.token)
+			}
+			resp, err := s.Client().Do(req)
 			if err != nil {
 				errs <- err
 				return
@@ -305,15 +440,38 @@ type page struct {
 }
 
 // openPage opens a new tab, optionally runs setup steps before loading
-// the inbox, and loads it.
+// the inbox, loads it and waits until it is live.
 func openPage(t *testing.T, srv *hitlServer, setup ...chromedp.Action[chromedp.Void]) *page {
+	t.Helper()
+	p := openTab(t, srv, false, setup...)
+	p.waitJS(`document.getElementById("conn").dataset.state === "live"`)
+	return p
+}
+
+// openSignIn opens the page in a browser context of its own (its own
+// cookies: one person signed in per context) and waits for the sign-in
+// view.
+func openSignIn(t *testing.T, srv *hitlServer, setup ...chromedp.Action[chromedp.Void]) *page {
+	t.Helper()
+	p := openTab(t, srv, true, setup...)
+	p.waitJS(`!document.getElementById("view-login").hidden && document.getElementById("login-form").checkVisibility()`)
+	return p
+}
+
+// openTab opens a new tab, in a new browser context when isolated, runs
+// setup steps and loads the inbox.
+func openTab(t *testing.T, srv *hitlServer, isolated bool, setup ...chromedp.Action[chromedp.Void]) *page {
 	t.Helper()
 	requireChromium(t)
 	bctx, err := startBrowser()
 	if err != nil {
 		t.Fatalf("start chromium: %v", err)
 	}
-	tabCtx, cancelTab := chromedp.NewContext(bctx)
+	var opts []chromedp.ContextOption
+	if isolated {
+		opts = append(opts, chromedp.WithNewBrowserContext())
+	}
+	tabCtx, cancelTab := chromedp.NewContext(bctx, opts...)
 	if err := chromedp.Do(tabCtx); err != nil {
 		cancelTab()
 		t.Fatalf("open tab: %v", err)
@@ -348,7 +506,6 @@ func openPage(t *testing.T, srv *hitlServer, setup ...chromedp.Action[chromedp.V
 	})
 	p.do(setup...)
 	p.do(chromedp.Navigate(srv.URL + "/"))
-	p.waitJS(`document.getElementById("conn").dataset.state === "live"`)
 	return p
 }
 

@@ -7,6 +7,19 @@ import { sleep } from "./dom.js";
 const RETRY_DELAYS = [400, 1200, 3000];
 const RETRYABLE = new Set([502, 503, 504]);
 
+// unauthorized is called when the server answers 401: the session ended
+// (logged out elsewhere, expired, revoked) or was never there.
+let unauthorized = () => {};
+
+// onUnauthorized sets what happens when a request of the inbox gets 401.
+export function onUnauthorized(fn) {
+  unauthorized = fn;
+}
+
+function checkAuth(res) {
+  if (res && res.status === 401) unauthorized();
+}
+
 async function readError(res) {
   try {
     const body = await res.json();
@@ -38,6 +51,7 @@ export async function respond(id, type, value, onRetry) {
       failure = { ok: false, status: 0, code: "network", message: "The server could not be reached." };
     }
     if (res && res.ok) return { ok: true };
+    checkAuth(res);
     if (res && !RETRYABLE.has(res.status)) return { ok: false, status: res.status, ...(await readError(res)) };
     if (res) failure = { ok: false, status: res.status, ...(await readError(res)) };
     if (attempt >= RETRY_DELAYS.length) return failure;
@@ -47,13 +61,41 @@ export async function respond(id, type, value, onRetry) {
 }
 
 // getJSON fetches a JSON document; it resolves to {ok, status, data, error}.
-export async function getJSON(url) {
+export function getJSON(url) {
+  return requestJSON("GET", url);
+}
+
+// postJSON sends body (nothing when undefined) as JSON; it resolves like
+// getJSON.
+export function postJSON(url, body) {
+  return requestJSON("POST", url, body);
+}
+
+// requestJSON resolves to {ok, status, data, error, retryAfter}, where
+// retryAfter is the Retry-After header in seconds (0 when absent). A 401
+// calls the onUnauthorized handler unless quiet is set (the login and
+// session calls handle it themselves).
+export async function requestJSON(method, url, body, { quiet = false } = {}) {
+  const init = { method, credentials: "same-origin", cache: "no-store", headers: { Accept: "application/json" } };
+  if (body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  let res;
   try {
-    const res = await fetch(url, { credentials: "same-origin", cache: "no-store", headers: { Accept: "application/json" } });
-    if (!res.ok) return { ok: false, status: res.status, error: await readError(res) };
-    return { ok: true, status: res.status, data: await res.json() };
+    res = await fetch(url, init);
   } catch {
     return { ok: false, status: 0, error: { code: "network", message: "The server could not be reached." } };
+  }
+  if (!quiet) checkAuth(res);
+  if (!res.ok) {
+    const retryAfter = Number.parseInt(res.headers.get("Retry-After") || "", 10);
+    return { ok: false, status: res.status, error: await readError(res), retryAfter: Number.isFinite(retryAfter) ? retryAfter : 0 };
+  }
+  try {
+    return { ok: true, status: res.status, data: await res.json() };
+  } catch {
+    return { ok: false, status: res.status, error: { code: "", message: "The server's answer could not be read." } };
   }
 }
 

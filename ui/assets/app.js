@@ -1,13 +1,24 @@
-// hitl web inbox: the entry module. It wires the views, the live channel,
-// the announcer and notifications together.
+// hitl web inbox: the entry module. It asks the server who is signed in,
+// shows the sign-in view or the inbox, and wires the views, the live
+// channel, the announcer, notifications and the Slack settings together.
 
 import { Inbox } from "./inbox.js";
 import { History } from "./history.js";
 import { connect } from "./live.js";
-import { pendingIDs } from "./api.js";
+import { onUnauthorized, pendingIDs } from "./api.js";
 import { setupNotifications } from "./notify.js";
+import { SignIn, logout, me } from "./session.js";
+import { SlackSettings } from "./slack.js";
+import { icon, sleep } from "./dom.js";
 
 const $ = (id) => document.getElementById(id);
+
+// What the sign-in view says when a session ends by itself (expired,
+// logged out in another tab, revoked by an admin).
+const SESSION_ENDED = "Your session has ended. Sign in again to see your questions.";
+// What it says when the page ran in local mode and the first user or
+// token was created meanwhile.
+const LOCAL_ENDED = "This server now has users, so it asks who you are. Sign in to go on.";
 
 // announce speaks a message through the polite live region; messages that
 // come together are spoken together.
@@ -26,6 +37,10 @@ function announce(text) {
   }, 120);
 }
 
+// The session: "unknown" while the page asks, "in" with the inbox on
+// screen, "out" with the sign-in view (or a problem) on screen.
+let session = "unknown";
+let user = null; // GET /api/v1/auth/me's answer while signed in
 let view = "inbox";
 
 const history = new History({
@@ -48,18 +63,21 @@ const inbox = new Inbox({
   heading: inboxHeading,
 }, {
   announce,
-  visible: () => view === "inbox" && document.visibilityState === "visible",
+  visible: () => session === "in" && view === "inbox" && document.visibilityState === "visible",
   show: () => {
     if (view === "inbox") return;
     location.hash = "#inbox";
     route(false);
   },
   resolved: () => history.changed(),
-  changed: (n) => { document.title = n > 0 ? `(${n}) hitl` : "hitl"; },
+  changed: (n) => {
+    if (session === "in") document.title = n > 0 ? `(${n}) hitl` : "hitl";
+  },
 });
 
-// Views: #inbox (default) and #history.
+// Views: #inbox (default) and #history, while signed in.
 function route(fromUser) {
+  if (session !== "in") return;
   const next = location.hash === "#history" ? "history" : "inbox";
   if (fromUser && next === view) return; // switched in code already
   view = next;
@@ -74,9 +92,40 @@ function route(fromUser) {
   if (fromUser) $(view === "history" ? "history-title" : "inbox-title").focus({ preventScroll: true });
 }
 window.addEventListener("hashchange", () => route(true));
-route(false);
 
+$("notify-btn").prepend(icon("bell"));
 setupNotifications($("notify-btn"), $("notify-state"));
+
+const slack = new SlackSettings($("slack-btn"), $("slack-dialog"), { announce });
+
+const signIn = new SignIn({
+  view: $("view-login"),
+  form: $("login-form"),
+  username: $("login-username"),
+  password: $("login-password"),
+  submit: $("login-submit"),
+  notice: $("login-notice"),
+  error: $("login-error"),
+  retry: $("login-retry"),
+  help: $("login-help"),
+}, {
+  signedIn: (data) => {
+    signedIn(data);
+    inboxHeading.focus({ preventScroll: true });
+    announce(`Signed in as ${data.name}.`);
+  },
+  retry: () => boot(),
+});
+
+$("sign-out").addEventListener("click", async () => {
+  const r = await logout();
+  if (!r.ok && r.status !== 401) {
+    announce(`Could not sign out: ${r.status === 0 ? "the server could not be reached" : r.error?.message || "server error"}.`);
+    return;
+  }
+  clearDrafts();
+  signedOut("You have signed out.");
+});
 
 // Connection state in the top bar.
 const conn = $("conn");
@@ -88,35 +137,169 @@ function setConn(state, text) {
   connText.textContent = text;
 }
 
-connect({
-  onMessage: (msg) => inbox.handle(msg),
-  async onState(state) {
-    clearTimeout(calmTimer);
-    switch (state) {
-      case "connecting":
-        setConn("connecting", "Connecting…");
-        break;
-      case "live":
-        setConn("live", "Live");
-        // The replay follows the open; once the list of pending questions
-        // is read, an empty inbox really is empty.
-        await pendingIDs();
-        inbox.setReady();
-        break;
-      case "reconnecting":
-        setConn("reconnecting", "Reconnecting…");
-        if (!dropped) announce("Connection lost. Reconnecting…");
-        dropped = true;
-        break;
-      case "reconnected":
-        dropped = false;
-        setConn("reconnected", "Reconnected");
-        announce("Reconnected.");
-        calmTimer = setTimeout(() => setConn("live", "Live"), 4000);
-        inbox.setReady();
-        await inbox.reconcile();
-        history.changed();
-        break;
-    }
-  },
+// The live channel, open while signed in. liveGen tells the callbacks of
+// a channel stopped by signing out from those of the current one.
+let live = null;
+let liveGen = 0;
+
+function startLive() {
+  const gen = ++liveGen;
+  const current = () => gen === liveGen && session === "in";
+  live = connect({
+    onMessage: (msg) => inbox.handle(msg),
+    async onState(state) {
+      if (!current()) return;
+      clearTimeout(calmTimer);
+      switch (state) {
+        case "connecting":
+          setConn("connecting", "Connecting…");
+          break;
+        case "live":
+          setConn("live", "Live");
+          // The replay follows the open; once the list of pending questions
+          // is read, an empty inbox really is empty.
+          await pendingIDs();
+          if (current()) inbox.setReady();
+          break;
+        case "reconnecting":
+          setConn("reconnecting", "Reconnecting…");
+          if (!dropped) announce("Connection lost. Reconnecting…");
+          dropped = true;
+          break;
+        case "reconnected":
+          dropped = false;
+          setConn("reconnected", "Reconnected");
+          announce("Reconnected.");
+          calmTimer = setTimeout(() => setConn("live", "Live"), 4000);
+          inbox.setReady();
+          await inbox.reconcile();
+          history.changed();
+          break;
+      }
+    },
+    onClose({ code, opened }) {
+      // The server ends a stream whose credentials ended with 1008, and
+      // refuses the handshake of a request without them: ask whether the
+      // session is still there.
+      if (current() && (code === 1008 || !opened)) verify();
+    },
+  });
+}
+
+function stopLive() {
+  liveGen++;
+  live?.stop();
+  live = null;
+  clearTimeout(calmTimer);
+  dropped = false;
+  setConn("connecting", "Connecting…");
+}
+
+// verify asks the server whether the page is still signed in, and as whom.
+async function verify() {
+  const r = await me();
+  if (session !== "in") return;
+  if (r.status === 401) signedOut(endedText());
+  else if (r.ok && user && r.data.name !== user.name) signedIn(r.data); // signed in as someone else in another tab
+}
+
+// Any request that gets 401 ends the signed-in state.
+onUnauthorized(() => {
+  if (session === "in") signedOut(endedText());
 });
+
+function endedText() {
+  return user?.local_mode ? LOCAL_ENDED : SESSION_ENDED;
+}
+
+// signedIn shows the inbox for the caller me describes and opens the live
+// channel.
+function signedIn(data) {
+  if (user && user.name !== data.name) {
+    // Another person: nothing of the last one's stays on screen.
+    stopLive();
+    inbox.reset();
+    history.reset();
+    clearDrafts();
+  }
+  user = data;
+  session = "in";
+  signIn.hide();
+  $("tabs").hidden = false;
+  $("topbar-end").hidden = false;
+  $("skip-link").hidden = false;
+  // People who signed in see who they are and can sign out; local mode
+  // (no users yet) has no one to sign out.
+  const account = data.auth === "session";
+  $("account").hidden = !account;
+  $("topbar").classList.toggle("has-account", account);
+  if (account) {
+    $("account-name").textContent = data.name;
+    $("account-name").title = data.name;
+    $("account-initial").textContent = [...data.name][0]?.toUpperCase() || "?";
+  }
+  if (data.role === "admin") slack.probe();
+  else slack.hide();
+  view = "";
+  route(false);
+  inbox.render();
+  if (!live) startLive();
+}
+
+// signedOut closes the inbox and shows the sign-in view with notice.
+function signedOut(notice) {
+  session = "out";
+  stopLive();
+  inbox.reset();
+  history.reset();
+  slack.hide();
+  hideInbox();
+  document.title = "Sign in · hitl";
+  signIn.show({ notice });
+}
+
+// hideInbox takes everything but the brand out of the page.
+function hideInbox() {
+  for (const id of ["view-inbox", "view-history", "tabs", "topbar-end", "account", "skip-link"]) $(id).hidden = true;
+  $("topbar").classList.remove("has-account");
+}
+
+// clearDrafts forgets the answers typed but not sent: they belong to the
+// person who signs out.
+function clearDrafts() {
+  try {
+    for (const k of Object.keys(sessionStorage)) {
+      if (k.startsWith("hitl:draft:")) sessionStorage.removeItem(k);
+    }
+  } catch {
+    // storage unavailable: nothing kept
+  }
+}
+
+// boot asks who is signed in. While the server cannot be reached the page
+// keeps asking, calmly; any other failure is shown with Try again.
+async function boot() {
+  session = "unknown";
+  for (let attempt = 0; ; attempt++) {
+    const r = await me();
+    if (r.ok) {
+      signedIn(r.data);
+      return;
+    }
+    if (r.status === 401) {
+      signedOut("");
+      return;
+    }
+    if (r.status !== 0) {
+      session = "out";
+      hideInbox();
+      document.title = "hitl";
+      signIn.problem(`hitl cannot be opened here: ${r.error?.message || `HTTP ${r.status}`}`);
+      return;
+    }
+    setConn("reconnecting", "Connecting…");
+    await sleep(Math.min(10000, 500 * 2 ** attempt));
+  }
+}
+
+boot();

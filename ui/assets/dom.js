@@ -31,6 +31,19 @@ export function append(el, children) {
   return el;
 }
 
+// speak fills a live region with children (as append takes them): it is
+// emptied first and filled in the next frame, so that a message said twice
+// is announced twice. Nothing to say leaves it empty.
+export function speak(el, ...children) {
+  const n = (Number(el.dataset.said) || 0) + 1;
+  el.dataset.said = String(n);
+  el.replaceChildren();
+  if (children.every((c) => c === null || c === undefined || c === false || c === "")) return;
+  requestAnimationFrame(() => {
+    if (el.dataset.said === String(n)) append(el, children);
+  });
+}
+
 // svg creates an inline icon from path data (no markup strings).
 export function icon(name) {
   const NS = "http://www.w3.org/2000/svg";
@@ -53,6 +66,13 @@ const ICONS = {
   x: ["M6 6l12 12", "M18 6L6 18"],
   bell: ["M6 16V11a6 6 0 1 1 12 0v5l1.5 2h-15z", "M10 20.5a2 2 0 0 0 4 0"],
   retry: ["M4 12a8 8 0 0 1 14-5.3L20 9", "M20 4v5h-5", "M20 12a8 8 0 0 1-14 5.3L4 15", "M4 20v-5h5"],
+  hash: ["M10 4L8 20", "M16 4l-2 16", "M4.5 9h15", "M4 15h15"],
+  // Slack's pinwheel, drawn in strokes: four bars and four dots.
+  slack: ["M14.5 3.5v5", "M20 9.5h.01", "M15.5 14.5h5", "M14.5 20h.01", "M9.5 15.5v5", "M4 14.5h.01", "M3.5 9.5h5", "M9.5 4h.01"],
+  lock: ["M8 11V8a4 4 0 0 1 8 0v3", "M6 11h12v9H6z"],
+  logout: ["M10 4H6a1 1 0 0 0-1 1v14a1 1 0 0 0 1 1h4", "M15 16l4-4-4-4", "M19 12H10"],
+  alert: ["M12 8v5", "M12 16.5v.01", "M21 12a9 9 0 1 1-18 0 9 9 0 0 1 18 0z"],
+  send: ["M4 12l16-8-6 16-2.5-6.5z", "M11.5 13.5L20 4"],
 };
 
 let seq = 0;

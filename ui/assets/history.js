@@ -16,6 +16,7 @@ export class History {
     this.visible = false;
     this.loading = false;
     this.stale = true;
+    this.gen = 0;
     els.more.addEventListener("click", () => this.load(false));
     els.status.addEventListener("change", () => this.load(true));
   }
@@ -27,6 +28,21 @@ export class History {
 
   hide() {
     this.visible = false;
+  }
+
+  // reset forgets what was shown (signing out): the next show() loads
+  // afresh.
+  reset() {
+    this.gen += 1;
+    clearTimeout(this.timer);
+    this.visible = false;
+    this.stale = true;
+    this.cursor = "";
+    this.els.list.replaceChildren();
+    this.els.more.hidden = true;
+    this.els.empty.hidden = true;
+    this.els.error.hidden = true;
+    this.els.status.value = "";
   }
 
   // changed is called when an interaction ends: reload if on screen.
@@ -44,6 +60,7 @@ export class History {
     }
     this.loading = true;
     this.stale = false;
+    const gen = this.gen;
     const status = this.els.status.value;
     const cursor = reset ? "" : this.cursor;
     const shown = [];
@@ -62,6 +79,10 @@ export class History {
       if (!next || shown.length >= PAGE / 2) break;
     }
     this.loading = false;
+    if (gen !== this.gen) {
+      this.again = false;
+      return; // reset while loading
+    }
     this.els.error.hidden = !error;
     this.els.error.textContent = error || "";
     if (!error) {

@@ -134,6 +134,22 @@ export class Inbox {
     this.render();
   }
 
+  // reset empties the inbox at once, without outcomes or announcements
+  // (signing out). Drafts stay in the tab's session storage, so an answer
+  // being typed when a session ended is still there after signing in.
+  reset() {
+    clearTimeout(this.burst);
+    this.fresh = [];
+    for (const card of this.cards.values()) {
+      dismiss(card.id);
+      card.el.remove();
+    }
+    this.cards.clear();
+    this.els.cards.replaceChildren();
+    this.ready = false;
+    this.render();
+  }
+
   // reconcile runs after a reconnect: the server has replayed every pending
   // question; a card that is no longer pending ended while the connection
   // was down, so its outcome is fetched and shown.
@@ -185,11 +201,11 @@ export class Inbox {
   }
 }
 
-// busyElsewhere reports whether the person is typing or working in a card,
-// in which case a new card must not take the focus.
+// busyElsewhere reports whether the person is typing, working in a card or
+// in a dialog, in which case a new card must not take the focus.
 function busyElsewhere() {
   const a = document.activeElement;
-  if (isTyping(a)) return true;
+  if (isTyping(a) || a?.closest?.("dialog")) return true;
   const card = a?.closest?.(".card");
   return !!card && a !== card && !card.classList.contains("is-resolved");
 }

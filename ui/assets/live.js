@@ -5,30 +5,38 @@
 const MIN_DELAY = 500;
 const MAX_DELAY = 10000;
 
-// connect opens the WebSocket and keeps it open. onMessage gets each parsed
-// message; onState gets "connecting", "live", "reconnecting" or
-// "reconnected" (open again after a drop).
-export function connect({ onMessage, onState }) {
+// connect opens the WebSocket and keeps it open until stop() is called.
+// onMessage gets each parsed message; onState gets "connecting", "live",
+// "reconnecting" or "reconnected" (open again after a drop); onClose, if
+// given, gets each close as {code, opened} (opened: the socket had been
+// open), before the next attempt is scheduled.
+export function connect({ onMessage, onState, onClose }) {
   let attempt = 0;
   let everOpen = false;
   let ws = null;
   let timer = null;
+  let stopped = false;
 
   const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`;
 
   function open() {
     clearTimeout(timer);
     timer = null;
+    if (stopped) return;
     onState(everOpen ? "reconnecting" : "connecting");
     const sock = new WebSocket(url);
     ws = sock;
     let closed = false;
+    let opened = false;
     sock.addEventListener("open", () => {
+      if (stopped) return;
+      opened = true;
       attempt = 0;
       onState(everOpen ? "reconnected" : "live");
       everOpen = true;
     });
     sock.addEventListener("message", (e) => {
+      if (stopped) return;
       let msg;
       try {
         msg = JSON.parse(e.data);
@@ -46,15 +54,23 @@ export function connect({ onMessage, onState }) {
       } catch {
         // already closed
       }
+      if (stopped) return;
       if (everOpen) onState("reconnecting");
       schedule();
     };
-    sock.addEventListener("close", lost);
+    // A refused handshake and a dropped connection both end in "close"
+    // (1006 without a close frame); the server ends a stream whose
+    // credentials ended with 1008.
+    sock.addEventListener("close", (e) => {
+      // It fires once per socket, after "error" when there is one.
+      if (!stopped) onClose?.({ code: e.code, opened });
+      lost();
+    });
     sock.addEventListener("error", lost);
   }
 
   function schedule() {
-    if (timer) return;
+    if (timer || stopped) return;
     const base = Math.min(MAX_DELAY, MIN_DELAY * 2 ** attempt);
     attempt += 1;
     const delay = base * (0.75 + Math.random() * 0.5);
@@ -63,12 +79,32 @@ export function connect({ onMessage, onState }) {
 
   // Coming back online or to the tab: try at once rather than wait.
   const now = () => {
-    if (!ws && timer) open();
+    if (!stopped && !ws && timer) open();
+  };
+  const visible = () => {
+    if (document.visibilityState === "visible") now();
   };
   window.addEventListener("online", now);
-  document.addEventListener("visibilitychange", () => {
-    if (document.visibilityState === "visible") now();
-  });
+  document.addEventListener("visibilitychange", visible);
 
   open();
+
+  return {
+    // stop closes the connection for good (signing out).
+    stop() {
+      if (stopped) return;
+      stopped = true;
+      clearTimeout(timer);
+      timer = null;
+      window.removeEventListener("online", now);
+      document.removeEventListener("visibilitychange", visible);
+      const sock = ws;
+      ws = null;
+      try {
+        sock?.close(1000, "signed out");
+      } catch {
+        // already closed
+      }
+    },
+  };
 }
