@@ -76,8 +76,11 @@ func TestAnsweredThroughTheAPI(t *testing.T) {
 func TestExpiryDisablesCard(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t)
-	id := srv.ask(t, map[string]any{"question": "Quick: yes or no?", "timeout": 2})
+	// The question is asked once the page is live, so the deadline's clock
+	// starts after the page has loaded (slow under load) and only the few
+	// steps up to cutting the live channel must fit before it.
 	p := openPage(t, srv)
+	id := srv.ask(t, map[string]any{"question": "Quick: yes or no?", "timeout": 5})
 	p.waitCard(id)
 	if eval[bool](p, fmt.Sprintf(`document.querySelector(%s).disabled`, js(card(id)+" fieldset"))) {
 		t.Fatal("the card is disabled before its deadline")
@@ -85,6 +88,9 @@ func TestExpiryDisablesCard(t *testing.T) {
 	// With the live channel down the page cannot hear the server expire it:
 	// the card must disable itself at the deadline.
 	srv.faults.setWS(true)
+	if eval[bool](p, fmt.Sprintf(`document.querySelector(%s).disabled`, js(card(id)+" fieldset"))) {
+		t.Fatal("the deadline passed before the live channel was cut (the machine is too slow for this test's 5 s deadline)")
+	}
 	p.waitCardText(id, "The deadline has passed")
 	if !eval[bool](p, fmt.Sprintf(`document.querySelector(%s).disabled`, js(card(id)+" fieldset"))) {
 		t.Error("the card's controls are enabled after the deadline")

@@ -61,6 +61,7 @@ const inbox = new Inbox({
   sub: $("inbox-sub"),
   count: $("inbox-count"),
   heading: inboxHeading,
+  notice: $("inbox-notice"),
 }, {
   announce,
   visible: () => session === "in" && view === "inbox" && document.visibilityState === "visible",
@@ -74,6 +75,22 @@ const inbox = new Inbox({
     if (session === "in") document.title = n > 0 ? `(${n}) hitl` : "hitl";
   },
 });
+
+// A link to one question (/?interaction=id, Slack's "Open in hitl") is
+// followed once the first replay is in, after signing in if need be.
+let link = new URLSearchParams(location.search).get("interaction");
+
+// followLink opens the linked question in the inbox and takes the
+// parameter out of the address, so a reload does not open it again.
+function followLink(pending) {
+  if (!link) return;
+  const id = link;
+  link = null;
+  const url = new URL(location.href);
+  url.searchParams.delete("interaction");
+  window.history.replaceState(window.history.state, "", url);
+  inbox.open(id, pending);
+}
 
 // Views: #inbox (default) and #history, while signed in.
 function route(fromUser) {
@@ -154,13 +171,16 @@ function startLive() {
         case "connecting":
           setConn("connecting", "Connecting…");
           break;
-        case "live":
+        case "live": {
           setConn("live", "Live");
           // The replay follows the open; once the list of pending questions
           // is read, an empty inbox really is empty.
-          await pendingIDs();
-          if (current()) inbox.setReady();
+          const pending = await pendingIDs();
+          if (!current()) break;
+          inbox.setReady();
+          followLink(pending);
           break;
+        }
         case "reconnecting":
           setConn("reconnecting", "Reconnecting…");
           if (!dropped) announce("Connection lost. Reconnecting…");

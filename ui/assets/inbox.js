@@ -4,17 +4,21 @@
 import { isTyping } from "./dom.js";
 import { Card, MOVED_ON, short } from "./card.js";
 import { getInteraction, pendingIDs } from "./api.js";
-import { answeredBy, ago } from "./format.js";
+import { answeredBy, ago, channelName } from "./format.js";
 import { notify, dismiss } from "./notify.js";
 
 const DEFAULT_USED = "The deadline passed, so the default answer was used.";
 // How long an ended card stays to show what happened, in ms.
 const LINGER_SENT = 2500;
 const LINGER_OTHER = 5000;
+// How long a link's pending card may take to arrive in the replay, and how
+// long it stays highlighted, in ms.
+const LINK_WAIT = 3000;
+const HIGHLIGHT = 2000;
 
 export class Inbox {
-  // els: {cards, empty, sub, count, heading}; opts: {announce, visible(),
-  // changed(pending)}
+  // els: {cards, empty, sub, count, heading, notice}; opts: {announce,
+  // visible(), changed(pending)}
   constructor(els, opts) {
     this.els = els;
     this.opts = opts;
@@ -23,6 +27,9 @@ export class Inbox {
     this.burst = null;
     this.ready = false;
     this.ticks = 0;
+    this.gen = 0; // bumped by reset(): a notice fetched before signing out is dropped
+    this.wanted = null; // the id a link named, until its card arrives
+    this.linked = null; // the card a link opened, which keeps the focus
     setInterval(() => this.tick(), 1000);
     this.render();
   }
@@ -64,6 +71,11 @@ export class Inbox {
       return other && other !== card && other.createdAt <= card.createdAt;
     });
     this.els.cards.insertBefore(card.el, after || null);
+    if (card.id === this.wanted) {
+      this.wanted = null;
+      clearTimeout(this.wantTimer);
+      this.spotlight(card);
+    }
     this.fresh.push(card);
     clearTimeout(this.burst);
     this.burst = setTimeout(() => this.welcome(), 150);
@@ -91,7 +103,73 @@ export class Inbox {
         c.focus();
       });
     }
-    if (this.opts.visible() && !busyElsewhere()) newest.focus();
+    // A card a link opened keeps the focus.
+    const linked = fresh.includes(this.linked);
+    this.linked = null;
+    if (!linked && this.opts.visible() && !busyElsewhere()) newest.focus();
+  }
+
+  // open follows a link to interaction id (Slack's "Open in hitl"), once
+  // the replay has run; pending is the set of pending ids (null when it
+  // could not be read). A pending card is brought into view, focused and
+  // highlighted; otherwise a notice says what became of the question.
+  open(id, pending) {
+    const card = this.cards.get(id);
+    if (card && !card.resolved && !card.expired) {
+      this.spotlight(card);
+      return;
+    }
+    if (!card && pending?.has(id)) {
+      // Pending but not here yet: the replay is still arriving.
+      this.wanted = id;
+      clearTimeout(this.wantTimer);
+      this.wantTimer = setTimeout(() => {
+        if (this.wanted !== id) return;
+        this.wanted = null;
+        this.explain(id);
+      }, LINK_WAIT);
+      return;
+    }
+    this.explain(id);
+  }
+
+  // spotlight focuses card and highlights it for a moment.
+  spotlight(card) {
+    this.linked = card;
+    card.focus();
+    card.article.classList.add("is-linked");
+    setTimeout(() => card.article.classList.remove("is-linked"), HIGHLIGHT);
+  }
+
+  // explain fetches interaction id and shows in a notice what became of
+  // it.
+  async explain(id) {
+    const gen = this.gen;
+    const r = await getInteraction(id);
+    if (gen !== this.gen) return; // signed out meanwhile
+    let text;
+    if (!r.ok) {
+      text = r.status === 404 ? "That question was not found." : "That question could not be loaded.";
+    } else {
+      const it = r.data;
+      const res = it.result || {};
+      switch (it.status) {
+        case "answered":
+          text = res.timed_out
+            ? "That question reached its deadline, so the default answer was used."
+            : `That question was answered by ${res.responded_by || "someone"} via ${channelName(res.channel)}.`;
+          break;
+        case "expired":
+          text = "That question expired.";
+          break;
+        case "cancelled":
+          text = "That question was cancelled.";
+          break;
+        default:
+          text = this.cards.get(id)?.expired ? "That question expired." : "That question is not in your inbox.";
+      }
+    }
+    this.els.notice.textContent = text;
   }
 
   onResolved(card, kind, text) {
@@ -139,6 +217,11 @@ export class Inbox {
   // being typed when a session ended is still there after signing in.
   reset() {
     clearTimeout(this.burst);
+    clearTimeout(this.wantTimer);
+    this.gen += 1;
+    this.wanted = null;
+    this.linked = null;
+    this.els.notice.textContent = "";
     this.fresh = [];
     for (const card of this.cards.values()) {
       dismiss(card.id);

@@ -1,0 +1,89 @@
+package ui_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"testing"
+
+	cdppage "github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+)
+
+// recordLinked records in window.__linked the id of every card that gets
+// the is-linked highlight, which lasts only a moment.
+func recordLinked() chromedp.Action[chromedp.Void] {
+	const src = `(() => {
+		window.__linked = [];
+		new MutationObserver((records) => {
+			for (const r of records) {
+				if (r.target.classList?.contains("is-linked")) window.__linked.push(r.target.dataset.id);
+			}
+		}).observe(document, { subtree: true, attributes: true, attributeFilter: ["class"] });
+	})();`
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := chromedp.Call(ctx, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{Source: src})
+		return err
+	})
+}
+
+// link is the address Slack's "Open in hitl" button opens for id.
+func (p *page) link(id string) string {
+	return p.srv.URL + "/?interaction=" + id
+}
+
+// TestLinkToPendingQuestion: a link to a pending question, opened before
+// signing in, brings the person to that card after the sign-in (not to
+// the newest card), highlights it and leaves the address without the
+// parameter.
+func TestLinkToPendingQuestion(t *testing.T) {
+	t.Parallel()
+	srv := newServerWith(t, serverOptions{auth: true})
+	linked := srv.ask(t, map[string]any{"question": "Roll back the deploy of api-7?"})
+	newer := srv.ask(t, map[string]any{"question": "A newer question"})
+	p := openSignIn(t, srv, recordLinked())
+	p.do(chromedp.Navigate(p.link(linked)))
+	p.waitJS(`!document.getElementById("view-login").hidden && document.getElementById("login-form").checkVisibility()`)
+	p.signIn("alice", alicePassword)
+	p.waitSignedIn("alice")
+	p.waitCard(newer)
+	p.waitJS(fmt.Sprintf(`document.activeElement?.matches(%s) && window.__linked.includes(%s)`, js(card(linked)), js(linked)))
+	if got := eval[string](p, `location.pathname + location.search`); got != "/" {
+		t.Errorf("address after following the link = %q, want /", got)
+	}
+	// The newest card arriving in the same replay does not take the focus.
+	p.waitJS(`!document.querySelector(".card.is-linked")`)
+	if !eval[bool](p, fmt.Sprintf(`document.activeElement?.matches(%s)`, js(card(linked)))) {
+		t.Errorf("the focus left the linked card for %s", eval[string](p, `document.activeElement?.dataset?.id || document.activeElement?.id || ""`))
+	}
+	if got := p.text("#inbox-notice"); got != "" {
+		t.Errorf("notice = %q for a pending question, want none", got)
+	}
+}
+
+// TestLinkToEndedQuestion: a link to a question that is no longer pending
+// (or never was) shows what became of it, once.
+func TestLinkToEndedQuestion(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	id := srv.ask(t, map[string]any{"interaction_type": "approval", "question": "Rotate the keys?"})
+	if status, body := srv.call(t, http.MethodPost, "/api/v1/interactions/"+id+"/respond", map[string]any{"value": true}); status != http.StatusOK {
+		t.Fatalf("respond: %d %s", status, body)
+	}
+	p := openPage(t, srv)
+	p.do(chromedp.Navigate(p.link(id)))
+	const answered = "That question was answered by local via the API."
+	p.waitJS(fmt.Sprintf(`document.getElementById("inbox-notice").textContent === %s && location.search === ""`, js(answered)))
+	if !eval[bool](p, `document.getElementById("inbox-notice").checkVisibility()`) {
+		t.Error("the notice is not visible")
+	}
+	// A reload does not repeat it.
+	p.do(chromedp.Reload())
+	p.waitJS(`document.getElementById("conn").dataset.state === "live" && !document.getElementById("inbox-empty").hidden`)
+	if got := eval[string](p, `location.search + document.getElementById("inbox-notice").textContent`); got != "" {
+		t.Errorf("after a reload the address's query and notice are %q, want none", got)
+	}
+
+	p.do(chromedp.Navigate(p.link("no-such-question")))
+	p.waitJS(`document.getElementById("inbox-notice").textContent === "That question was not found." && location.search === ""`)
+}
