@@ -72,6 +72,7 @@ type Child struct {
 	Dir      string                    // for logs (and, by the caller's DB, databases)
 	DB       func(phase string) string // the --db of a phase
 	LogLevel string                    // "" means the server's default
+	Env      []string                  // extra KEY=VALUE environment, such as GOMEMLIMIT
 }
 
 // Launch starts the server for phase and waits until it is ready.
@@ -92,7 +93,7 @@ func (c *Child) Launch(ctx context.Context, phase string) (*Server, error) {
 	}
 	cmd := exec.Command(c.Exe, args...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.Env = append(os.Environ(), "HITL_ADDR=", "HITL_DB=")
+	cmd.Env = append(append(os.Environ(), "HITL_ADDR=", "HITL_DB="), c.Env...)
 	if err := cmd.Start(); err != nil {
 		logFile.Close()
 		return nil, fmt.Errorf("start server: %w", err)

@@ -40,6 +40,14 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	pending := fs.Int("pending", 0, "pending questions for the memory figure (default 100000, 10000 with --quick; -1 skips)")
 	streams := fs.Int("streams", 0, "long-polls, and WebSockets, held open (default 10000, 1000 with --quick; -1 skips)")
 	trials := fs.Int("trials", 0, "questions fanned out to every WebSocket (default 10, 5 with --quick)")
+	var serverEnv []string
+	fs.Func("server-env", "`KEY=VALUE` set in the servers' environment (repeatable), such as GOMEMLIMIT=400MiB", func(v string) error {
+		if k, _, ok := strings.Cut(v, "="); !ok || k == "" {
+			return fmt.Errorf("want KEY=VALUE")
+		}
+		serverEnv = append(serverEnv, v)
+		return nil
+	})
 	conc := fs.String("concurrency", "1,16,256", "round-trip runs: comma-separated numbers of agents")
 	settle := fs.Duration("settle", 0, "how long a server idles before its memory is read (default 2s)")
 	if code, ok := parse(fs, args, 2); !ok {
@@ -108,7 +116,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			fmt.Fprintf(stderr, "hitl bench: find the hitl binary: %v\n", err)
 			return 1
 		}
-		child := &bench.Child{Exe: exe, Dir: tmp, DB: func(phase string) string {
+		child := &bench.Child{Exe: exe, Dir: tmp, Env: serverEnv, DB: func(phase string) string {
 			return filepath.Join(tmp, phase+".db")
 		}}
 		cfg.Store = "sqlite"
