@@ -83,9 +83,21 @@ func (b *Broker) Wait(ctx context.Context, id string) (*hitl.Interaction, error)
 	e := b.waiters.add(id)
 	defer b.waiters.remove(id, e)
 	// The read ignores ctx's cancellation, so a caller whose time is already
-	// up still learns the interaction's state.
+	// up still learns the interaction's state. It runs on a short-lived
+	// goroutine: the store's call stack is deep, and the caller's goroutine
+	// (an HTTP handler's) would keep the stack it grew for as long as it
+	// waits — 8 KiB more per open long-poll.
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readTimeout)
-	in, err := b.visible(rctx, id)
+	var (
+		in   *hitl.Interaction
+		err  error
+		read = make(chan struct{})
+	)
+	go func() {
+		defer close(read)
+		in, err = b.visible(rctx, id)
+	}()
+	<-read
 	cancel()
 	if err != nil || in.Status.Terminal() {
 		return in, err
