@@ -48,10 +48,11 @@ func (w *waiters) remove(id string, e *waitEntry) {
 	}
 }
 
-// wake releases every waiter of in, handing them its terminal state.
-func (w *waiters) wake(in *hitl.Interaction) {
+// wake releases every waiter of in, handing them its terminal state, and
+// reports whether there were any.
+func (w *waiters) wake(in *hitl.Interaction) bool {
 	if in == nil || !in.Status.Terminal() {
-		return
+		return false
 	}
 	w.mu.Lock()
 	e := w.m[in.ID]
@@ -63,6 +64,7 @@ func (w *waiters) wake(in *hitl.Interaction) {
 		e.in = in
 		close(e.done)
 	}
+	return e != nil
 }
 
 // count returns how many interactions have waiters (for tests and metrics).
