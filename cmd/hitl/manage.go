@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -57,13 +56,7 @@ func runList(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 
 	if *asJSON {
-		if list == nil {
-			list = []*hitl.Interaction{}
-		}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(list); err != nil {
+		if err := printJSONList(stdout, list); err != nil {
 			fmt.Fprintf(stderr, "hitl ls: %v\n", err)
 			return exitError
 		}

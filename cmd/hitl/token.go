@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -97,12 +96,10 @@ func runTokenList(ctx context.Context, args []string, _ io.Reader, stdout, stder
 		return 1
 	}
 	if *asJSON {
-		if tokens == nil {
-			tokens = []*hitl.Token{}
+		if err := printJSONList(stdout, tokens); err != nil {
+			fmt.Fprintf(stderr, "hitl token ls: %v\n", err)
+			return 1
 		}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(tokens)
 		return 0
 	}
 	if len(tokens) == 0 {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -107,12 +106,10 @@ func runUserList(ctx context.Context, args []string, _ io.Reader, stdout, stderr
 		return 1
 	}
 	if *asJSON {
-		if users == nil {
-			users = []*hitl.User{}
+		if err := printJSONList(stdout, users); err != nil {
+			fmt.Fprintf(stderr, "hitl user ls: %v\n", err)
+			return 1
 		}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(users)
 		return 0
 	}
 	if len(users) == 0 {
