@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -15,6 +14,7 @@ import (
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/ask"
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/internal/hitltest"
 )
 
 // release is the form the Form tests ask for.
@@ -297,23 +297,21 @@ func TestAskWaitsAgainWhenHandedBackPending(t *testing.T) {
 // expects the helper to return that answer.
 func TestAskSurvivesRestart(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "hitl.db")
-	first := startTestServer(t, path, "", nil)
-	addr := first.Listener.Addr().String()
-	logs := &signalHandler{msg: "wait failed; retrying", ch: make(chan struct{}, 100)}
-	agent := newClient(t, first.URL, &client.Options{Logger: slog.New(logs)})
+	first := hitltest.Start(t, nil)
+	logs := hitltest.NewLogSignal("wait failed; retrying")
+	agent := hitltest.NewClient(t, first.URL, &client.Options{Logger: slog.New(logs)})
 
 	ch := async(func() (bool, error) {
 		return ask.YesNo(context.Background(), agent, "Still there after a restart?", "", "", nil)
 	})
-	waitFor(t, "the long-poll to reach the first server", func() bool { return first.Broker.Waiting() == 1 })
+	hitltest.WaitFor(t, "the long-poll to reach the first server", func() bool { return first.Broker.Waiting() == 1 })
 	list, _, err := first.Broker.List(context.Background(), hitl.ListFilter{Status: hitl.StatusPending})
 	if err != nil || len(list) != 1 {
 		t.Fatalf("list pending: %d, %v; want 1", len(list), err)
 	}
 	first.Stop()
 	select {
-	case <-logs.ch:
+	case <-logs.C:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the agent never noticed the server was gone")
 	}
@@ -323,8 +321,8 @@ func TestAskSurvivesRestart(t *testing.T) {
 	default:
 	}
 
-	second := startTestServer(t, path, addr, nil)
-	if _, err := newClient(t, second.URL, nil).Respond(context.Background(), list[0].ID, json.RawMessage(`"approve"`)); err != nil {
+	second := first.Restart(t)
+	if _, err := hitltest.NewClient(t, second.URL, nil).Respond(context.Background(), list[0].ID, json.RawMessage(`"approve"`)); err != nil {
 		t.Fatalf("respond on the second server: %v", err)
 	}
 	if r := receive(t, ch); r.err != nil || !r.v {

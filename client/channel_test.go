@@ -10,11 +10,12 @@ import (
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/internal/hitltest"
 )
 
 func TestChannelRecordedOnCreateAnswerAndCancel(t *testing.T) {
 	t.Parallel()
-	ts := newTestServer(t)
+	ts := hitltest.Start(t, nil)
 	ctx := context.Background()
 	tests := []struct {
 		channel     string
@@ -29,7 +30,7 @@ func TestChannelRecordedOnCreateAnswerAndCancel(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run("channel="+tt.channel, func(t *testing.T) {
-			c := newClient(t, ts.URL, &client.Options{Channel: tt.channel})
+			c := hitltest.NewClient(t, ts.URL, &client.Options{Channel: tt.channel})
 			in := mustCreate(t, c, hitl.CreateRequest{Question: "via " + tt.channel + "?"})
 			if got := in.CreatedVia; got != tt.wantCreated {
 				t.Errorf("created_via = %q, want %q", got, tt.wantCreated)
@@ -58,14 +59,14 @@ func TestErrUnreachable(t *testing.T) {
 	closed := httptest.NewServer(http.NotFoundHandler())
 	url := closed.URL
 	closed.Close()
-	_, _, err := newClient(t, url, nil).Create(context.Background(), hitl.CreateRequest{Question: "anyone?"})
+	_, _, err := hitltest.NewClient(t, url, nil).Create(context.Background(), hitl.CreateRequest{Question: "anyone?"})
 	if !errors.Is(err, client.ErrUnreachable) {
 		t.Errorf("closed port: err = %v, want one matching ErrUnreachable", err)
 	}
 
 	// A server that answers, even with an error, is reachable.
-	ts := newTestServer(t)
-	_, err = newClient(t, ts.URL, nil).Get(context.Background(), "no-such-id")
+	ts := hitltest.Start(t, nil)
+	_, err = hitltest.NewClient(t, ts.URL, nil).Get(context.Background(), "no-such-id")
 	if !errors.Is(err, hitl.ErrNotFound) {
 		t.Fatalf("unknown id: err = %v, want not found", err)
 	}

@@ -14,12 +14,13 @@ import (
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/internal/hitltest"
 )
 
 func TestCreateGetIdempotent(t *testing.T) {
 	t.Parallel()
-	ts := newTestServer(t)
-	c := newClient(t, ts.URL, nil)
+	ts := hitltest.Start(t, nil)
+	c := hitltest.NewClient(t, ts.URL, nil)
 	ctx := context.Background()
 
 	req := hitl.CreateRequest{
@@ -70,8 +71,8 @@ func TestCreateGetIdempotent(t *testing.T) {
 
 func TestList(t *testing.T) {
 	t.Parallel()
-	ts := newTestServer(t)
-	c := newClient(t, ts.URL, nil)
+	ts := hitltest.Start(t, nil)
+	c := hitltest.NewClient(t, ts.URL, nil)
 	ctx := context.Background()
 
 	var ids []string
@@ -128,9 +129,9 @@ func TestList(t *testing.T) {
 
 func TestRespondAndWait(t *testing.T) {
 	t.Parallel()
-	ts := newTestServer(t)
-	agent := newClient(t, ts.URL, nil)
-	person := newClient(t, ts.URL, &client.Options{Channel: hitl.ChannelCLI})
+	ts := hitltest.Start(t, nil)
+	agent := hitltest.NewClient(t, ts.URL, nil)
+	person := hitltest.NewClient(t, ts.URL, &client.Options{Channel: hitl.ChannelCLI})
 	ctx := context.Background()
 
 	in := mustCreate(t, agent, hitl.CreateRequest{Type: hitl.TypeApproval, Question: "Deploy?"})
@@ -139,7 +140,7 @@ func TestRespondAndWait(t *testing.T) {
 		got, err := agent.Wait(ctx, in.ID)
 		done <- waitResult{got, err}
 	}()
-	waitFor(t, "the agent to wait", func() bool { return ts.Broker.Waiting() == 1 })
+	hitltest.WaitFor(t, "the agent to wait", func() bool { return ts.Broker.Waiting() == 1 })
 
 	answered, err := person.Respond(ctx, in.ID, json.RawMessage(`"yes"`))
 	if err != nil {
@@ -169,8 +170,8 @@ func TestRespondAndWait(t *testing.T) {
 
 func TestErrors(t *testing.T) {
 	t.Parallel()
-	ts := newTestServer(t)
-	c := newClient(t, ts.URL, nil)
+	ts := hitltest.Start(t, nil)
+	c := hitltest.NewClient(t, ts.URL, nil)
 	ctx := context.Background()
 
 	answered := mustCreate(t, c, hitl.CreateRequest{Type: hitl.TypeApproval, Question: "first?"})
@@ -231,7 +232,7 @@ func TestNonJSONError(t *testing.T) {
 		http.Error(w, "<html>bad gateway</html>", http.StatusBadGateway)
 	}))
 	defer proxy.Close()
-	c := newClient(t, proxy.URL, nil)
+	c := hitltest.NewClient(t, proxy.URL, nil)
 
 	_, err := c.Get(context.Background(), "abc")
 	var se *client.StatusError
@@ -254,7 +255,7 @@ func TestUnreachable(t *testing.T) {
 	ts := httptest.NewServer(http.NotFoundHandler())
 	url := ts.URL
 	ts.Close()
-	c := newClient(t, url, nil)
+	c := hitltest.NewClient(t, url, nil)
 	if _, _, err := c.Create(context.Background(), hitl.CreateRequest{Question: "anyone?"}); err == nil {
 		t.Fatal("create against a closed port: err = nil, want an error")
 	} else if !strings.Contains(err.Error(), url) {
@@ -268,17 +269,17 @@ func TestHeaders(t *testing.T) {
 		mu   sync.Mutex
 		auth []string
 	)
-	ts := startTestServer(t, t.TempDir()+"/hitl.db", "", func(h http.Handler) http.Handler {
+	ts := hitltest.Start(t, &hitltest.Options{Wrap: func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			mu.Lock()
 			auth = append(auth, r.Header.Get("Authorization"))
 			mu.Unlock()
 			h.ServeHTTP(w, r)
 		})
-	})
-	c := newClient(t, ts.URL+"/", &client.Options{Token: "s3cret"})
+	}})
+	c := hitltest.NewClient(t, ts.URL+"/", &client.Options{Token: "s3cret"})
 	mustCreate(t, c, hitl.CreateRequest{Question: "who am I?"})
-	newClient(t, ts.URL, nil).Get(context.Background(), "x")
+	hitltest.NewClient(t, ts.URL, nil).Get(context.Background(), "x")
 
 	mu.Lock()
 	defer mu.Unlock()
@@ -293,7 +294,7 @@ func TestWaitRetriesUnavailable(t *testing.T) {
 		mu      sync.Mutex
 		refused int
 	)
-	ts := startTestServer(t, t.TempDir()+"/hitl.db", "", func(h http.Handler) http.Handler {
+	ts := hitltest.Start(t, &hitltest.Options{Wrap: func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			mu.Lock()
 			refuse := strings.HasSuffix(r.URL.Path, "/wait") && refused < 3
@@ -309,8 +310,8 @@ func TestWaitRetriesUnavailable(t *testing.T) {
 			}
 			h.ServeHTTP(w, r)
 		})
-	})
-	c := newClient(t, ts.URL, nil)
+	}})
+	c := hitltest.NewClient(t, ts.URL, nil)
 	in := mustCreate(t, c, hitl.CreateRequest{Question: "still there?"})
 	if _, err := c.Respond(context.Background(), in.ID, json.RawMessage(`"yes"`)); err != nil {
 		t.Fatalf("respond: %v", err)
@@ -331,8 +332,8 @@ func TestWaitRetriesUnavailable(t *testing.T) {
 
 func TestWaitContextEnds(t *testing.T) {
 	t.Parallel()
-	ts := newTestServer(t)
-	c := newClient(t, ts.URL, nil)
+	ts := hitltest.Start(t, nil)
+	c := hitltest.NewClient(t, ts.URL, nil)
 	in := mustCreate(t, c, hitl.CreateRequest{Question: "patience?"})
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -341,7 +342,7 @@ func TestWaitContextEnds(t *testing.T) {
 		got, err := c.Wait(ctx, in.ID)
 		done <- waitResult{got, err}
 	}()
-	waitFor(t, "the wait to reach the server", func() bool { return ts.Broker.Waiting() == 1 })
+	hitltest.WaitFor(t, "the wait to reach the server", func() bool { return ts.Broker.Waiting() == 1 })
 	cancel()
 	r := receive(t, done, 10*time.Second)
 	if !errors.Is(r.err, context.Canceled) {
@@ -360,7 +361,7 @@ func TestWaitContextEnds(t *testing.T) {
 func TestWaitShortPolls(t *testing.T) {
 	t.Parallel()
 	var polls atomic.Int32
-	ts := startTestServer(t, t.TempDir()+"/hitl.db", "", func(h http.Handler) http.Handler {
+	ts := hitltest.Start(t, &hitltest.Options{Wrap: func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if strings.HasSuffix(r.URL.Path, "/wait") {
 				if got, want := r.URL.Query().Get("timeout"), "0.05"; got != want {
@@ -370,8 +371,8 @@ func TestWaitShortPolls(t *testing.T) {
 			}
 			h.ServeHTTP(w, r)
 		})
-	})
-	c := newClient(t, ts.URL, &client.Options{PollTimeout: 50 * time.Millisecond})
+	}})
+	c := hitltest.NewClient(t, ts.URL, &client.Options{PollTimeout: 50 * time.Millisecond})
 	in := mustCreate(t, c, hitl.CreateRequest{Question: "repolled?"})
 	done := make(chan waitResult, 1)
 	go func() {
@@ -379,7 +380,7 @@ func TestWaitShortPolls(t *testing.T) {
 		done <- waitResult{got, err}
 	}()
 	// Let several polls come back pending before answering.
-	waitFor(t, "a few polls", func() bool { return polls.Load() >= 3 })
+	hitltest.WaitFor(t, "a few polls", func() bool { return polls.Load() >= 3 })
 	if _, err := c.Respond(context.Background(), in.ID, json.RawMessage(`"done"`)); err != nil {
 		t.Fatalf("respond: %v", err)
 	}

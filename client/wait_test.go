@@ -6,18 +6,18 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/internal/hitltest"
 )
 
 func TestAskAnswered(t *testing.T) {
 	t.Parallel()
-	ts := newTestServer(t)
-	c := newClient(t, ts.URL, nil)
+	ts := hitltest.Start(t, nil)
+	c := hitltest.NewClient(t, ts.URL, nil)
 
 	done := make(chan waitResult, 1)
 	go func() {
@@ -26,7 +26,7 @@ func TestAskAnswered(t *testing.T) {
 		})
 		done <- waitResult{in, err}
 	}()
-	waitFor(t, "the agent to wait", func() bool { return ts.Broker.Waiting() == 1 })
+	hitltest.WaitFor(t, "the agent to wait", func() bool { return ts.Broker.Waiting() == 1 })
 	pending, _, err := c.List(context.Background(), hitl.ListFilter{Status: hitl.StatusPending})
 	if err != nil || len(pending) != 1 {
 		t.Fatalf("list pending: %d interactions, err %v; want 1", len(pending), err)
@@ -45,8 +45,8 @@ func TestAskAnswered(t *testing.T) {
 
 func TestAskExpiredIsNotAnError(t *testing.T) {
 	t.Parallel()
-	ts := newTestServer(t)
-	c := newClient(t, ts.URL, nil)
+	ts := hitltest.Start(t, nil)
+	c := hitltest.NewClient(t, ts.URL, nil)
 	in, err := c.Ask(context.Background(), hitl.CreateRequest{Question: "anyone?", Timeout: 0.05})
 	if err != nil {
 		t.Fatalf("ask: %v", err)
@@ -58,8 +58,8 @@ func TestAskExpiredIsNotAnError(t *testing.T) {
 
 func TestAskCancelledContextCancelsInteraction(t *testing.T) {
 	t.Parallel()
-	ts := newTestServer(t)
-	c := newClient(t, ts.URL, nil)
+	ts := hitltest.Start(t, nil)
+	c := hitltest.NewClient(t, ts.URL, nil)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan waitResult, 1)
@@ -67,7 +67,7 @@ func TestAskCancelledContextCancelsInteraction(t *testing.T) {
 		in, err := c.Ask(ctx, hitl.CreateRequest{Type: hitl.TypeApproval, Question: "Drop the table?"})
 		done <- waitResult{in, err}
 	}()
-	waitFor(t, "the agent to wait", func() bool { return ts.Broker.Waiting() == 1 })
+	hitltest.WaitFor(t, "the agent to wait", func() bool { return ts.Broker.Waiting() == 1 })
 	cancel()
 
 	r := receive(t, done, 10*time.Second)
@@ -92,7 +92,7 @@ func TestAskCancelledContextCancelsInteraction(t *testing.T) {
 func TestAskCancelledDuringCreate(t *testing.T) {
 	t.Parallel()
 	created := make(chan struct{})
-	ts := startTestServer(t, filepath.Join(t.TempDir(), "hitl.db"), "", func(h http.Handler) http.Handler {
+	ts := hitltest.Start(t, &hitltest.Options{Wrap: func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			h.ServeHTTP(w, r)
 			if r.Method == http.MethodPost && r.URL.Path == "/api/v1/interactions" {
@@ -101,8 +101,8 @@ func TestAskCancelledDuringCreate(t *testing.T) {
 				<-r.Context().Done()
 			}
 		})
-	})
-	c := newClient(t, ts.URL, nil)
+	}})
+	c := hitltest.NewClient(t, ts.URL, nil)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan waitResult, 1)
@@ -130,11 +130,9 @@ func TestAskCancelledDuringCreate(t *testing.T) {
 // the original Wait to return the answer.
 func TestWaitSurvivesRestart(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "hitl.db")
-	first := startTestServer(t, path, "", nil)
-	addr := first.Addr()
-	logs := &signalHandler{msg: "wait failed; retrying", ch: make(chan struct{}, 100)}
-	c := newClient(t, first.URL, &client.Options{Logger: slog.New(logs)})
+	first := hitltest.Start(t, nil)
+	logs := hitltest.NewLogSignal("wait failed; retrying")
+	c := hitltest.NewClient(t, first.URL, &client.Options{Logger: slog.New(logs)})
 	in := mustCreate(t, c, hitl.CreateRequest{Type: hitl.TypeFreeText, Question: "Still there after a restart?"})
 
 	done := make(chan waitResult, 1)
@@ -142,7 +140,7 @@ func TestWaitSurvivesRestart(t *testing.T) {
 		got, err := c.Wait(context.Background(), in.ID)
 		done <- waitResult{got, err}
 	}()
-	waitFor(t, "the long-poll to reach the first server", func() bool { return first.Broker.Waiting() == 1 })
+	hitltest.WaitFor(t, "the long-poll to reach the first server", func() bool { return first.Broker.Waiting() == 1 })
 	first.Stop()
 	select {
 	case r := <-done:
@@ -151,16 +149,16 @@ func TestWaitSurvivesRestart(t *testing.T) {
 	}
 	// Start the new server only once the agent has found the old one gone.
 	select {
-	case <-logs.ch:
+	case <-logs.C:
 	case <-time.After(10 * time.Second):
 		t.Fatal("wait never reported the server unreachable")
 	}
 
-	second := startTestServer(t, path, addr, nil)
+	second := first.Restart(t)
 	if second.URL != first.URL {
 		t.Fatalf("restarted at %s, want %s", second.URL, first.URL)
 	}
-	if _, err := newClient(t, second.URL, nil).Respond(context.Background(), in.ID, json.RawMessage(`"yes, still here"`)); err != nil {
+	if _, err := hitltest.NewClient(t, second.URL, nil).Respond(context.Background(), in.ID, json.RawMessage(`"yes, still here"`)); err != nil {
 		t.Fatalf("respond on the second server: %v", err)
 	}
 
@@ -174,24 +172,4 @@ func TestWaitSurvivesRestart(t *testing.T) {
 	if got, want := string(r.in.Result.Value), `"yes, still here"`; got != want {
 		t.Errorf("value = %s, want %s", got, want)
 	}
-}
-
-// signalHandler is a slog.Handler that signals on ch each time a record
-// with message msg is logged.
-type signalHandler struct {
-	msg string
-	ch  chan struct{}
-}
-
-func (h *signalHandler) Enabled(context.Context, slog.Level) bool { return true }
-func (h *signalHandler) WithAttrs([]slog.Attr) slog.Handler       { return h }
-func (h *signalHandler) WithGroup(string) slog.Handler            { return h }
-func (h *signalHandler) Handle(_ context.Context, r slog.Record) error {
-	if r.Message == h.msg {
-		select {
-		case h.ch <- struct{}{}:
-		default:
-		}
-	}
-	return nil
 }

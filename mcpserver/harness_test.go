@@ -4,16 +4,14 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/broker"
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/internal/hitltest"
 	"github.com/hitl-sh/hitl/mcpserver"
-	"github.com/hitl-sh/hitl/server"
-	"github.com/hitl-sh/hitl/sqlite"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -33,31 +31,11 @@ type fixture struct {
 	person *client.Client
 }
 
+// newFixture starts a fixture over a new SQLite file.
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	store, err := sqlite.Open(filepath.Join(t.TempDir(), "hitl.db"), nil)
-	if err != nil {
-		t.Fatalf("open store: %v", err)
-	}
-	b := broker.New(store, nil)
-	if err := b.Start(context.Background()); err != nil {
-		t.Fatalf("start broker: %v", err)
-	}
-	ts := httptest.NewServer(server.New(b, nil).Handler())
-	t.Cleanup(func() {
-		b.Close() // releases long-polls first, as hitl serve does
-		ts.Close()
-		store.Close()
-	})
-	return &fixture{broker: b, url: ts.URL, person: newHTTPClient(t, ts.URL, hitl.ChannelWeb)}
-}
-
-// newHTTPClient returns a hitl client with its own transport.
-func newHTTPClient(t *testing.T, url, channel string) *client.Client {
-	t.Helper()
-	tr := &http.Transport{}
-	t.Cleanup(tr.CloseIdleConnections)
-	return client.New(url, &client.Options{HTTPClient: &http.Client{Transport: tr}, Channel: channel})
+	ts := hitltest.Start(t, nil)
+	return &fixture{broker: ts.Broker, url: ts.URL, person: hitltest.NewClient(t, ts.URL, &client.Options{Channel: hitl.ChannelWeb})}
 }
 
 // session is a connected MCP client and the progress notifications it
@@ -103,7 +81,7 @@ var kinds = []kind{
 		return connectMemory(t, mcpserver.New(f.broker, &mcpserver.Options{ProgressInterval: progressEvery}))
 	}},
 	{"memory/http-client", true, func(t *testing.T, f *fixture) *session {
-		remote := newHTTPClient(t, f.url, hitl.ChannelMCP)
+		remote := hitltest.NewClient(t, f.url, &client.Options{Channel: hitl.ChannelMCP})
 		return connectMemory(t, mcpserver.New(remote, &mcpserver.Options{ProgressInterval: progressEvery}))
 	}},
 	{"streamable/hitl-serve", false, func(t *testing.T, f *fixture) *session {
@@ -154,21 +132,6 @@ func connectHTTP(t *testing.T, url, version string) *session {
 	return connect(t, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc, MaxRetries: -1}, opts)
 }
 
-// waitFor polls cond until it holds, failing the test after a bound.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	timeout := time.After(10 * time.Second)
-	for !cond() {
-		select {
-		case <-tick.C:
-		case <-timeout:
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
-}
-
 // call is a tool call running in the background.
 type call struct {
 	done chan struct{}
@@ -213,7 +176,7 @@ func (c *call) running() bool {
 func (f *fixture) pending(t *testing.T, n int) *hitl.Interaction {
 	t.Helper()
 	var list []*hitl.Interaction
-	waitFor(t, "the tool call to wait", func() bool {
+	hitltest.WaitFor(t, "the tool call to wait", func() bool {
 		var err error
 		list, _, err = f.broker.List(context.Background(), hitl.ListFilter{Status: hitl.StatusPending})
 		if err != nil {

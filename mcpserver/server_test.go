@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/internal/hitltest"
 	"github.com/hitl-sh/hitl/mcpserver"
 	"github.com/hitl-sh/hitl/tools"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -199,7 +200,7 @@ func TestCancelledCallCancelsInteraction(t *testing.T) {
 				t.Errorf("call tool: err = %v, want context.Canceled", err)
 			}
 			var got *hitl.Interaction
-			waitFor(t, "the interaction to be cancelled", func() bool {
+			hitltest.WaitFor(t, "the interaction to be cancelled", func() bool {
 				var err error
 				got, err = f.broker.Get(context.Background(), in.ID)
 				if err != nil {
