@@ -133,13 +133,18 @@ func (b *Broker) Close() error {
 }
 
 // Observe registers fn to be called for every event, in sequence order,
-// from now on (for metrics and audit sinks); with a shared store, that is
-// every replica's events. fn must not block.
-func (b *Broker) Observe(fn func(*hitl.Event)) {
+// from now on (for metrics, audit sinks and stream hubs); with a shared
+// store, that is every replica's events. fn must not block. Observe
+// returns the sequence number of the newest event before fn's first.
+func (b *Broker) Observe(fn func(*hitl.Event)) int64 {
 	b.feed.mu.Lock()
 	defer b.feed.mu.Unlock()
 	b.feed.observers = append(b.feed.observers, fn)
+	return b.feed.last
 }
+
+// Done returns a channel that is closed when the broker closes.
+func (b *Broker) Done() <-chan struct{} { return b.closed }
 
 // Store returns the store the broker runs over.
 func (b *Broker) Store() hitl.Store { return b.store }

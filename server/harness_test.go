@@ -21,6 +21,7 @@ type testServer struct {
 	*httptest.Server
 	Broker *broker.Broker
 	Store  *sqlite.Store
+	API    *server.Server
 	Path   string // the SQLite file
 }
 
@@ -43,7 +44,7 @@ func startTestServer(t *testing.T, path string) *testServer {
 		t.Fatalf("start broker: %v", err)
 	}
 	srv := server.New(b, nil)
-	ts := &testServer{Server: httptest.NewServer(srv.Handler()), Broker: b, Store: store, Path: path}
+	ts := &testServer{Server: httptest.NewServer(srv.Handler()), Broker: b, Store: store, API: srv, Path: path}
 	t.Cleanup(ts.Stop)
 	return ts
 }

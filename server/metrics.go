@@ -53,7 +53,7 @@ func newMetrics(reg *prometheus.Registry, b *broker.Broker) *metrics {
 			Buckets: []float64{1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 4 * 3600, 24 * 3600},
 		}, []string{"type", "channel"}),
 		streamsOpen: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "hitl_streams_open", Help: "Open live streams, by kind (ws, sse).",
+			Name: "hitl_streams_open", Help: "Open live streams receiving events, by kind (ws, sse).",
 		}, []string{"kind"}),
 	}
 	reg.MustRegister(m.created, m.answered, m.expired, m.cancelled, m.pending, m.latency, m.streamsOpen)

@@ -31,6 +31,10 @@ type Options struct {
 	Auth AuthOptions
 	// Slack, when set, serves the Slack channel's configuration API.
 	Slack *slack.Service
+	// WebSocketQueue is how many messages a WebSocket may have waiting to
+	// be sent before it is closed as too slow (1013, try again later);
+	// 0 means 256.
+	WebSocketQueue int
 }
 
 // Server serves hitl over HTTP. Create it with New and serve Handler().
@@ -42,6 +46,7 @@ type Server struct {
 	mux     *http.ServeMux
 	auth    *authenticator
 	slack   *slack.Service
+	hub     *wsHub
 }
 
 // New returns a server over b.
@@ -61,6 +66,11 @@ func New(b *broker.Broker, opts *Options) *Server {
 	}
 	s.metrics = newMetrics(opts.Registry, b)
 	s.auth = newAuthenticator(b, opts.Auth, s.log)
+	queue := opts.WebSocketQueue
+	if queue <= 0 {
+		queue = wsQueueDefault
+	}
+	s.hub = newWSHub(b, queue, s.auth.recheck, s.stillValid, s.metrics.streamsOpen.WithLabelValues("ws"), s.log)
 	s.routes()
 	return s
 }
@@ -117,6 +127,9 @@ func (s *Server) routes() {
 	s.mux.Handle("GET /{$}", inbox)
 	s.mux.Handle("GET /assets/", inbox)
 }
+
+// WebSockets returns how many WebSockets are open.
+func (s *Server) WebSockets() int { return s.hub.open() }
 
 // Handler returns the server's HTTP handler with its middleware.
 //

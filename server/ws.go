@@ -4,37 +4,23 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"slices"
-	"sync/atomic"
+	"strings"
 	"time"
 
-	"github.com/coder/websocket"
+	"github.com/gobwas/ws"
 	"github.com/hitl-sh/hitl"
-	"github.com/hitl-sh/hitl/broker"
-)
-
-// WebSocket timing and limits.
-const (
-	// wsPingInterval is how often an idle connection is pinged, so dead
-	// peers are noticed and proxies keep the connection open.
-	wsPingInterval = 30 * time.Second
-	// wsWriteTimeout bounds each message write (and each ping's round
-	// trip); a client that cannot take a message in this time is dropped.
-	wsWriteTimeout = 10 * time.Second
-	// wsReadLimit bounds one client message. Clients have nothing to say
-	// yet; what they send is read and ignored.
-	wsReadLimit = 4 << 10
 )
 
 // Close reasons sent to WebSocket clients (at most 123 bytes each).
 const (
 	reasonShutdown = "server is shutting down"
 	reasonSlow     = "client too slow; reconnect to get every pending question"
-	reasonInternal = "internal error"
 	reasonRevoked  = "credentials revoked or expired; log in again"
 )
 
@@ -50,224 +36,120 @@ const (
 // original Host header through.
 //
 // The connection is closed with 1001 (going away) when the server shuts
-// down, and with 1013 (try again later) when the client falls too far
-// behind; in both cases the client reconnects and gets the replay.
+// down, with 1013 (try again later) when the client falls too far behind,
+// and with 1008 when its credentials are revoked; the client reconnects
+// and gets the replay. Once the replay is written, the connection is the
+// hub's (wsHub): the handler's goroutine, deep from serving the request,
+// ends, and a fresh one reads the client's frames.
 func (s *Server) handleWebSocket(w http.ResponseWriter, r *http.Request) error {
-	// A hijacked connection keeps the http.Server's write deadline; the
-	// WebSocket bounds each write itself.
-	if err := http.NewResponseController(w).SetWriteDeadline(time.Time{}); err != nil && !errors.Is(err, http.ErrNotSupported) {
-		return fmt.Errorf("websocket: clear write deadline: %w", err)
+	if !headerHasToken(r.Header, "Connection", "upgrade") || !headerHasToken(r.Header, "Upgrade", "websocket") {
+		w.Header().Set("Connection", "Upgrade")
+		w.Header().Set("Upgrade", "websocket")
+		return hitl.Errorf(hitl.EINVALID, "this endpoint speaks WebSocket only: send Connection: Upgrade and Upgrade: websocket")
 	}
-	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{})
+	if !sameOrigin(r) {
+		return hitl.Errorf(hitl.EFORBIDDEN, "cross-origin WebSocket refused: the Origin host must be the request's Host")
+	}
+	// The handshake response is written within wsWriteTimeout; after it,
+	// the hub bounds each write itself.
+	nc, rw, _, err := (ws.HTTPUpgrader{Timeout: wsWriteTimeout}).Upgrade(r, w)
 	if err != nil {
-		// Accept has written the response (400, 403, 426 …).
-		s.log.Debug("websocket handshake refused", "remote_addr", r.RemoteAddr, "origin", r.Header.Get("Origin"), "error", err)
+		// The upgrader has written the response (400, 426 …).
+		s.log.Debug("websocket handshake refused", "remote_addr", r.RemoteAddr, "error", err)
+		if nc != nil {
+			_ = nc.Close()
+		}
 		return nil
 	}
-	s.metrics.streamsOpen.WithLabelValues("ws").Inc()
-	conn.SetReadLimit(wsReadLimit)
-
-	// The connection is hijacked, so the handler returns and the stream
-	// runs on a goroutine of its own: net/http's connection goroutine,
-	// whose stack grew deep serving the handshake, is released (about
-	// 8 KiB per open WebSocket). The stream's context keeps the request's
-	// values but not its cancellation, which comes when the handler returns.
-	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
-	go func() {
-		defer s.metrics.streamsOpen.WithLabelValues("ws").Dec()
-		defer cancel()
-		go func() {
-			defer cancel()
-			discardMessages(ctx, conn)
-		}()
-		code, reason := s.streamWebSocket(ctx, conn)
-		if code == 0 {
-			_ = conn.CloseNow()
-			return
-		}
-		// Close before cancel (deferred): the close handshake needs the
-		// reader.
-		_ = conn.Close(code, reason)
-	}()
+	caller := hitl.CallerFrom(r.Context())
+	cred := credentialFrom(r.Context())
+	c := &wsConn{
+		hub:    s.hub,
+		nc:     nc,
+		r:      nc,
+		caller: caller,
+		ctx:    context.WithValue(hitl.WithCaller(context.Background(), caller), credentialKey{}, cred),
+		cred:   cred.kind + ":" + string(cred.hash),
+		// The replay is written below, by this goroutine alone.
+		replaying: true,
+		busy:      true,
+	}
+	if n := rw.Reader.Buffered(); n > 0 {
+		// The client wrote before it saw the handshake's answer.
+		ahead, _ := rw.Reader.Peek(n)
+		c.r = io.MultiReader(bytes.NewReader(bytes.Clone(ahead)), nc)
+	}
+	// Join before reading what is pending: an interaction created in
+	// between is then both replayed and streamed (its created event is
+	// skipped), never missed.
+	if !s.hub.add(c) {
+		_ = nc.SetWriteDeadline(time.Now().Add(wsWriteTimeout))
+		_ = ws.WriteFrame(nc, ws.NewCloseFrame(ws.NewCloseFrameBody(ws.StatusGoingAway, reasonShutdown)))
+		_ = nc.Close()
+		return nil
+	}
+	go c.read()
+	s.replay(r.Context(), c)
 	return nil
 }
 
-// streamWebSocket sends the replay and then live events until the
-// subscription or ctx ends. It returns the close status to send, or 0 when
-// the connection is already unusable.
-func (s *Server) streamWebSocket(ctx context.Context, conn *websocket.Conn) (websocket.StatusCode, string) {
-	// Subscribe before reading what is pending: an interaction created in
-	// between is then both listed and streamed (its created event is
-	// skipped below), never missed.
-	sub := s.broker.Subscribe()
-	defer sub.Close()
-	caller := hitl.CallerFrom(ctx)
+// replay writes every pending interaction the caller may see to c, oldest
+// first, then hands c to the hub with the live events that arrived
+// meanwhile.
+func (s *Server) replay(ctx context.Context, c *wsConn) {
 	pending, err := s.pendingInteractions(ctx) // only what the caller may see
 	if err != nil {
-		if ctx.Err() != nil {
-			return 0, ""
-		}
 		s.log.Error("websocket: replay pending interactions", "error", err)
-		return websocket.StatusInternalError, reasonInternal
+		c.drop()
+		return
 	}
 	// A replayed interaction's created event is in the log up to upTo (it
 	// was committed with the interaction), so the stream can only repeat
-	// it until it passes upTo; after that, or when nothing was logged
-	// between subscribing and reading, the replayed set is dropped rather
-	// than held, one entry per pending interaction, for the connection's
-	// life.
+	// it until it passes upTo.
 	upTo, err := s.broker.Store().LastEventSeq(ctx)
 	if err != nil {
-		if ctx.Err() != nil {
-			return 0, ""
-		}
 		s.log.Error("websocket: read the event log position", "error", err)
-		return websocket.StatusInternalError, reasonInternal
+		c.drop()
+		return
 	}
 	var replayed map[string]bool
-	if upTo > sub.Start {
+	if upTo > c.start {
 		replayed = make(map[string]bool, len(pending))
 	}
-	for _, in := range pending {
-		if err := writeWS(ctx, conn, newQuestionMessage(in)); err != nil {
-			return 0, ""
+	const chunk = 64 // frames per write
+	var bufs net.Buffers
+	for i, in := range pending {
+		data, err := marshalMessage(newQuestionMessage(in))
+		if err != nil {
+			s.log.Error("websocket: encode a pending interaction", "interaction_id", in.ID, "error", err)
+			c.drop()
+			return
 		}
+		bufs = append(bufs, ws.MustCompileFrame(ws.NewTextFrame(data)))
 		if replayed != nil {
 			replayed[in.ID] = true
 		}
+		if len(bufs) == chunk || i == len(pending)-1 {
+			if !c.write(bufs, false, false) {
+				return
+			}
+			bufs = bufs[:0]
+		}
 	}
-	// Pings go out from this goroutine, between messages, rather than
-	// from one more goroutine per connection: at ten thousand connections
-	// the stacks add up.
-	ping := time.NewTicker(wsPingInterval)
-	defer ping.Stop()
-	recheck := s.streamRecheck()
-	defer recheck.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return 0, ""
-		case <-ping.C:
-			if err := pingPeer(ctx, conn); err != nil {
-				return 0, ""
-			}
-		case <-recheck.C:
-			if !s.stillValid(ctx) {
-				return websocket.StatusPolicyViolation, reasonRevoked
-			}
-		case ev, ok := <-sub.C():
-			if !ok {
-				return closeStatus(sub.Err())
-			}
-			if replayed != nil {
-				repeat := ev.Type == hitl.EventCreated && replayed[ev.InteractionID]
-				if ev.Seq >= upTo {
-					replayed = nil
-				}
-				if repeat {
-					continue // already sent in the replay
-				}
-			}
-			if !visible(caller, ev) {
-				continue // the caller may not see this interaction
-			}
-			data, err := encodeEvent(ev)
-			if err != nil {
-				s.log.Error("websocket: encode event", "seq", ev.Seq, "error", err)
-				return websocket.StatusInternalError, reasonInternal
-			}
-			if data == nil {
-				continue // clients are not told about this event
-			}
-			if err := writeWSData(ctx, conn, data); err != nil {
-				return 0, ""
+
+	c.mu.Lock()
+	c.replaying = false
+	c.replayed, c.upTo = replayed, upTo
+	if !c.closing {
+		for _, e := range c.held {
+			if !c.repeatLocked(e.ev) {
+				c.queue = append(c.queue, e.frame)
 			}
 		}
 	}
-}
-
-// encodedEvent is an event's stream message, encoded once and shared by
-// every WebSocket that sends it.
-type encodedEvent struct {
-	ev   *hitl.Event
-	data []byte // nil when clients are not told about the event
-}
-
-// lastEncoded caches the newest event encoded. Every subscriber receives
-// the same *hitl.Event, at about the same time, so one new question fanned
-// out to ten thousand WebSockets is encoded a handful of times instead of
-// ten thousand. The cache holds the event, so its address cannot be reused
-// while cached.
-var lastEncoded atomic.Pointer[encodedEvent]
-
-// encodeEvent returns ev's stream message as JSON, or nil for an event
-// clients are not told about.
-func encodeEvent(ev *hitl.Event) ([]byte, error) {
-	if e := lastEncoded.Load(); e != nil && e.ev == ev {
-		return e.data, nil
-	}
-	e := &encodedEvent{ev: ev}
-	if msg, ok := messageFor(ev); ok {
-		data, err := marshalMessage(msg)
-		if err != nil {
-			return nil, err
-		}
-		e.data = data
-	}
-	lastEncoded.Store(e)
-	return e.data, nil
-}
-
-// closeStatus is the WebSocket close status for a subscription that ended
-// with err.
-func closeStatus(err error) (websocket.StatusCode, string) {
-	if errors.Is(err, broker.ErrClosed) {
-		return websocket.StatusGoingAway, reasonShutdown
-	}
-	return websocket.StatusTryAgainLater, reasonSlow
-}
-
-// writeWS sends msg as one JSON text message, within wsWriteTimeout (the
-// library closes the connection when a write times out).
-func writeWS(ctx context.Context, conn *websocket.Conn, msg any) error {
-	data, err := marshalMessage(msg)
-	if err != nil {
-		return err
-	}
-	return writeWSData(ctx, conn, data)
-}
-
-// writeWSData sends data as one text message, within wsWriteTimeout.
-func writeWSData(ctx context.Context, conn *websocket.Conn, data []byte) error {
-	ctx, cancel := context.WithTimeout(ctx, wsWriteTimeout)
-	defer cancel()
-	return conn.Write(ctx, websocket.MessageText, data)
-}
-
-// discardMessages reads and drops client messages until the connection
-// fails or closes, so control frames (pings, pongs, close) are handled.
-func discardMessages(ctx context.Context, conn *websocket.Conn) {
-	for {
-		_, rd, err := conn.Reader(ctx)
-		if err == nil {
-			_, err = io.Copy(io.Discard, rd)
-		}
-		if errors.Is(err, websocket.ErrMessageTooBig) {
-			// The library has sent 1009; finish the close handshake rather
-			// than reset the connection under the client's feet.
-			_ = conn.Close(websocket.StatusMessageTooBig, "")
-		}
-		if err != nil {
-			return
-		}
-	}
-}
-
-// pingPeer pings the peer and waits for its pong, for up to wsWriteTimeout.
-func pingPeer(ctx context.Context, conn *websocket.Conn) error {
-	ctx, cancel := context.WithTimeout(ctx, wsWriteTimeout)
-	defer cancel()
-	return conn.Ping(ctx)
+	c.held = nil
+	c.mu.Unlock()
+	c.flush(true)
 }
 
 // pendingInteractions returns every pending interaction, oldest first: the
@@ -288,6 +170,30 @@ func (s *Server) pendingInteractions(ctx context.Context) ([]*hitl.Interaction, 
 	}
 	slices.Reverse(all) // the store lists newest first
 	return all, nil
+}
+
+// headerHasToken reports whether the comma-separated header key lists
+// token, in any case.
+func headerHasToken(h http.Header, key, token string) bool {
+	for _, v := range h.Values(key) {
+		for t := range strings.SplitSeq(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(t), token) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// sameOrigin reports whether r comes from no browser page (no Origin) or
+// from a page of this server (the Origin's host is the request's Host).
+func sameOrigin(r *http.Request) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return true
+	}
+	u, err := url.Parse(origin)
+	return err == nil && u.Host != "" && strings.EqualFold(u.Host, r.Host)
 }
 
 // marshalMessage renders a stream message as compact JSON on one line,

@@ -27,8 +27,8 @@ const streamTimeout = 15 * time.Second
 
 // streamServerOptions configure newStreamServer.
 type streamServerOptions struct {
-	// SubscriberBuffer is the broker's; 0 means its default.
-	SubscriberBuffer int
+	// WebSocketQueue is the server's; 0 means its default.
+	WebSocketQueue int
 	// SendBuffer, when set, is the kernel send buffer (SO_SNDBUF) of every
 	// accepted connection, so a client that stops reading blocks the
 	// server's writes after a few messages.
@@ -43,16 +43,17 @@ func newStreamServer(t *testing.T, opts streamServerOptions) *testServer {
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}
-	b := broker.New(store, &broker.Options{SubscriberBuffer: opts.SubscriberBuffer})
+	b := broker.New(store, nil)
 	if err := b.Start(context.Background()); err != nil {
 		t.Fatalf("start broker: %v", err)
 	}
-	hs := httptest.NewUnstartedServer(server.New(b, nil).Handler())
+	srv := server.New(b, &server.Options{WebSocketQueue: opts.WebSocketQueue})
+	hs := httptest.NewUnstartedServer(srv.Handler())
 	if opts.SendBuffer > 0 {
 		hs.Listener = sendBufferListener{Listener: hs.Listener, size: opts.SendBuffer}
 	}
 	hs.Start()
-	ts := &testServer{Server: hs, Broker: b, Store: store, Path: path}
+	ts := &testServer{Server: hs, Broker: b, Store: store, API: srv, Path: path}
 	t.Cleanup(ts.Stop)
 	return ts
 }
@@ -394,23 +395,23 @@ func TestWebSocketOrigin(t *testing.T) {
 
 func TestWebSocketSlowClientIsDropped(t *testing.T) {
 	t.Parallel()
-	ts := newStreamServer(t, streamServerOptions{SubscriberBuffer: 2, SendBuffer: 4 << 10})
+	ts := newStreamServer(t, streamServerOptions{WebSocketQueue: 2, SendBuffer: 4 << 10})
 	slow := dialWS(t, ts, nil)
 	good := dialWS(t, ts, nil)
 	// Both subscriptions are open once a first message went through.
 	first := ts.create(t, map[string]any{"question": "First?"})
 	readWSType(t, slow, "hitl:question", first.ID)
 	readWSType(t, good, "hitl:question", first.ID)
-	if got, want := ts.Broker.Subscribers(), 2; got != want {
-		t.Fatalf("subscribers %d, want %d", got, want)
+	if got, want := ts.API.WebSockets(), 2; got != want {
+		t.Fatalf("open WebSockets %d, want %d", got, want)
 	}
 
 	// slow stops reading. Questions of a few KB fill the socket buffers,
 	// then the server's write to slow blocks, then slow's subscription
-	// overflows and is dropped. good reads every message meanwhile.
+	// queue overflows and it is closed. good reads every message meanwhile.
 	ids := []string{first.ID}
 	pad := strings.Repeat("context ", 512)
-	for ts.Broker.Subscribers() == 2 {
+	for ts.API.WebSockets() == 2 {
 		if len(ids) > 2000 {
 			t.Fatalf("slow client still subscribed after %d questions", len(ids))
 		}

@@ -1,0 +1,340 @@
+package server
+
+import (
+	"context"
+	"log/slog"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gobwas/ws"
+	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/broker"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// wsHub streams the broker's events to every open WebSocket.
+//
+// It receives each event once (a broker observer, in sequence order),
+// encodes it once as a WebSocket frame, and queues that frame on every
+// connection whose caller may see it; a few writers, not a goroutine per
+// connection, write the queues, several frames per system call when a
+// connection has fallen behind. Nothing runs while nothing happens: the
+// dispatcher and the writers are started when there is work and end with
+// it, and a timer pings the connections and rechecks their credentials.
+type wsHub struct {
+	log        *slog.Logger
+	limit      int           // messages a connection may have waiting
+	recheck    time.Duration // how often credentials are checked again
+	stillValid func(context.Context) bool
+	gauge      prometheus.Gauge
+	maxWriters int
+
+	inMu        sync.Mutex
+	inbox       []*hitl.Event
+	last        int64 // the newest event received
+	dispatching bool
+	shut        bool
+	count       atomic.Int64 // open connections
+
+	connMu sync.Mutex
+	conns  []*wsConn
+	sweep  *time.Timer
+	ready  []*wsConn // the dispatcher's, reused
+
+	readyMu sync.Mutex
+	queue   []*wsConn // connections waiting for a writer, from head
+	head    int
+	writers int
+}
+
+// newWSHub returns a hub streaming b's events; it closes every connection
+// with 1001 when b closes.
+func newWSHub(b *broker.Broker, limit int, recheck time.Duration, stillValid func(context.Context) bool, gauge prometheus.Gauge, log *slog.Logger) *wsHub {
+	h := &wsHub{
+		log: log, limit: limit, recheck: recheck, stillValid: stillValid, gauge: gauge,
+		maxWriters: max(2, runtime.GOMAXPROCS(0)),
+	}
+	h.last = b.Observe(h.receive)
+	go func() {
+		<-b.Done()
+		h.shutdown()
+	}()
+	return h
+}
+
+// receive is the broker's observer: it must not block.
+func (h *wsHub) receive(ev *hitl.Event) {
+	h.inMu.Lock()
+	h.last = ev.Seq
+	if h.count.Load() == 0 || h.shut {
+		h.inMu.Unlock()
+		return
+	}
+	h.inbox = append(h.inbox, ev)
+	start := !h.dispatching
+	h.dispatching = true
+	h.inMu.Unlock()
+	if start {
+		go h.dispatch()
+	}
+}
+
+// add registers c, which then receives every event after c.start. It
+// reports false once the hub has shut down.
+func (h *wsHub) add(c *wsConn) bool {
+	h.inMu.Lock()
+	defer h.inMu.Unlock()
+	if h.shut {
+		return false
+	}
+	h.connMu.Lock()
+	defer h.connMu.Unlock()
+	now := time.Now()
+	c.start, c.index, c.pingSent, c.checked = h.last, len(h.conns), now, now
+	c.heard.Store(now.UnixNano())
+	h.conns = append(h.conns, c)
+	h.count.Add(1)
+	h.gauge.Inc()
+	if h.sweep == nil {
+		h.sweep = time.AfterFunc(h.sweepInterval(), h.sweepConns)
+	}
+	return true
+}
+
+// remove takes c out of the hub, if it is still in.
+func (h *wsHub) remove(c *wsConn) {
+	h.connMu.Lock()
+	defer h.connMu.Unlock()
+	h.removeLocked(c)
+}
+
+func (h *wsHub) removeLocked(c *wsConn) {
+	if c.index < 0 || c.index >= len(h.conns) || h.conns[c.index] != c {
+		return
+	}
+	last := h.conns[len(h.conns)-1]
+	h.conns[c.index], last.index = last, c.index
+	h.conns[len(h.conns)-1] = nil
+	h.conns = h.conns[:len(h.conns)-1]
+	c.index = -1
+	h.count.Add(-1)
+	h.gauge.Dec()
+}
+
+// dispatch queues the received events on the connections, then helps
+// write them. One dispatcher runs at a time; the one that finds the hub
+// shut down and nothing left to deliver closes every connection with 1001,
+// after what was committed before.
+func (h *wsHub) dispatch() {
+	for {
+		h.inMu.Lock()
+		batch, shut := h.inbox, h.shut
+		h.inbox = nil
+		if len(batch) == 0 {
+			h.dispatching = false
+		}
+		h.inMu.Unlock()
+		if len(batch) == 0 {
+			if shut {
+				h.closeAll(ws.StatusGoingAway, reasonShutdown)
+			}
+			break
+		}
+		h.deliver(batch)
+	}
+	h.connMu.Lock()
+	ready := h.ready
+	h.ready = h.ready[:0]
+	h.schedule(true, ready...)
+	h.connMu.Unlock()
+	h.write()
+}
+
+// closeAll queues a close frame on every connection, after what is
+// already queued, and empties the hub.
+func (h *wsHub) closeAll(code ws.StatusCode, reason string) {
+	h.connMu.Lock()
+	defer h.connMu.Unlock()
+	for _, c := range h.conns {
+		c.mu.Lock()
+		if c.closeLocked(code, reason, false) {
+			h.ready = append(h.ready, c)
+		}
+		c.mu.Unlock()
+	}
+	for len(h.conns) > 0 {
+		h.removeLocked(h.conns[0])
+	}
+}
+
+// deliver queues each event's frame on every connection that may see it.
+// Connections too far behind are closed and leave the hub.
+func (h *wsHub) deliver(batch []*hitl.Event) {
+	h.connMu.Lock()
+	defer h.connMu.Unlock()
+	var slow []*wsConn
+	for _, ev := range batch {
+		e := h.encode(ev)
+		if e == nil {
+			continue
+		}
+		for _, c := range h.conns {
+			if ev.Seq <= c.start || !visible(c.caller, ev) {
+				continue
+			}
+			schedule, closed := c.push(e, h.limit)
+			if schedule {
+				h.ready = append(h.ready, c)
+			}
+			if closed {
+				slow = append(slow, c)
+			}
+		}
+		for _, c := range slow {
+			h.removeLocked(c)
+		}
+		slow = slow[:0]
+	}
+}
+
+// encode returns ev's frame, or nil for an event clients are not told
+// about.
+func (h *wsHub) encode(ev *hitl.Event) *wsEvent {
+	msg, ok := messageFor(ev)
+	if !ok {
+		return nil
+	}
+	data, err := marshalMessage(msg)
+	if err != nil {
+		h.log.Error("websocket: encode event", "seq", ev.Seq, "error", err)
+		return nil
+	}
+	return &wsEvent{ev: ev, frame: ws.MustCompileFrame(ws.NewTextFrame(data))}
+}
+
+// schedule queues connections for the writers, starting writers as
+// needed; with self, the caller writes too (it calls write) and counts as
+// one. Each connection must have been claimed (wsConn.claimLocked).
+func (h *wsHub) schedule(self bool, cs ...*wsConn) {
+	h.readyMu.Lock()
+	if self {
+		h.writers++
+	}
+	h.queue = append(h.queue, cs...)
+	start := max(0, min(h.maxWriters-h.writers, len(h.queue)-h.head))
+	h.writers += start
+	h.readyMu.Unlock()
+	for range start {
+		go h.write()
+	}
+}
+
+// write writes connections' queues until no connection waits for a
+// writer, as one of the writers schedule counted.
+func (h *wsHub) write() {
+	var batch [16]*wsConn
+	for {
+		h.readyMu.Lock()
+		n := copy(batch[:], h.queue[h.head:])
+		h.head += n
+		if h.head == len(h.queue) {
+			clear(h.queue)
+			h.queue, h.head = h.queue[:0], 0
+		}
+		if n == 0 {
+			h.writers--
+			h.readyMu.Unlock()
+			return
+		}
+		h.readyMu.Unlock()
+		for _, c := range batch[:n] {
+			c.flush(true)
+		}
+		clear(batch[:n])
+	}
+}
+
+// sweepInterval is how often the connections are looked over.
+func (h *wsHub) sweepInterval() time.Duration {
+	return min(time.Second, h.recheck)
+}
+
+// sweepConns pings the connections due for it, drops those whose last
+// ping went unanswered, and closes with 1008 those whose credentials no
+// longer hold (checked once per credential).
+func (h *wsHub) sweepConns() {
+	now := time.Now()
+	var (
+		dead, ping []*wsConn
+		due        map[string][]*wsConn
+	)
+	h.connMu.Lock()
+	for _, c := range h.conns {
+		if c.heard.Load() < c.pingSent.UnixNano() {
+			if now.Sub(c.pingSent) > wsWriteTimeout {
+				dead = append(dead, c)
+				continue
+			}
+		} else if now.Sub(c.pingSent) >= wsPingInterval {
+			c.pingSent = now
+			ping = append(ping, c)
+		}
+		if now.Sub(c.checked) >= h.recheck {
+			c.checked = now
+			if due == nil {
+				due = make(map[string][]*wsConn)
+			}
+			due[c.cred] = append(due[c.cred], c)
+		}
+	}
+	h.connMu.Unlock()
+
+	for _, c := range dead {
+		c.drop()
+	}
+	for _, c := range ping {
+		c.schedule(c.send(pingFrame))
+	}
+	for _, cs := range due {
+		if !h.stillValid(cs[0].ctx) {
+			for _, c := range cs {
+				c.schedule(c.close(ws.StatusPolicyViolation, reasonRevoked, true))
+			}
+		}
+	}
+
+	shut := h.isShut()
+	h.connMu.Lock()
+	defer h.connMu.Unlock()
+	if len(h.conns) == 0 || shut {
+		h.sweep = nil
+		return
+	}
+	h.sweep.Reset(h.sweepInterval())
+}
+
+// isShut reports whether the hub has shut down.
+func (h *wsHub) isShut() bool {
+	h.inMu.Lock()
+	defer h.inMu.Unlock()
+	return h.shut
+}
+
+// shutdown closes every connection with 1001 once the events already
+// received are written.
+func (h *wsHub) shutdown() {
+	h.inMu.Lock()
+	h.shut = true
+	start := !h.dispatching
+	h.dispatching = true
+	h.inMu.Unlock()
+	if start {
+		go h.dispatch()
+	}
+}
+
+// open returns how many connections receive events (closing ones no
+// longer do).
+func (h *wsHub) open() int { return int(h.count.Load()) }
