@@ -123,6 +123,7 @@ func (b *Broker) Start(ctx context.Context) error {
 func (b *Broker) Close() error {
 	b.closeOnce.Do(func() {
 		close(b.closed)
+		b.waiters.release()
 		b.feed.closeAll(ErrClosed)
 		if b.stop != nil {
 			b.stop()

@@ -2,7 +2,9 @@ package broker
 
 import (
 	"context"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hitl-sh/hitl"
@@ -20,9 +22,17 @@ type waiters struct {
 }
 
 type waitEntry struct {
-	done chan struct{}     // closed on the terminal transition
-	in   *hitl.Interaction // the terminal state, set before done is closed
-	refs int
+	done  chan struct{}     // closed on the terminal transition
+	in    *hitl.Interaction // the terminal state, set before done is closed
+	refs  int
+	funcs []*waitFunc // WaitFunc's callers
+}
+
+// waitFunc is a function waiting on an entry (WaitFunc); fired makes sure
+// it is called at most once, or not at all once stopped.
+type waitFunc struct {
+	fn    func(*hitl.Interaction)
+	fired atomic.Bool
 }
 
 // add registers interest in id and returns the entry to wait on.
@@ -36,6 +46,49 @@ func (w *waiters) add(id string) *waitEntry {
 	}
 	e.refs++
 	return e
+}
+
+// addFunc registers f's interest in id.
+func (w *waiters) addFunc(id string, f *waitFunc) *waitEntry {
+	e := w.add(id)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.m[id] == e {
+		e.funcs = append(e.funcs, f)
+	}
+	return e
+}
+
+// stop withdraws f and reports whether it will not be called (false: it
+// has been called, or is being called).
+func (w *waiters) stop(id string, e *waitEntry, f *waitFunc) bool {
+	stopped := f.fired.CompareAndSwap(false, true)
+	w.mu.Lock()
+	if w.m[id] == e {
+		// Not woken: the entry's list is this set's to change.
+		if i := slices.Index(e.funcs, f); i >= 0 {
+			e.funcs = slices.Delete(e.funcs, i, i+1)
+		}
+	}
+	w.mu.Unlock()
+	w.remove(id, e)
+	return stopped
+}
+
+// release calls every waiting function with nil: the broker closed.
+func (w *waiters) release() {
+	w.mu.Lock()
+	var fs []*waitFunc
+	for _, e := range w.m {
+		fs = append(fs, e.funcs...)
+		e.funcs = nil
+	}
+	w.mu.Unlock()
+	for _, f := range fs {
+		if f.fired.CompareAndSwap(false, true) {
+			f.fn(nil)
+		}
+	}
 }
 
 // remove drops one waiter's interest.
@@ -56,15 +109,23 @@ func (w *waiters) wake(in *hitl.Interaction) bool {
 	}
 	w.mu.Lock()
 	e := w.m[in.ID]
+	var fs []*waitFunc
 	if e != nil {
 		delete(w.m, in.ID)
+		fs = e.funcs // no longer changed: the entry left the set
 	}
 	w.mu.Unlock()
-	if e != nil {
-		e.in = in
-		close(e.done)
+	if e == nil {
+		return false
 	}
-	return e != nil
+	e.in = in
+	close(e.done)
+	for _, f := range fs {
+		if f.fired.CompareAndSwap(false, true) {
+			f.fn(in)
+		}
+	}
+	return true
 }
 
 // count returns how many interactions have waiters (for tests and metrics).
@@ -112,6 +173,40 @@ func (b *Broker) Wait(ctx context.Context, id string) (*hitl.Interaction, error)
 	case <-b.closed:
 		return in, ErrClosed
 	}
+}
+
+// WaitFunc is Wait for a caller that does not block a goroutine while it
+// waits (a parked long-poll). It returns at once.
+//
+// When the interaction is already terminal, or cannot be read or seen, it
+// returns it (or the error) and a nil stop; fn is never called. Otherwise
+// it returns the interaction as it stands and a stop function, and fn is
+// called once: with the terminal interaction when it becomes terminal, or
+// with nil when the broker closes. fn runs on the goroutine that made the
+// change and must not block. stop withdraws fn; it reports false when fn
+// has been called or is being called.
+func (b *Broker) WaitFunc(ctx context.Context, id string, fn func(*hitl.Interaction)) (*hitl.Interaction, func() bool, error) {
+	f := &waitFunc{fn: fn}
+	// Register before reading, as Wait does.
+	e := b.waiters.addFunc(id, f)
+	stop := func() bool { return b.waiters.stop(id, e, f) }
+	in, err := b.visible(ctx, id)
+	closed := false
+	select {
+	case <-b.closed:
+		closed = true
+	default:
+	}
+	if err != nil || in.Status.Terminal() || closed {
+		if stop() {
+			if err == nil && closed {
+				err = ErrClosed
+			}
+			return in, nil, err
+		}
+		// fn has been called, or is being called: it answers.
+	}
+	return in, stop, nil
 }
 
 // Waiting returns how many interactions currently have a waiting agent.

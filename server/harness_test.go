@@ -44,9 +44,18 @@ func startTestServer(t *testing.T, path string) *testServer {
 		t.Fatalf("start broker: %v", err)
 	}
 	srv := server.New(b, nil)
-	ts := &testServer{Server: httptest.NewServer(srv.Handler()), Broker: b, Store: store, API: srv, Path: path}
+	ts := &testServer{Server: serveParked(srv), Broker: b, Store: store, API: srv, Path: path}
 	t.Cleanup(ts.Stop)
 	return ts
+}
+
+// serveParked serves srv on a loopback port through srv.Listener, as hitl
+// serve does, so long-polls are parked.
+func serveParked(srv *server.Server) *httptest.Server {
+	hs := httptest.NewUnstartedServer(srv.Handler())
+	hs.Listener = srv.Listener(hs.Listener)
+	hs.Start()
+	return hs
 }
 
 // Stop shuts the server down as hitl serve does: broker first (releasing

@@ -96,6 +96,9 @@ func (s *Server) handleWait(w http.ResponseWriter, r *http.Request) error {
 		}
 		d = min(time.Duration(secs*float64(time.Second)), maxWait)
 	}
+	if l := s.parking.Load(); l != nil && r.ProtoMajor == 1 && r.TLS == nil {
+		return s.parkWait(w, r, l, d)
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), d)
 	defer cancel()
 	in, err := s.broker.Wait(ctx, r.PathValue("id"))

@@ -23,6 +23,7 @@ type metrics struct {
 	pending     prometheus.Gauge
 	latency     *prometheus.HistogramVec
 	streamsOpen *prometheus.GaugeVec
+	parked      prometheus.Gauge
 }
 
 func newMetrics(reg *prometheus.Registry, b *broker.Broker) *metrics {
@@ -55,8 +56,11 @@ func newMetrics(reg *prometheus.Registry, b *broker.Broker) *metrics {
 		streamsOpen: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "hitl_streams_open", Help: "Open live streams receiving events, by kind (ws, sse).",
 		}, []string{"kind"}),
+		parked: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "hitl_waits_parked", Help: "Long-polls waiting with their connection parked (no goroutine).",
+		}),
 	}
-	reg.MustRegister(m.created, m.answered, m.expired, m.cancelled, m.pending, m.latency, m.streamsOpen)
+	reg.MustRegister(m.created, m.answered, m.expired, m.cancelled, m.pending, m.latency, m.streamsOpen, m.parked)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if n, err := b.Store().CountInteractions(ctx, hitl.StatusPending); err == nil {

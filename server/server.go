@@ -4,9 +4,12 @@
 package server
 
 import (
+	"context"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
+	"sync/atomic"
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/broker"
@@ -47,6 +50,7 @@ type Server struct {
 	auth    *authenticator
 	slack   *slack.Service
 	hub     *wsHub
+	parking atomic.Pointer[parkingListener]
 }
 
 // New returns a server over b.
@@ -126,6 +130,30 @@ func (s *Server) routes() {
 	inbox := ui.Handler()
 	s.mux.Handle("GET /{$}", inbox)
 	s.mux.Handle("GET /assets/", inbox)
+}
+
+// Listener wraps l, the listener the server's Handler is served on, so
+// that long-polls (GET /api/v1/interactions/{id}/wait) wait without a
+// goroutine or buffers each: their connections are taken from net/http
+// while they wait and come back through the returned listener for their
+// next request. Serve on the returned listener (plain HTTP/1.x; TLS and
+// HTTP/2 requests wait the ordinary way). Without it, every long-poll
+// holds a goroutine and net/http's buffers, about 25 KiB.
+func (s *Server) Listener(l net.Listener) net.Listener {
+	pl := newParkingListener(l, s.metrics.parked)
+	s.parking.Store(pl)
+	return pl
+}
+
+// Shutdown waits until the long-polls parked through Listener have been
+// answered, or ctx ends. Close the broker first: it answers them at once
+// (with the interaction as it stands). Call it after http.Server.Shutdown,
+// which does not wait for them.
+func (s *Server) Shutdown(ctx context.Context) error {
+	if l := s.parking.Load(); l != nil {
+		return l.parked.wait(ctx)
+	}
+	return nil
 }
 
 // WebSockets returns how many WebSockets are open.

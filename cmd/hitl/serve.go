@@ -119,7 +119,7 @@ func serve(ctx context.Context, log *slog.Logger, addr, db string, auth *authCon
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ln) }()
+	go func() { served <- hs.Serve(srv.Listener(ln)) }()
 	log.Info("hitl listening", "url", listenURL(ln.Addr()), "db", redactDB(db), "version", buildVersion())
 
 	var serveErr error
@@ -138,6 +138,9 @@ func serve(ctx context.Context, log *slog.Logger, addr, db string, auth *authCon
 	if err := hs.Shutdown(sctx); err != nil {
 		log.Warn("requests still running at shutdown were cut off", "error", err)
 		hs.Close()
+	}
+	if err := srv.Shutdown(sctx); err != nil {
+		log.Warn("long-polls still being answered at shutdown were cut off", "error", err)
 	}
 	slackSvc.Close() // its in-flight Slack calls may still record events
 	if err := store.Close(); err != nil {

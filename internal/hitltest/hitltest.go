@@ -56,7 +56,8 @@ func Start(t testing.TB, opts *Options) *Server {
 		path = filepath.Join(t.TempDir(), "hitl.db")
 	}
 	store, b := open(t, path)
-	var h http.Handler = server.New(b, nil).Handler()
+	srv := server.New(b, nil)
+	var h http.Handler = srv.Handler()
 	if opts.Wrap != nil {
 		h = opts.Wrap(h)
 	}
@@ -71,6 +72,8 @@ func Start(t testing.TB, opts *Options) *Server {
 		}
 		s.Listener = ln
 	}
+	// Long-polls are parked, as under hitl serve.
+	s.Listener = srv.Listener(s.Listener)
 	s.Start()
 	t.Cleanup(s.Stop)
 	return s

@@ -1,0 +1,277 @@
+package server_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httptrace"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/broker"
+	"github.com/hitl-sh/hitl/server"
+	"github.com/hitl-sh/hitl/sqlite"
+)
+
+// waitUntil polls cond every few milliseconds for up to streamTimeout.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(streamTimeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// getOn sends GET path on client and reports the response and whether the
+// connection was a reused one.
+func getOn(t *testing.T, client *http.Client, url string) (*http.Response, []byte, bool) {
+	t.Helper()
+	var reused bool
+	trace := &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) { reused = info.Reused }}
+	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(testContext(t, streamTimeout), trace), http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("read %s: %v", url, err)
+	}
+	return resp, body, reused
+}
+
+func TestParkedWaitAnsweredKeepsTheConnection(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t)
+	in := ts.create(t, map[string]any{"question": "Ship it?", "type": "approval"})
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
+	t.Cleanup(client.CloseIdleConnections)
+	// A first request opens the connection the wait then reuses.
+	getOn(t, client, ts.URL+"/healthz")
+
+	type result struct {
+		resp   *http.Response
+		body   []byte
+		reused bool
+	}
+	done := make(chan result, 1)
+	go func() {
+		resp, body, reused := getOn(t, client, ts.URL+"/api/v1/interactions/"+in.ID+"/wait?timeout=60")
+		done <- result{resp, body, reused}
+	}()
+	waitUntil(t, "the wait to be parked", func() bool { return ts.Broker.Waiting() == 1 })
+	ts.mustDo(t, "POST", "/api/v1/interactions/"+in.ID+"/respond", map[string]any{"value": true}, http.StatusOK, nil)
+	r := <-done
+
+	if r.resp.StatusCode != http.StatusOK {
+		t.Fatalf("wait: status %d: %s", r.resp.StatusCode, r.body)
+	}
+	var got hitl.Interaction
+	if err := json.Unmarshal(r.body, &got); err != nil || got.Status != hitl.StatusAnswered {
+		t.Fatalf("wait returned %s (%v), want the answered interaction", r.body, err)
+	}
+	for key, want := range map[string]string{"Content-Type": "application/json", "Cache-Control": "no-store"} {
+		if got := r.resp.Header.Get(key); got != want {
+			t.Errorf("%s: %q, want %q", key, got, want)
+		}
+	}
+	if r.resp.Close || r.resp.Header.Get("Date") == "" {
+		t.Errorf("response closes the connection (%v) or has no Date (%q)", r.resp.Close, r.resp.Header.Get("Date"))
+	}
+	// The connection went back to the server: the next request on it is
+	// served.
+	resp, body, reused := getOn(t, client, ts.URL+"/api/v1/interactions/"+in.ID)
+	if !r.reused || !reused || resp.StatusCode != http.StatusOK {
+		t.Errorf("wait on a reused connection %v; next request reused %v, status %d: %s", r.reused, reused, resp.StatusCode, body)
+	}
+}
+
+// TestParkedWaitSameAsBlocking checks that a parked wait's response is the
+// one an ordinary handler writes: same status, headers and body.
+func TestParkedWaitSameAsBlocking(t *testing.T) {
+	t.Parallel()
+	store, err := sqlite.Open(filepath.Join(t.TempDir(), "hitl.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := broker.New(store, nil)
+	if err := b.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	parked := serveParked(server.New(b, nil))
+	plain := httptest.NewServer(server.New(b, nil).Handler())
+	t.Cleanup(func() {
+		b.Close()
+		parked.Close()
+		plain.Close()
+		store.Close()
+	})
+	ts := &testServer{Server: parked, Broker: b, Store: store}
+	in := ts.create(t, map[string]any{"question": "Which <region>?", "type": "text"})
+
+	// Both time out on the pending interaction.
+	respP, bodyP, _ := getOn(t, parked.Client(), parked.URL+"/api/v1/interactions/"+in.ID+"/wait?timeout=0.05")
+	respB, bodyB, _ := getOn(t, plain.Client(), plain.URL+"/api/v1/interactions/"+in.ID+"/wait?timeout=0.05")
+	if respP.StatusCode != respB.StatusCode || string(bodyP) != string(bodyB) {
+		t.Errorf("parked: %d %s\nblocking: %d %s", respP.StatusCode, bodyP, respB.StatusCode, bodyB)
+	}
+	if !strings.Contains(string(bodyP), `"status":"pending"`) {
+		t.Errorf("timed-out wait: %s, want the pending interaction", bodyP)
+	}
+	keys := func(h http.Header) []string {
+		var ks []string
+		for k := range h {
+			ks = append(ks, k)
+		}
+		slices.Sort(ks)
+		return ks
+	}
+	if kp, kb := keys(respP.Header), keys(respB.Header); !slices.Equal(kp, kb) {
+		t.Errorf("parked headers %v, blocking %v", kp, kb)
+	}
+	for _, k := range keys(respB.Header) {
+		if k != "Date" && respP.Header.Get(k) != respB.Header.Get(k) {
+			t.Errorf("%s: parked %q, blocking %q", k, respP.Header.Get(k), respB.Header.Get(k))
+		}
+	}
+}
+
+// rawConn is a plain TCP client for requests net/http's client does not
+// send (pipelining, Connection: close).
+func rawConn(t *testing.T, ts *testServer) (net.Conn, *bufio.Reader) {
+	t.Helper()
+	c, err := net.Dial("tcp", strings.TrimPrefix(ts.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	_ = c.SetDeadline(time.Now().Add(streamTimeout))
+	return c, bufio.NewReader(c)
+}
+
+func TestParkedWaitConnectionClose(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t)
+	in := ts.create(t, map[string]any{"question": "Close after?"})
+	c, br := rawConn(t, ts)
+	host := strings.TrimPrefix(ts.URL, "http://")
+	if _, err := io.WriteString(c, "GET /api/v1/interactions/"+in.ID+"/wait?timeout=0.05 HTTP/1.1\r\nHost: "+host+"\r\nConnection: close\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK || !resp.Close || !strings.Contains(string(body), in.ID) {
+		t.Fatalf("status %d, close %v: %s", resp.StatusCode, resp.Close, body)
+	}
+	if n, err := br.Read(make([]byte, 1)); err != io.EOF {
+		t.Errorf("after the response: read %d, %v; want EOF (connection closed)", n, err)
+	}
+}
+
+// TestParkedWaitPipelined sends a second request behind the wait on the
+// same connection: it is served once the wait is answered.
+func TestParkedWaitPipelined(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t)
+	in := ts.create(t, map[string]any{"question": "Pipelined?"})
+	c, br := rawConn(t, ts)
+	host := strings.TrimPrefix(ts.URL, "http://")
+	req := "GET /api/v1/interactions/" + in.ID + "/wait?timeout=60 HTTP/1.1\r\nHost: " + host + "\r\n\r\n" +
+		"GET /api/v1/interactions/" + in.ID + " HTTP/1.1\r\nHost: " + host + "\r\n\r\n"
+	if _, err := io.WriteString(c, req); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the wait to be parked", func() bool { return ts.Broker.Waiting() == 1 })
+	ts.mustDo(t, "POST", "/api/v1/interactions/"+in.ID+"/cancel", nil, http.StatusOK, nil)
+	for i, want := range []string{`"status":"cancelled"`, `"status":"cancelled"`} {
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("response %d: %v", i+1, err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), want) {
+			t.Fatalf("response %d: status %d: %s", i+1, resp.StatusCode, body)
+		}
+	}
+}
+
+func TestParkedWaitsAnsweredAtShutdown(t *testing.T) {
+	t.Parallel()
+	store, err := sqlite.Open(filepath.Join(t.TempDir(), "hitl.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := broker.New(store, nil)
+	if err := b.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	srv := server.New(b, nil)
+	ts := &testServer{Server: serveParked(srv), Broker: b, Store: store, API: srv}
+	t.Cleanup(ts.Stop)
+	in := ts.create(t, map[string]any{"question": "Still there at shutdown?"})
+
+	const n = 20
+	type result struct {
+		status int
+		body   string
+		close  bool
+	}
+	done := make(chan result, n)
+	for range n {
+		go func() {
+			resp, body, _ := getOn(t, ts.Client(), ts.URL+"/api/v1/interactions/"+in.ID+"/wait?timeout=120")
+			done <- result{resp.StatusCode, string(body), resp.Close}
+		}()
+	}
+	waitUntil(t, "every wait to be parked", func() bool {
+		// One shared entry; count the parked connections instead.
+		return ts.Broker.Waiting() == 1 && parkedCount(t, ts) == n
+	})
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Shutdown(testContext(t, streamTimeout)); err != nil {
+		t.Fatalf("shutdown: %v", err)
+	}
+	for range n {
+		r := <-done
+		if r.status != http.StatusOK || !strings.Contains(r.body, `"status":"pending"`) || !r.close {
+			t.Errorf("at shutdown: status %d, close %v: %s; want the pending interaction and the connection closed", r.status, r.close, r.body)
+		}
+	}
+}
+
+// parkedCount reads how many long-polls are parked from /metrics.
+func parkedCount(t *testing.T, ts *testServer) int {
+	t.Helper()
+	_, body := ts.do(t, "GET", "/metrics", nil)
+	for line := range strings.Lines(string(body)) {
+		if v, ok := strings.CutPrefix(line, "hitl_waits_parked "); ok {
+			var n int
+			if err := json.Unmarshal([]byte(strings.TrimSpace(v)), &n); err != nil {
+				t.Fatalf("hitl_waits_parked %q: %v", v, err)
+			}
+			return n
+		}
+	}
+	t.Fatalf("no hitl_waits_parked in /metrics:\n%s", body)
+	return 0
+}
