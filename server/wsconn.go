@@ -200,37 +200,64 @@ func (c *wsConn) flush(fast bool) {
 // write writes bufs, taken from the queue, and reports whether the caller
 // should go on flushing. closing says a close frame ends bufs.
 func (c *wsConn) write(bufs net.Buffers, closing, fast bool) bool {
-	wait := wsWriteTimeout
+	var (
+		done bool
+		err  error
+	)
 	if fast {
-		wait = wsFastWrite
+		done, err = writeNow(c.nc, &bufs)
+	} else {
+		done, err = writeWithin(c.nc, &bufs, wsWriteTimeout)
 	}
-	if err := c.nc.SetWriteDeadline(time.Now().Add(wait)); err != nil {
+	switch {
+	case err != nil, !done && !fast:
 		c.drop()
 		return false
-	}
-	_, err := bufs.WriteTo(c.nc)
-	switch {
-	case err == nil:
-		if closing {
-			// The reader waits for the client's answer, for a while.
-			_ = c.nc.SetReadDeadline(time.Now().Add(wsCloseWait))
-			c.mu.Lock()
-			c.closeSentLocked()
-			c.mu.Unlock()
-		}
-		return true
-	case fast && errors.Is(err, os.ErrDeadlineExceeded):
-		// bufs holds what is left, maybe half a frame: only this
-		// connection's own goroutine writes it, and then the queue.
+	case !done:
+		// The socket is full. bufs holds what is left, maybe half a
+		// frame: only this connection's own goroutine writes it, and
+		// then the queue.
 		go func() {
 			if c.write(bufs, closing, false) {
 				c.flush(false)
 			}
 		}()
 		return false
-	default:
-		c.drop()
-		return false
+	}
+	if closing {
+		// The reader waits for the client's answer, for a while.
+		_ = c.nc.SetReadDeadline(time.Now().Add(wsCloseWait))
+		c.mu.Lock()
+		c.closeSentLocked()
+		c.mu.Unlock()
+	}
+	return true
+}
+
+// writeWithin writes bufs within d, and removes what was written from
+// bufs. It reports whether all was written; false with a nil error means
+// d passed first.
+func writeWithin(nc net.Conn, bufs *net.Buffers, d time.Duration) (bool, error) {
+	if err := nc.SetWriteDeadline(time.Now().Add(d)); err != nil {
+		return false, err
+	}
+	_, err := bufs.WriteTo(nc)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// consume removes the first n bytes from bufs.
+func consume(bufs *net.Buffers, n int) {
+	for len(*bufs) > 0 && n > 0 {
+		b := (*bufs)[0]
+		if n < len(b) {
+			(*bufs)[0] = b[n:]
+			return
+		}
+		n -= len(b)
+		*bufs = (*bufs)[1:]
 	}
 }
 
