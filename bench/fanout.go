@@ -24,6 +24,7 @@ type fanout struct {
 	got      []atomic.Int64 // per trial: subscribers it reached
 	done     []chan struct{}
 	closed   atomic.Int64 // readers that stopped early
+	why      atomic.Value // string: why the first of them stopped
 }
 
 func newFanout(subscribers, trials int) *fanout {
@@ -55,7 +56,9 @@ func (f *fanout) read(ws *wsConn, i int, tag string) {
 	for {
 		payload, err := ws.next()
 		if err != nil {
-			f.closed.Add(1)
+			if f.closed.Add(1) == 1 {
+				f.why.Store(err.Error())
+			}
 			return
 		}
 		now := int64(time.Since(f.origin))
@@ -80,6 +83,17 @@ func (f *fanout) read(ws *wsConn, i int, tag string) {
 	}
 }
 
+// disconnected says how many subscribers stopped early, and why the first
+// did.
+func (f *fanout) disconnected() string {
+	n := f.closed.Load()
+	if n == 0 {
+		return "none disconnected"
+	}
+	why, _ := f.why.Load().(string)
+	return fmt.Sprintf("%d disconnected, the first: %s", n, why)
+}
+
 // trialOf parses the number at the start of b ("7: deploy…"), or returns
 // -1.
 func trialOf(b []byte) int {
@@ -102,7 +116,7 @@ func (f *fanout) awaitReady(ctx context.Context, bound time.Duration) error {
 	case <-f.readyCh:
 		return nil
 	case <-time.After(bound):
-		return fmt.Errorf("only %d of %d subscribers got their replay within %s (%d disconnected)", f.ready.Load(), f.n, bound, f.closed.Load())
+		return fmt.Errorf("only %d of %d subscribers got their replay within %s (%s)", f.ready.Load(), f.n, bound, f.disconnected())
 	case <-ctx.Done():
 		return ctx.Err()
 	}
@@ -119,7 +133,7 @@ func (f *fanout) await(ctx context.Context, t int, bound time.Duration) ([]time.
 	select {
 	case <-f.done[t]:
 	case <-time.After(bound):
-		return nil, fmt.Errorf("question %d reached %d of %d subscribers within %s (%d disconnected)", t, f.got[t].Load(), f.n, bound, f.closed.Load())
+		return nil, fmt.Errorf("question %d reached %d of %d subscribers within %s (%s)", t, f.got[t].Load(), f.n, bound, f.disconnected())
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}

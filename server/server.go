@@ -138,7 +138,10 @@ func (s *Server) routes() {
 // while they wait and come back through the returned listener for their
 // next request. Serve on the returned listener (plain HTTP/1.x; TLS and
 // HTTP/2 requests wait the ordinary way). Without it, every long-poll
-// holds a goroutine and net/http's buffers, about 25 KiB.
+// holds a goroutine and net/http's buffers, about 25 KiB. A connection
+// given back is a new one to http.Server: the agent's next request on it
+// must start within ReadHeaderTimeout rather than IdleTimeout (clients
+// that poll again at once, as the hitl client does, never notice).
 func (s *Server) Listener(l net.Listener) net.Listener {
 	pl := newParkingListener(l, s.metrics.parked)
 	s.parking.Store(pl)

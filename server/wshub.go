@@ -30,6 +30,8 @@ type wsHub struct {
 	stillValid func(context.Context) bool
 	gauge      prometheus.Gauge
 	maxWriters int
+	ping       time.Duration // how often each connection is pinged
+	pongWait   time.Duration // how long a ping may go unanswered
 
 	inMu        sync.Mutex
 	inbox       []*hitl.Event
@@ -55,6 +57,7 @@ func newWSHub(b *broker.Broker, limit int, recheck time.Duration, stillValid fun
 	h := &wsHub{
 		log: log, limit: limit, recheck: recheck, stillValid: stillValid, gauge: gauge,
 		maxWriters: max(2, runtime.GOMAXPROCS(0)),
+		ping:       wsPingInterval, pongWait: wsWriteTimeout,
 	}
 	h.last = b.Observe(h.receive)
 	go func() {
@@ -258,7 +261,7 @@ func (h *wsHub) write() {
 
 // sweepInterval is how often the connections are looked over.
 func (h *wsHub) sweepInterval() time.Duration {
-	return min(time.Second, h.recheck)
+	return min(time.Second, h.recheck, h.ping)
 }
 
 // sweepConns pings the connections due for it, drops those whose last
@@ -273,11 +276,11 @@ func (h *wsHub) sweepConns() {
 	h.connMu.Lock()
 	for _, c := range h.conns {
 		if c.heard.Load() < c.pingSent.UnixNano() {
-			if now.Sub(c.pingSent) > wsWriteTimeout {
+			if now.Sub(c.pingSent) > h.pongWait {
 				dead = append(dead, c)
 				continue
 			}
-		} else if now.Sub(c.pingSent) >= wsPingInterval {
+		} else if now.Sub(c.pingSent) >= h.ping {
 			c.pingSent = now
 			ping = append(ping, c)
 		}

@@ -1,0 +1,80 @@
+package server
+
+import (
+	"context"
+	"net"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gobwas/ws"
+	"github.com/hitl-sh/hitl/broker"
+	"github.com/hitl-sh/hitl/sqlite"
+)
+
+// TestWebSocketPingsAndDeadPeers runs the hub's sweep with short
+// intervals: a client that answers pings stays, one that stops reading is
+// dropped once a ping goes unanswered.
+func TestWebSocketPingsAndDeadPeers(t *testing.T) {
+	t.Parallel()
+	store, err := sqlite.Open(filepath.Join(t.TempDir(), "hitl.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := broker.New(store, nil)
+	if err := b.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	s := New(b, nil)
+	s.hub.ping, s.hub.pongWait = 20*time.Millisecond, 100*time.Millisecond
+	hs := httptest.NewServer(s.Handler())
+	t.Cleanup(func() {
+		b.Close()
+		hs.Close()
+		store.Close()
+	})
+	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
+	defer cancel()
+	dial := func() net.Conn {
+		c, _, _, err := ws.Dial(ctx, "ws"+strings.TrimPrefix(hs.URL, "http")+"/ws")
+		if err != nil {
+			t.Fatalf("dial: %v", err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	alive, dead := dial(), dial()
+
+	// alive answers every ping for a while; dead reads nothing.
+	pings := 0
+	_ = alive.SetDeadline(time.Now().Add(10 * time.Second))
+	for pings < 15 {
+		f, err := ws.ReadFrame(alive)
+		if err != nil {
+			t.Fatalf("alive: read after %d pings: %v", pings, err)
+		}
+		if f.Header.OpCode == ws.OpPing {
+			pings++
+			if err := ws.WriteFrame(alive, ws.MaskFrameInPlace(ws.NewPongFrame(f.Payload))); err != nil {
+				t.Fatalf("pong: %v", err)
+			}
+		}
+	}
+	// By now dead missed a ping by far more than pongWait: the server
+	// closed it without a handshake, and only alive is left.
+	if got := s.WebSockets(); got != 1 {
+		t.Errorf("open WebSockets %d, want 1 (the one answering pings)", got)
+	}
+	_ = dead.SetDeadline(time.Now().Add(10 * time.Second))
+	for {
+		f, err := ws.ReadFrame(dead)
+		if err != nil {
+			break // closed by the server
+		}
+		if f.Header.OpCode != ws.OpPing {
+			t.Fatalf("dead peer got %v, want only pings and then the end", f.Header.OpCode)
+		}
+	}
+}
