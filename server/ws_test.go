@@ -484,17 +484,33 @@ func dialRaw(t *testing.T, ts *testServer) net.Conn {
 	return c
 }
 
+// readFrame reads one server frame (of at most 1 MiB).
+func readFrame(c net.Conn) (ws.OpCode, []byte, error) {
+	h, err := ws.ReadHeader(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	if h.Length > 1<<20 {
+		return 0, nil, fmt.Errorf("frame of %d bytes", h.Length)
+	}
+	p := make([]byte, h.Length)
+	if _, err := io.ReadFull(c, p); err != nil {
+		return 0, nil, err
+	}
+	return h.OpCode, p, nil
+}
+
 // readClose reads frames until the server's close frame and returns its
 // status code.
 func readClose(t *testing.T, c net.Conn) ws.StatusCode {
 	t.Helper()
 	for {
-		f, err := ws.ReadFrame(c)
+		op, p, err := readFrame(c)
 		if err != nil {
 			t.Fatalf("read until the close frame: %v", err)
 		}
-		if f.Header.OpCode == ws.OpClose {
-			code, _ := ws.ParseCloseFrameData(f.Payload)
+		if op == ws.OpClose {
+			code, _ := ws.ParseCloseFrameData(p)
 			return code
 		}
 	}

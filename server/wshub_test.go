@@ -1,4 +1,4 @@
-package server
+package server_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/gobwas/ws"
 	"github.com/hitl-sh/hitl/broker"
+	"github.com/hitl-sh/hitl/server"
 	"github.com/hitl-sh/hitl/sqlite"
 )
 
@@ -27,8 +28,8 @@ func TestWebSocketPingsAndDeadPeers(t *testing.T) {
 	if err := b.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	s := New(b, nil)
-	s.hub.ping, s.hub.pongWait = 20*time.Millisecond, 100*time.Millisecond
+	s := server.New(b, nil)
+	server.SetWebSocketPing(s, 20*time.Millisecond, 100*time.Millisecond)
 	hs := httptest.NewServer(s.Handler())
 	t.Cleanup(func() {
 		b.Close()
@@ -51,13 +52,13 @@ func TestWebSocketPingsAndDeadPeers(t *testing.T) {
 	pings := 0
 	_ = alive.SetDeadline(time.Now().Add(10 * time.Second))
 	for pings < 15 {
-		f, err := ws.ReadFrame(alive)
+		op, payload, err := readFrame(alive)
 		if err != nil {
 			t.Fatalf("alive: read after %d pings: %v", pings, err)
 		}
-		if f.Header.OpCode == ws.OpPing {
+		if op == ws.OpPing {
 			pings++
-			if err := ws.WriteFrame(alive, ws.MaskFrameInPlace(ws.NewPongFrame(f.Payload))); err != nil {
+			if err := ws.WriteFrame(alive, ws.MaskFrameInPlace(ws.NewPongFrame(payload))); err != nil {
 				t.Fatalf("pong: %v", err)
 			}
 		}
@@ -69,12 +70,12 @@ func TestWebSocketPingsAndDeadPeers(t *testing.T) {
 	}
 	_ = dead.SetDeadline(time.Now().Add(10 * time.Second))
 	for {
-		f, err := ws.ReadFrame(dead)
+		op, _, err := readFrame(dead)
 		if err != nil {
 			break // closed by the server
 		}
-		if f.Header.OpCode != ws.OpPing {
-			t.Fatalf("dead peer got %v, want only pings and then the end", f.Header.OpCode)
+		if op != ws.OpPing {
+			t.Fatalf("dead peer got %v, want only pings and then the end", op)
 		}
 	}
 }

@@ -1,0 +1,9 @@
+package server
+
+import "time"
+
+// SetWebSocketPing shortens how often s pings its WebSockets and how long a
+// ping may go unanswered, for tests. Call it before the first WebSocket.
+func SetWebSocketPing(s *Server, every, wait time.Duration) {
+	s.hub.ping, s.hub.pongWait = every, wait
+}
