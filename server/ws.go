@@ -119,13 +119,13 @@ func (s *Server) replay(ctx context.Context, c *wsConn) {
 	const chunk = 64 // frames per write
 	var bufs net.Buffers
 	for i, in := range pending {
-		data, err := marshalMessage(newQuestionMessage(in))
+		frame, err := s.hub.frames.question(in)
 		if err != nil {
 			s.log.Error("websocket: encode a pending interaction", "interaction_id", in.ID, "error", err)
 			c.drop()
 			return
 		}
-		bufs = append(bufs, ws.MustCompileFrame(ws.NewTextFrame(data)))
+		bufs = append(bufs, frame)
 		if replayed != nil {
 			replayed[in.ID] = true
 		}

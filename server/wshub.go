@@ -32,6 +32,7 @@ type wsHub struct {
 	maxWriters int
 	ping       time.Duration // how often each connection is pinged
 	pongWait   time.Duration // how long a ping may go unanswered
+	frames     frameCache    // pending questions' frames, for replays
 
 	inMu        sync.Mutex
 	inbox       []*hitl.Event
@@ -73,6 +74,7 @@ func (h *wsHub) receive(ev *hitl.Event) {
 	h.last = ev.Seq
 	if h.count.Load() == 0 || h.shut {
 		h.inMu.Unlock()
+		h.frames.observe(ev, nil) // forget what ended
 		return
 	}
 	h.inbox = append(h.inbox, ev)
@@ -214,7 +216,9 @@ func (h *wsHub) encode(ev *hitl.Event) *wsEvent {
 		h.log.Error("websocket: encode event", "seq", ev.Seq, "error", err)
 		return nil
 	}
-	return &wsEvent{ev: ev, frame: ws.MustCompileFrame(ws.NewTextFrame(data))}
+	e := &wsEvent{ev: ev, frame: ws.MustCompileFrame(ws.NewTextFrame(data))}
+	h.frames.observe(ev, e.frame)
+	return e
 }
 
 // schedule queues connections for the writers, starting writers as

@@ -1,0 +1,70 @@
+package server
+
+import (
+	"sync"
+
+	"github.com/gobwas/ws"
+	"github.com/hitl-sh/hitl"
+)
+
+// frameCacheSize bounds the frame cache: about 1 KiB a question.
+const frameCacheSize = 4096
+
+// frameCache holds the hitl:question frames of pending interactions, so
+// that the replay every WebSocket starts with encodes each question once,
+// not once per connection (ten thousand inboxes reconnecting after a
+// restart replay the same questions). A pending interaction's question
+// never changes; its frame is forgotten when it ends. Entries of
+// interactions that ended unseen can linger, unused (only pending
+// interactions are looked up), until the cache fills and is emptied.
+type frameCache struct {
+	mu sync.Mutex
+	m  map[string][]byte
+}
+
+// question returns in's hitl:question frame, encoding it on a miss.
+func (fc *frameCache) question(in *hitl.Interaction) ([]byte, error) {
+	fc.mu.Lock()
+	f := fc.m[in.ID]
+	fc.mu.Unlock()
+	if f != nil {
+		return f, nil
+	}
+	data, err := marshalMessage(newQuestionMessage(in))
+	if err != nil {
+		return nil, err
+	}
+	f = ws.MustCompileFrame(ws.NewTextFrame(data))
+	fc.put(in.ID, f)
+	return f, nil
+}
+
+// put remembers the frame of a pending interaction.
+func (fc *frameCache) put(id string, f []byte) {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	if fc.m == nil || len(fc.m) >= frameCacheSize {
+		fc.m = make(map[string][]byte)
+	}
+	fc.m[id] = f
+}
+
+// forget drops the frame of an interaction that ended.
+func (fc *frameCache) forget(id string) {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	delete(fc.m, id)
+}
+
+// observe keeps the cache in step with an event: a new question's frame
+// is remembered, an ended one's forgotten.
+func (fc *frameCache) observe(ev *hitl.Event, frame []byte) {
+	switch ev.Type {
+	case hitl.EventCreated:
+		if frame != nil && ev.Interaction != nil && ev.Interaction.Status == hitl.StatusPending {
+			fc.put(ev.InteractionID, frame)
+		}
+	case hitl.EventAnswered, hitl.EventExpired, hitl.EventCancelled:
+		fc.forget(ev.InteractionID)
+	}
+}
