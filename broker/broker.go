@@ -144,6 +144,15 @@ func (b *Broker) Observe(fn func(*hitl.Event)) int64 {
 	return b.feed.last
 }
 
+// Delivered returns the sequence number of the newest event delivered to
+// subscribers and observers. Events are delivered in order and without
+// gaps, so every event up to it is committed, on a shared store too.
+func (b *Broker) Delivered() int64 {
+	b.feed.mu.Lock()
+	defer b.feed.mu.Unlock()
+	return b.feed.last
+}
+
 // Done returns a channel that is closed when the broker closes.
 func (b *Broker) Done() <-chan struct{} { return b.closed }
 

@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"testing"
 	"time"
@@ -79,4 +80,68 @@ func TestLocalStreamEndsWithLocalMode(t *testing.T) {
 	ls.now = ls.now.Add(2 * time.Second)
 	ls.mu.Unlock()
 	wantClosed(t, c, "local mode ended", websocket.StatusPolicyViolation)
+}
+
+// TestWebSocketReplayPerAudience connects each caller twice with nothing
+// happening in between (the second replay may reuse the first's list), and
+// again after a new question: every replay holds what that caller may see,
+// never another caller's list.
+func TestWebSocketReplayPerAudience(t *testing.T) {
+	t.Parallel()
+	ts := newAuthServer(t, newSQLiteAuthStore(t), server.AuthOptions{})
+	toAlice := ts.ask(t, &hitl.Targets{Users: []string{"alice"}})
+	toOps := ts.ask(t, &hitl.Targets{Groups: []string{"ops"}})
+	// A first event after start-up, so the log position is settled.
+	open := ts.ask(t, nil)
+
+	want := map[string][]string{
+		ts.alice.name: {toAlice.ID, open.ID},
+		ts.bob.name:   {toOps.ID, open.ID},
+		ts.admin.name: {toAlice.ID, toOps.ID, open.ID},
+	}
+	for _, a := range []actor{ts.alice, ts.bob, ts.admin, ts.alice, ts.bob, ts.admin} {
+		if got := replayOf(t, ts, a, len(want[a.name])); fmt.Sprint(got) != fmt.Sprint(want[a.name]) {
+			t.Errorf("%s's replay %v, want %v", a.name, got, want[a.name])
+		}
+	}
+	// A new question changes the log: every caller's next replay has it
+	// when it may see it.
+	later := ts.ask(t, &hitl.Targets{Users: []string{"bob"}})
+	for _, tt := range []struct {
+		a    actor
+		want []string
+	}{
+		{ts.alice, []string{toAlice.ID, open.ID}},
+		{ts.bob, []string{toOps.ID, open.ID, later.ID}},
+		{ts.admin, []string{toAlice.ID, toOps.ID, open.ID, later.ID}},
+	} {
+		if got := replayOf(t, ts, tt.a, len(tt.want)); fmt.Sprint(got) != fmt.Sprint(tt.want) {
+			t.Errorf("after a new question: %s's replay %v, want %v", tt.a.name, got, tt.want)
+		}
+	}
+}
+
+// replayOf connects as a, reads the n questions of the replay, and checks
+// that nothing else follows at once (the replay held exactly n).
+func replayOf(t *testing.T, ts *authServer, a actor, n int) []string {
+	t.Helper()
+	c, status := ts.dialWS(t, a)
+	if c == nil {
+		t.Fatalf("dial as %s: status %d", a.name, status)
+	}
+	defer c.CloseNow()
+	var got []string
+	for range n {
+		m := readWS(t, c)
+		if m["type"] != "hitl:question" {
+			t.Fatalf("%s: replay message %v, want hitl:question", a.name, m)
+		}
+		got = append(got, m["interaction_id"].(string))
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+	defer cancel()
+	if _, data, err := c.Read(ctx); err == nil {
+		t.Errorf("%s: replay holds more than %d questions: %s", a.name, n, data)
+	}
+	return got
 }

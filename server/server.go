@@ -50,6 +50,7 @@ type Server struct {
 	auth    *authenticator
 	slack   *slack.Service
 	hub     *wsHub
+	replays replayCache
 	parking atomic.Pointer[parkingListener]
 }
 

@@ -6,10 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
 
@@ -91,85 +89,6 @@ func (s *Server) handleWebSocket(w http.ResponseWriter, r *http.Request) error {
 	go c.read()
 	s.replay(r.Context(), c)
 	return nil
-}
-
-// replay writes every pending interaction the caller may see to c, oldest
-// first, then hands c to the hub with the live events that arrived
-// meanwhile.
-func (s *Server) replay(ctx context.Context, c *wsConn) {
-	pending, err := s.pendingInteractions(ctx) // only what the caller may see
-	if err != nil {
-		s.log.Error("websocket: replay pending interactions", "error", err)
-		c.drop()
-		return
-	}
-	// A replayed interaction's created event is in the log up to upTo (it
-	// was committed with the interaction), so the stream can only repeat
-	// it until it passes upTo.
-	upTo, err := s.broker.Store().LastEventSeq(ctx)
-	if err != nil {
-		s.log.Error("websocket: read the event log position", "error", err)
-		c.drop()
-		return
-	}
-	var replayed map[string]bool
-	if upTo > c.start {
-		replayed = make(map[string]bool, len(pending))
-	}
-	const chunk = 64 // frames per write
-	var bufs net.Buffers
-	for i, in := range pending {
-		frame, err := s.hub.frames.question(in)
-		if err != nil {
-			s.log.Error("websocket: encode a pending interaction", "interaction_id", in.ID, "error", err)
-			c.drop()
-			return
-		}
-		bufs = append(bufs, frame)
-		if replayed != nil {
-			replayed[in.ID] = true
-		}
-		if len(bufs) == chunk || i == len(pending)-1 {
-			if !c.write(bufs, false, false) {
-				return
-			}
-			bufs = bufs[:0]
-		}
-	}
-
-	c.mu.Lock()
-	c.replaying = false
-	c.replayed, c.upTo = replayed, upTo
-	if !c.closing {
-		for _, e := range c.held {
-			if !c.repeatLocked(e.ev) {
-				c.queue = append(c.queue, e.frame)
-			}
-		}
-	}
-	c.held = nil
-	c.mu.Unlock()
-	c.flush(true)
-}
-
-// pendingInteractions returns every pending interaction, oldest first: the
-// replay a live stream starts with.
-func (s *Server) pendingInteractions(ctx context.Context) ([]*hitl.Interaction, error) {
-	var all []*hitl.Interaction
-	f := hitl.ListFilter{Status: hitl.StatusPending, Limit: hitl.MaxListLimit}
-	for {
-		page, next, err := s.broker.List(ctx, f)
-		if err != nil {
-			return nil, fmt.Errorf("list pending interactions: %w", err)
-		}
-		all = append(all, page...)
-		if next == "" || next == f.Cursor {
-			break
-		}
-		f.Cursor = next
-	}
-	slices.Reverse(all) // the store lists newest first
-	return all, nil
 }
 
 // headerHasToken reports whether the comma-separated header key lists
