@@ -2,23 +2,20 @@ package server_test
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httptrace"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hitl-sh/hitl"
-	"github.com/hitl-sh/hitl/broker"
+	"github.com/hitl-sh/hitl/internal/hitltest"
 	"github.com/hitl-sh/hitl/server"
-	"github.com/hitl-sh/hitl/sqlite"
 )
 
 // waitUntil polls cond every few milliseconds for up to streamTimeout.
@@ -105,23 +102,12 @@ func TestParkedWaitAnsweredKeepsTheConnection(t *testing.T) {
 // one an ordinary handler writes: same status, headers and body.
 func TestParkedWaitSameAsBlocking(t *testing.T) {
 	t.Parallel()
-	store, err := sqlite.Open(filepath.Join(t.TempDir(), "hitl.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := broker.New(store, nil)
-	if err := b.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	b := hitltest.StartBroker(t)
 	parked := serveParked(server.New(b, nil))
 	plain := httptest.NewServer(server.New(b, nil).Handler())
-	t.Cleanup(func() {
-		b.Close()
-		parked.Close()
-		plain.Close()
-		store.Close()
-	})
-	ts := &testServer{Server: parked, Broker: b, Store: store}
+	t.Cleanup(parked.Close)
+	t.Cleanup(plain.Close)
+	ts := &testServer{Server: parked, Broker: b}
 	in := ts.create(t, map[string]any{"question": "Which <region>?", "type": "text"})
 
 	// Both time out on the pending interaction.
@@ -215,17 +201,10 @@ func TestParkedWaitPipelined(t *testing.T) {
 
 func TestParkedWaitsAnsweredAtShutdown(t *testing.T) {
 	t.Parallel()
-	store, err := sqlite.Open(filepath.Join(t.TempDir(), "hitl.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := broker.New(store, nil)
-	if err := b.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	b := hitltest.StartBroker(t)
 	srv := server.New(b, nil)
-	ts := &testServer{Server: serveParked(srv), Broker: b, Store: store, API: srv}
-	t.Cleanup(ts.Stop)
+	ts := &testServer{Server: serveParked(srv), Broker: b, API: srv}
+	t.Cleanup(ts.Server.Close)
 	in := ts.create(t, map[string]any{"question": "Still there at shutdown?"})
 
 	const n = 20

@@ -4,15 +4,13 @@ import (
 	"context"
 	"net"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gobwas/ws"
-	"github.com/hitl-sh/hitl/broker"
+	"github.com/hitl-sh/hitl/internal/hitltest"
 	"github.com/hitl-sh/hitl/server"
-	"github.com/hitl-sh/hitl/sqlite"
 )
 
 // TestWebSocketPingsAndDeadPeers runs the hub's sweep with short
@@ -20,22 +18,11 @@ import (
 // dropped once a ping goes unanswered.
 func TestWebSocketPingsAndDeadPeers(t *testing.T) {
 	t.Parallel()
-	store, err := sqlite.Open(filepath.Join(t.TempDir(), "hitl.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := broker.New(store, nil)
-	if err := b.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	b := hitltest.StartBroker(t)
 	s := server.New(b, nil)
 	server.SetWebSocketPing(s, 20*time.Millisecond, 100*time.Millisecond)
 	hs := httptest.NewServer(s.Handler())
-	t.Cleanup(func() {
-		b.Close()
-		hs.Close()
-		store.Close()
-	})
+	t.Cleanup(hs.Close)
 	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
 	defer cancel()
 	dial := func() net.Conn {
