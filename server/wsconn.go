@@ -274,8 +274,8 @@ func (c *wsConn) drop() {
 	if removed {
 		return
 	}
+	c.hub.remove(c) // first: whoever sees the connection end sees it gone
 	_ = c.nc.Close()
-	c.hub.remove(c)
 }
 
 // closeSentLocked records that no close frame is left to write.

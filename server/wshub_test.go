@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/http/httptest"
 	"strings"
@@ -14,13 +15,13 @@ import (
 )
 
 // TestWebSocketPingsAndDeadPeers runs the hub's sweep with short
-// intervals: a client that answers pings stays, one that stops reading is
-// dropped once a ping goes unanswered.
+// intervals: a client that answers pings stays, one that reads them but
+// never answers is dropped once a ping goes unanswered for pongWait.
 func TestWebSocketPingsAndDeadPeers(t *testing.T) {
 	t.Parallel()
 	b := hitltest.StartBroker(t)
 	s := server.New(b, nil)
-	server.SetWebSocketPing(s, 20*time.Millisecond, 100*time.Millisecond)
+	server.SetWebSocketPing(s, 50*time.Millisecond, time.Second)
 	hs := httptest.NewServer(s.Handler())
 	t.Cleanup(hs.Close)
 	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
@@ -31,14 +32,29 @@ func TestWebSocketPingsAndDeadPeers(t *testing.T) {
 			t.Fatalf("dial: %v", err)
 		}
 		t.Cleanup(func() { c.Close() })
+		_ = c.SetDeadline(time.Now().Add(15 * time.Second))
 		return c
 	}
 	alive, dead := dial(), dial()
 
-	// alive answers every ping for a while; dead reads nothing.
+	// dead reads its pings and never answers, until the server ends it.
+	deadEnded := make(chan error, 1)
+	go func() {
+		for {
+			op, _, err := readFrame(dead)
+			if err != nil {
+				deadEnded <- nil
+				return
+			}
+			if op != ws.OpPing {
+				deadEnded <- fmt.Errorf("dead peer got opcode %v, want only pings and then the end", op)
+				return
+			}
+		}
+	}()
+	// alive answers every ping meanwhile.
 	pings := 0
-	_ = alive.SetDeadline(time.Now().Add(10 * time.Second))
-	for pings < 15 {
+	for {
 		op, payload, err := readFrame(alive)
 		if err != nil {
 			t.Fatalf("alive: read after %d pings: %v", pings, err)
@@ -49,20 +65,20 @@ func TestWebSocketPingsAndDeadPeers(t *testing.T) {
 				t.Fatalf("pong: %v", err)
 			}
 		}
-	}
-	// By now dead missed a ping by far more than pongWait: the server
-	// closed it without a handshake, and only alive is left.
-	if got := s.WebSockets(); got != 1 {
-		t.Errorf("open WebSockets %d, want 1 (the one answering pings)", got)
-	}
-	_ = dead.SetDeadline(time.Now().Add(10 * time.Second))
-	for {
-		op, _, err := readFrame(dead)
-		if err != nil {
-			break // closed by the server
-		}
-		if op != ws.OpPing {
-			t.Fatalf("dead peer got %v, want only pings and then the end", op)
+		select {
+		case err := <-deadEnded:
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Only the peer that answered is left.
+			if pings < 2 {
+				t.Errorf("alive was pinged %d times before dead was dropped, want several", pings)
+			}
+			if got := s.WebSockets(); got != 1 {
+				t.Errorf("open WebSockets %d, want 1 (the one answering pings)", got)
+			}
+			return
+		default:
 		}
 	}
 }
