@@ -96,7 +96,9 @@ func (s *Server) handleWait(w http.ResponseWriter, r *http.Request) error {
 		}
 		d = min(time.Duration(secs*float64(time.Second)), maxWait)
 	}
-	if l := s.parking.Load(); l != nil && r.ProtoMajor == 1 && r.TLS == nil {
+	// Parked: plain HTTP/1.x GETs served through Listener (a HEAD's
+	// response has no body, which net/http handles).
+	if l := s.parking.Load(); l != nil && r.Method == http.MethodGet && r.ProtoMajor == 1 && r.TLS == nil {
 		return s.parkWait(w, r, l, d)
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), d)

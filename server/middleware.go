@@ -1,6 +1,8 @@
 package server
 
 import (
+	"bufio"
+	"net"
 	"net/http"
 	"runtime/debug"
 	"time"
@@ -35,10 +37,12 @@ func (s *Server) identify(next http.Handler) http.Handler {
 	})
 }
 
-// statusRecorder remembers the status a handler wrote.
+// statusRecorder remembers the status a handler wrote, or that it took
+// the connection over.
 type statusRecorder struct {
 	http.ResponseWriter
-	status int
+	status   int
+	hijacked bool
 }
 
 func (r *statusRecorder) WriteHeader(code int) {
@@ -56,8 +60,16 @@ func (r *statusRecorder) Write(b []byte) (int, error) {
 }
 
 // Unwrap lets http.ResponseController reach the underlying writer
-// (flushing for SSE, hijacking for WebSocket).
+// (flushing for SSE).
 func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// Hijack hands the connection to the handler (WebSockets, parked
+// long-polls), which answers on it after the handler returns.
+func (r *statusRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	c, rw, err := http.NewResponseController(r.ResponseWriter).Hijack()
+	r.hijacked = err == nil
+	return c, rw, err
+}
 
 // logRequests logs method, path, status and duration of each request —
 // never bodies, so answers never reach the log.
@@ -66,6 +78,11 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 		start := time.Now()
 		rec := &statusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
+		if rec.hijacked {
+			// The response, if any, is written later on the connection.
+			s.log.Debug("request", "method", r.Method, "path", r.URL.Path, "hijacked", true, "duration_ms", float64(time.Since(start).Microseconds())/1000)
+			return
+		}
 		s.log.Debug("request", "method", r.Method, "path", r.URL.Path, "status", rec.status, "duration_ms", float64(time.Since(start).Microseconds())/1000)
 	})
 }

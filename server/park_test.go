@@ -254,3 +254,29 @@ func parkedCount(t *testing.T, ts *testServer) int {
 	t.Fatalf("no hitl_waits_parked in /metrics:\n%s", body)
 	return 0
 }
+
+// TestHeadWaitIsNotParked: a HEAD on the wait route (the router serves
+// GET routes for HEAD too) waits the ordinary way, so its response has no
+// body and the connection stays in step.
+func TestHeadWaitIsNotParked(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t)
+	in := ts.create(t, map[string]any{"question": "Head?"})
+	req, err := http.NewRequest(http.MethodHead, ts.URL+"/api/v1/interactions/"+in.ID+"/wait?timeout=0.05", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := ts.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("HEAD wait: status %d", resp.StatusCode)
+	}
+	// The same connection serves the next request correctly.
+	r2, body, reused := getOn(t, ts.Client(), ts.URL+"/healthz")
+	if r2.StatusCode != http.StatusOK || !reused || !strings.Contains(string(body), `"ok"`) {
+		t.Errorf("after HEAD: status %d, reused %v: %s", r2.StatusCode, reused, body)
+	}
+}
