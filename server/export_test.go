@@ -7,3 +7,7 @@ import "time"
 func SetWebSocketPing(s *Server, every, wait time.Duration) {
 	s.hub.ping, s.hub.pongWait = every, wait
 }
+
+// SetParkSweep sets how often s looks for agents that hung up on parked
+// long-polls, for tests. Call it before Listener.
+func SetParkSweep(s *Server, every time.Duration) { s.parkSweep = every }

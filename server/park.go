@@ -18,8 +18,14 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// parkWriteTimeout bounds writing a parked long-poll's response.
-const parkWriteTimeout = 10 * time.Second
+// Parked long-polls' timing.
+const (
+	// parkWriteTimeout bounds writing a parked long-poll's response.
+	parkWriteTimeout = 10 * time.Second
+	// parkSweep is how often parked connections are checked for agents
+	// that hung up.
+	parkSweep = 5 * time.Second
+)
 
 // parkWait serves a wait of up to d without holding a goroutine: unless
 // the interaction has already ended, the connection is taken from net/http
@@ -44,8 +50,6 @@ func (s *Server) parkWait(w http.ResponseWriter, r *http.Request, l *parkingList
 		return fmt.Errorf("park a long-poll: %w", err)
 	}
 	p.nc = nc
-	l.parked.add()
-	l.gauge.Inc()
 	if n := rw.Reader.Buffered(); n > 0 {
 		// The client sent its next request already.
 		ahead, _ := rw.Reader.Peek(n)
@@ -53,6 +57,7 @@ func (s *Server) parkWait(w http.ResponseWriter, r *http.Request, l *parkingList
 	}
 	p.current, p.stop = in, stop
 	p.timer = time.AfterFunc(d, p.expire)
+	l.hold(p) // last: the sweep reads p's fields
 	return nil
 }
 
@@ -64,9 +69,9 @@ func (s *Server) parkWait(w http.ResponseWriter, r *http.Request, l *parkingList
 // next request.
 //
 // What it costs is the connection, this struct and a timer — about a
-// tenth of a goroutine blocked in a handler. What it cannot do is notice
-// an agent that hangs up early: its connection is closed when the answer
-// or the wait's timeout comes.
+// tenth of a goroutine blocked in a handler. An agent that hangs up early
+// is noticed by the listener's sweep (every parkSweep, on Unix), not at
+// once.
 type parkedWait struct {
 	listener *parkingListener
 
@@ -83,6 +88,23 @@ type parkedWait struct {
 // wake is the broker's callback: in ended (nil: the broker closed).
 func (p *parkedWait) wake(in *hitl.Interaction) {
 	go p.finish(in)
+}
+
+// hangUp ends a wait whose agent has gone, unless an answer is on its way.
+func (p *parkedWait) hangUp() {
+	if !p.stop() {
+		return // it ended just now; wake answers (and finds the connection gone)
+	}
+	p.mu.Lock()
+	if p.done {
+		p.mu.Unlock()
+		return
+	}
+	p.done = true
+	p.timer.Stop()
+	p.mu.Unlock()
+	_ = p.nc.Close()
+	p.listener.release(p)
 }
 
 // expire answers with the interaction as it stood, at the wait's end.
@@ -104,8 +126,7 @@ func (p *parkedWait) finish(in *hitl.Interaction) {
 	p.done = true
 	p.timer.Stop()
 	p.mu.Unlock()
-	defer p.listener.parked.done()
-	p.listener.gauge.Dec()
+	defer p.listener.release(p)
 	keep := p.keep
 	if in == nil {
 		// The server is shutting down: what there is, and goodbye.
@@ -153,6 +174,11 @@ type parkingListener struct {
 	done     chan struct{}
 	parked   counter          // long-polls parked and not yet answered
 	gauge    prometheus.Gauge // the same, for /metrics
+	every    time.Duration    // how often parked connections are looked at
+
+	mu    sync.Mutex
+	waits map[*parkedWait]struct{}
+	sweep *time.Timer // runs while waits is not empty
 
 	pumpOnce, closeOnce sync.Once
 }
@@ -162,10 +188,12 @@ type acceptResult struct {
 	err error
 }
 
-func newParkingListener(l net.Listener, gauge prometheus.Gauge) *parkingListener {
+func newParkingListener(l net.Listener, gauge prometheus.Gauge, every time.Duration) *parkingListener {
 	return &parkingListener{
 		Listener: l,
 		gauge:    gauge,
+		every:    every,
+		waits:    make(map[*parkedWait]struct{}),
 		back:     make(chan net.Conn),
 		accepted: make(chan acceptResult),
 		done:     make(chan struct{}),
@@ -201,6 +229,51 @@ func (l *parkingListener) pump() {
 			return
 		}
 	}
+}
+
+// hold counts p among the parked waits.
+func (l *parkingListener) hold(p *parkedWait) {
+	l.parked.add()
+	l.gauge.Inc()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.waits[p] = struct{}{}
+	if l.sweep == nil {
+		l.sweep = time.AfterFunc(l.every, l.sweepWaits)
+	}
+}
+
+// release forgets p, answered or abandoned.
+func (l *parkingListener) release(p *parkedWait) {
+	l.mu.Lock()
+	delete(l.waits, p)
+	l.mu.Unlock()
+	l.gauge.Dec()
+	l.parked.done()
+}
+
+// sweepWaits ends the parked waits whose agents have hung up, so their
+// connections and broker registrations do not outlive them until the
+// wait's timeout (up to 300 s).
+func (l *parkingListener) sweepWaits() {
+	l.mu.Lock()
+	ps := make([]*parkedWait, 0, len(l.waits))
+	for p := range l.waits {
+		ps = append(ps, p)
+	}
+	l.mu.Unlock()
+	for _, p := range ps {
+		if hungUp(p.nc) {
+			p.hangUp()
+		}
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.waits) == 0 {
+		l.sweep = nil
+		return
+	}
+	l.sweep.Reset(l.every)
 }
 
 // give hands c back to be served again, or closes it when the listener is

@@ -280,3 +280,28 @@ func TestHeadWaitIsNotParked(t *testing.T) {
 		t.Errorf("after HEAD: status %d, reused %v: %s", r2.StatusCode, reused, body)
 	}
 }
+
+// TestParkedWaitAgentHangsUp: an agent that closes its connection while
+// its wait is parked is noticed by the sweep, long before the wait's
+// timeout, and its registration ends.
+func TestParkedWaitAgentHangsUp(t *testing.T) {
+	t.Parallel()
+	b := hitltest.StartBroker(t)
+	srv := server.New(b, nil)
+	server.SetParkSweep(srv, 20*time.Millisecond)
+	ts := &testServer{Server: serveParked(srv), Broker: b, API: srv}
+	t.Cleanup(ts.Server.Close)
+	in := ts.create(t, map[string]any{"question": "Anyone there?"})
+
+	c, _ := rawConn(t, ts)
+	host := strings.TrimPrefix(ts.URL, "http://")
+	if _, err := io.WriteString(c, "GET /api/v1/interactions/"+in.ID+"/wait?timeout=300 HTTP/1.1\r\nHost: "+host+"\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the wait to be parked", func() bool { return parkedCount(t, ts) == 1 })
+	c.Close()
+	waitUntil(t, "the hung-up wait to end", func() bool { return parkedCount(t, ts) == 0 && b.Waiting() == 0 })
+
+	// The interaction is untouched and can still be answered.
+	ts.mustDo(t, "POST", "/api/v1/interactions/"+in.ID+"/respond", map[string]any{"value": "yes"}, http.StatusOK, nil)
+}

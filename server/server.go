@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"sync/atomic"
+	"time"
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/broker"
@@ -52,6 +53,9 @@ type Server struct {
 	hub     *wsHub
 	replays replayCache
 	parking atomic.Pointer[parkingListener]
+	// parkSweep is how often parked long-polls are checked for agents
+	// that hung up (a field for tests).
+	parkSweep time.Duration
 }
 
 // New returns a server over b.
@@ -65,6 +69,8 @@ func New(b *broker.Broker, opts *Options) *Server {
 		version: opts.Version,
 		mux:     http.NewServeMux(),
 		slack:   opts.Slack,
+
+		parkSweep: parkSweep,
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -144,7 +150,7 @@ func (s *Server) routes() {
 // must start within ReadHeaderTimeout rather than IdleTimeout (clients
 // that poll again at once, as the hitl client does, never notice).
 func (s *Server) Listener(l net.Listener) net.Listener {
-	pl := newParkingListener(l, s.metrics.parked)
+	pl := newParkingListener(l, s.metrics.parked, s.parkSweep)
 	s.parking.Store(pl)
 	return pl
 }
