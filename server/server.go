@@ -37,7 +37,7 @@ type Options struct {
 	Slack *slack.Service
 	// WebSocketQueue is how many messages a WebSocket may have waiting to
 	// be sent before it is closed as too slow (1013, try again later);
-	// 0 means 256.
+	// 0 means 1024.
 	WebSocketQueue int
 }
 

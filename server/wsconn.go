@@ -74,8 +74,9 @@ const (
 	// yet; what they send is read and ignored.
 	wsReadLimit = 4 << 10
 	// wsQueueDefault is how many messages a connection may have waiting
-	// before it is dropped as too slow.
-	wsQueueDefault = 256
+	// before it is dropped as too slow. The frames are shared by every
+	// connection, so one that is behind holds only references to them.
+	wsQueueDefault = 1024
 )
 
 // statusTryAgainLater is RFC 6455's 1013, which the ws package does not
