@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/auth"
@@ -78,41 +77,16 @@ func runTokenCreate(ctx context.Context, args []string, _ io.Reader, stdout, std
 
 // runTokenList lists the tokens.
 func runTokenList(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("token ls", "hitl token ls [flags]", "Lists API tokens, oldest first: ID, name, role, groups and the start of\nthe token, never the token itself.", stderr)
-	asJSON := fs.Bool("json", false, "print the tokens as a JSON array")
-	db := dbFlag(fs)
-	if code, ok := parse(fs, args, 2); !ok {
-		return code
-	}
-	ids, err := openIdentities(ctx, *db, stderr)
-	if err != nil {
-		fmt.Fprintf(stderr, "hitl token ls: %v\n", err)
-		return 1
-	}
-	defer ids.Close()
-	tokens, err := ids.Tokens(ctx)
-	if err != nil {
-		fmt.Fprintf(stderr, "hitl token ls: %v\n", err)
-		return 1
-	}
-	if *asJSON {
-		if err := printJSONList(stdout, tokens); err != nil {
-			fmt.Fprintf(stderr, "hitl token ls: %v\n", err)
-			return 1
-		}
-		return 0
-	}
-	if len(tokens) == 0 {
-		fmt.Fprintln(stderr, "no tokens")
-		return 0
-	}
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tNAME\tROLE\tGROUPS\tTOKEN\tCREATED")
-	for _, t := range tokens {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s…\t%s\n", t.ID, t.Name, t.Role, orDash(strings.Join(t.Groups, ",")), t.Prefix, when(t.CreatedAt))
-	}
-	tw.Flush()
-	return 0
+	return identityList[*hitl.Token]{
+		name: "token ls", usage: "hitl token ls [flags]",
+		help:   "Lists API tokens, oldest first: ID, name, role, groups and the start of\nthe token, never the token itself.",
+		noun:   "tokens",
+		header: "ID\tNAME\tROLE\tGROUPS\tTOKEN\tCREATED",
+		fetch:  func(ctx context.Context, ids identityStore) ([]*hitl.Token, error) { return ids.Tokens(ctx) },
+		row: func(t *hitl.Token) string {
+			return fmt.Sprintf("%s\t%s\t%s\t%s\t%s…\t%s", t.ID, t.Name, t.Role, orDash(strings.Join(t.Groups, ",")), t.Prefix, when(t.CreatedAt))
+		},
+	}.run(ctx, args, stdout, stderr)
 }
 
 // runTokenRevoke deletes a token by ID, or every token with a name.

@@ -88,41 +88,16 @@ func newPasswordHash(stdin io.Reader, stderr io.Writer, fromStdin bool, who stri
 
 // runUserList lists the people.
 func runUserList(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("user ls", "hitl user ls [flags]", "Lists the people who log in, by name.", stderr)
-	asJSON := fs.Bool("json", false, "print the users as a JSON array")
-	db := dbFlag(fs)
-	if code, ok := parse(fs, args, 2); !ok {
-		return code
-	}
-	ids, err := openIdentities(ctx, *db, stderr)
-	if err != nil {
-		fmt.Fprintf(stderr, "hitl user ls: %v\n", err)
-		return 1
-	}
-	defer ids.Close()
-	users, err := ids.Users(ctx)
-	if err != nil {
-		fmt.Fprintf(stderr, "hitl user ls: %v\n", err)
-		return 1
-	}
-	if *asJSON {
-		if err := printJSONList(stdout, users); err != nil {
-			fmt.Fprintf(stderr, "hitl user ls: %v\n", err)
-			return 1
-		}
-		return 0
-	}
-	if len(users) == 0 {
-		fmt.Fprintln(stderr, "no users")
-		return 0
-	}
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tROLE\tEMAIL\tGROUPS\tCREATED")
-	for _, u := range users {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", u.Name, u.Role(), orDash(u.Email), orDash(strings.Join(u.Groups, ",")), when(u.CreatedAt))
-	}
-	tw.Flush()
-	return 0
+	return identityList[*hitl.User]{
+		name: "user ls", usage: "hitl user ls [flags]",
+		help:   "Lists the people who log in, by name.",
+		noun:   "users",
+		header: "NAME\tROLE\tEMAIL\tGROUPS\tCREATED",
+		fetch:  func(ctx context.Context, ids identityStore) ([]*hitl.User, error) { return ids.Users(ctx) },
+		row: func(u *hitl.User) string {
+			return fmt.Sprintf("%s\t%s\t%s\t%s\t%s", u.Name, u.Role(), orDash(u.Email), orDash(strings.Join(u.Groups, ",")), when(u.CreatedAt))
+		},
+	}.run(ctx, args, stdout, stderr)
 }
 
 // runUserRemove removes a person.
