@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -11,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hitl-sh/hitl/broker"
+	"github.com/hitl-sh/hitl/internal/hitltest"
 	"github.com/hitl-sh/hitl/server"
 	"github.com/hitl-sh/hitl/sqlite"
 )
@@ -23,6 +23,8 @@ type testServer struct {
 	Store  *sqlite.Store
 	API    *server.Server
 	Path   string // the SQLite file
+
+	stop func() // when set, what Stop does
 }
 
 // newTestServer starts a server over a new SQLite file in t.TempDir().
@@ -31,22 +33,13 @@ func newTestServer(t *testing.T) *testServer {
 	return startTestServer(t, filepath.Join(t.TempDir(), "hitl.db"))
 }
 
-// startTestServer starts a server over the SQLite file at path; it stops
-// when the test ends, or earlier through Stop.
+// startTestServer starts a server over the SQLite file at path (parked
+// long-polls, as under hitl serve); it stops when the test ends, or
+// earlier through Stop.
 func startTestServer(t *testing.T, path string) *testServer {
 	t.Helper()
-	store, err := sqlite.Open(path, nil)
-	if err != nil {
-		t.Fatalf("open store: %v", err)
-	}
-	b := broker.New(store, nil)
-	if err := b.Start(context.Background()); err != nil {
-		t.Fatalf("start broker: %v", err)
-	}
-	srv := server.New(b, nil)
-	ts := &testServer{Server: serveParked(srv), Broker: b, Store: store, API: srv, Path: path}
-	t.Cleanup(ts.Stop)
-	return ts
+	s := hitltest.Start(t, &hitltest.Options{Path: path})
+	return &testServer{Server: s.Server, Broker: s.Broker, Store: s.Store, API: s.API, Path: s.Path, stop: s.Stop}
 }
 
 // serveParked serves srv on a loopback port through srv.Listener, as hitl
@@ -61,6 +54,10 @@ func serveParked(srv *server.Server) *httptest.Server {
 // Stop shuts the server down as hitl serve does: broker first (releasing
 // long-polls and streams), then HTTP, then the store. Safe to call twice.
 func (ts *testServer) Stop() {
+	if ts.stop != nil {
+		ts.stop()
+		return
+	}
 	ts.Broker.Close()
 	ts.Server.Close()
 	ts.Store.Close()

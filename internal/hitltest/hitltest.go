@@ -38,6 +38,7 @@ type Server struct {
 	*httptest.Server
 	Broker *broker.Broker
 	Store  *sqlite.Store
+	API    *server.Server
 	Path   string // the SQLite file
 
 	wrap     func(http.Handler) http.Handler
@@ -61,7 +62,7 @@ func Start(t testing.TB, opts *Options) *Server {
 	if opts.Wrap != nil {
 		h = opts.Wrap(h)
 	}
-	s := &Server{Server: httptest.NewUnstartedServer(h), Broker: b, Store: store, Path: path, wrap: opts.Wrap}
+	s := &Server{Server: httptest.NewUnstartedServer(h), Broker: b, Store: store, API: srv, Path: path, wrap: opts.Wrap}
 	if opts.Addr != "" {
 		s.Listener.Close()
 		ln, err := listenAgain(opts.Addr)
