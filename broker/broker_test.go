@@ -417,3 +417,70 @@ func TestOverdueInteractionsExpireAtStartUp(t *testing.T) {
 		}
 	})
 }
+
+// nextDeadlineHook is a store whose NextDeadline calls hook once it has
+// read the answer, as if a question were asked at that moment, until hook
+// reports that it has run.
+type nextDeadlineHook struct {
+	hitl.Store
+	hook func() bool
+}
+
+func (s *nextDeadlineHook) NextDeadline(ctx context.Context) (time.Time, bool, error) {
+	next, ok, err := s.Store.NextDeadline(ctx)
+	if s.hook != nil && s.hook() {
+		s.hook = nil
+	}
+	return next, ok, err
+}
+
+// TestDeadlineSetWhileTheTimerLooksAhead asks a question just as the
+// deadline timer, having expired another, reads the next deadline: the new
+// deadline must still be kept, not left to the timer's idle recheck.
+func TestDeadlineSetWhileTheTimerLooksAhead(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store, err := sqlite.Open(filepath.Join(t.TempDir(), "hitl.db"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer store.Close()
+		hooked := &nextDeadlineHook{Store: store}
+		b := broker.New(hooked, nil)
+		var (
+			first, second *hitl.Interaction
+			mu            sync.Mutex // guards first and second
+		)
+		hooked.hook = func() bool { // on the timer's goroutine
+			mu.Lock()
+			defer mu.Unlock()
+			if first == nil {
+				return false
+			}
+			if got, err := store.Interaction(context.Background(), first.ID); err != nil || got.Status != hitl.StatusExpired {
+				return false
+			}
+			second = mustCreate(t, b, hitl.CreateRequest{Question: "Second?", Timeout: 20})
+			return true
+		}
+		if err := b.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		defer b.Close()
+		mu.Lock()
+		first = mustCreate(t, b, hitl.CreateRequest{Question: "First?", Timeout: 10})
+		mu.Unlock()
+
+		time.Sleep(11 * time.Second) // the first expires; the second is asked
+		synctest.Wait()
+		mu.Lock()
+		defer mu.Unlock()
+		if second == nil {
+			t.Fatal("the second question was not asked")
+		}
+		time.Sleep(21 * time.Second) // past the second's deadline
+		synctest.Wait()
+		if got, _ := b.Get(context.Background(), second.ID); got.Status != hitl.StatusExpired {
+			t.Errorf("second, a second after its deadline: %s, want expired", got.Status)
+		}
+	})
+}

@@ -72,6 +72,13 @@ func (x *expiry) run() {
 
 // step expires what is due and returns how long to sleep.
 func (x *expiry) step() time.Duration {
+	// Until the next deadline is read, any deadline scheduled may be
+	// earlier than it, and must kick the timer: the kick makes the run loop
+	// step again. (Without this, a question asked while step ran, after
+	// its read, was left until idleRecheck.)
+	x.mu.Lock()
+	x.next = time.Time{}
+	x.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := x.expireDue(ctx); err != nil {
@@ -125,9 +132,9 @@ func (x *expiry) expireDue(ctx context.Context) error {
 // answered with the default response. It returns the interaction's state
 // afterwards, whoever made the transition.
 func (x *expiry) expireOne(ctx context.Context, in *hitl.Interaction) (*hitl.Interaction, error) {
-	t := hitl.Transition{Status: hitl.StatusExpired, Via: hitl.ChannelTimeout, At: x.b.now(), Reason: "timeout"}
+	t := hitl.Transition{Status: hitl.StatusExpired, Via: hitl.ChannelTimeout, At: x.b.now(), Reason: "timeout", From: in}
 	if in.OnTimeout == hitl.OnTimeoutDefault && len(in.DefaultResponse) > 0 {
-		t = hitl.Transition{Status: hitl.StatusAnswered, Value: in.DefaultResponse, Via: hitl.ChannelTimeout, At: t.At, Reason: "timeout", TimedOut: true}
+		t = hitl.Transition{Status: hitl.StatusAnswered, Value: in.DefaultResponse, Via: hitl.ChannelTimeout, At: t.At, Reason: "timeout", TimedOut: true, From: in}
 	}
 	out, ev, err := x.b.store.Resolve(ctx, in.ID, t)
 	if errors.Is(err, hitl.ErrNotPending) {
