@@ -106,7 +106,6 @@ func NewInteraction(req CreateRequest, caller Caller, now time.Time) (*Interacti
 		IdempotencyKey: req.IdempotencyKey,
 		SourceAgent:    req.SourceAgent,
 		SessionID:      req.SessionID,
-		Metadata:       req.Metadata,
 		CreatedBy:      caller.Name,
 		CreatedVia:     caller.Channel,
 		CreatedAt:      now,
@@ -143,6 +142,9 @@ func NewInteraction(req CreateRequest, caller Caller, now time.Time) (*Interacti
 	if err := in.normalizeOptions(); err != nil {
 		return nil, err
 	}
+	if err := in.setMetadata(req.Metadata); err != nil {
+		return nil, err
+	}
 	if err := in.setSchema(req.FormSchema); err != nil {
 		return nil, err
 	}
@@ -162,6 +164,23 @@ func NewInteraction(req CreateRequest, caller Caller, now time.Time) (*Interacti
 	in.Notify = notify
 	in.RequestHash = in.fingerprint()
 	return in, nil
+}
+
+// setMetadata keeps m as it reads back from JSON (numbers as float64): a
+// copy that shares nothing with the caller's request and equals what any
+// store returns.
+func (in *Interaction) setMetadata(m map[string]any) error {
+	if m == nil {
+		return nil
+	}
+	b, err := json.Marshal(m)
+	if err == nil {
+		err = json.Unmarshal(b, &in.Metadata)
+	}
+	if err != nil {
+		return Errorf(EINVALID, "metadata must be a JSON object: %v", err)
+	}
+	return nil
 }
 
 func (in *Interaction) normalizeOptions() error {

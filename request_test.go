@@ -353,6 +353,23 @@ func TestOptionsDoNotAliasRequest(t *testing.T) {
 	}
 }
 
+// TestMetadataIsCopiedAsJSON: an interaction's metadata shares nothing
+// with the request, and holds what a store reads back (numbers as float64).
+func TestMetadataIsCopiedAsJSON(t *testing.T) {
+	t.Parallel()
+	meta := map[string]any{"run": 7, "tags": []string{"a"}}
+	in := create(t, hitl.CreateRequest{Question: "q", Metadata: meta})
+	meta["run"] = 8
+	want := map[string]any{"run": 7.0, "tags": []any{"a"}}
+	if !reflect.DeepEqual(in.Metadata, want) {
+		t.Errorf("Metadata = %#v, want %#v", in.Metadata, want)
+	}
+	_, err := hitl.NewInteraction(hitl.CreateRequest{Question: "q", Metadata: map[string]any{"f": func() {}}}, hitl.Caller{Name: "a"}, time.Now())
+	if hitl.ErrorCode(err) != hitl.EINVALID {
+		t.Errorf("metadata that is not JSON: err = %v, want EINVALID", err)
+	}
+}
+
 func TestOptionListUnmarshalErrors(t *testing.T) {
 	t.Parallel()
 	for _, body := range []string{

@@ -83,6 +83,12 @@ type Transition struct {
 	Reason string    // why, for expired and cancelled
 	// TimedOut marks the default response applied at the deadline.
 	TimedOut bool
+	// From, if not nil, is the interaction as the caller last read it while
+	// pending. Pending, an interaction is as it was created, so a store may
+	// build the resolved interaction from it rather than read the row back;
+	// it must still make the compare-and-set, and report the row as it is
+	// when that fails.
+	From *Interaction
 }
 
 // Result returns the result this transition records.

@@ -20,10 +20,32 @@ import (
 //     seed have it (Respond is the one place a hidden interaction is
 //     acknowledged, and only to an authenticated person).
 
-// visible returns the interaction with id if the caller in ctx may see it,
-// and ENOTFOUND otherwise.
+// visible returns the interaction with id, as the store has it, if the
+// caller in ctx may see it, and ENOTFOUND otherwise.
 func (b *Broker) visible(ctx context.Context, id string) (*hitl.Interaction, error) {
 	in, err := b.store.Interaction(ctx, id)
+	return seeable(ctx, id, in, err)
+}
+
+// visibleRecent is visible through lookup: for waits, which are woken by
+// any later change, and for checks of fields that never change.
+func (b *Broker) visibleRecent(ctx context.Context, id string) (*hitl.Interaction, error) {
+	in, err := b.lookup(ctx, id)
+	return seeable(ctx, id, in, err)
+}
+
+// lookup returns the interaction with id as of the newest event this
+// broker has seen of it (see recent), or else as the store has it.
+func (b *Broker) lookup(ctx context.Context, id string) (*hitl.Interaction, error) {
+	if in := b.recent.get(id); in != nil {
+		return in, nil
+	}
+	return b.store.Interaction(ctx, id)
+}
+
+// seeable returns in, or err, or ENOTFOUND when the caller in ctx may not
+// see in.
+func seeable(ctx context.Context, id string, in *hitl.Interaction, err error) (*hitl.Interaction, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -44,12 +66,16 @@ func notFound(id string) error {
 // for an agent, or for a responder the interaction does not target; 404
 // when it does not exist. Compatibility routes use it to check a request
 // against the interaction before answering.
+//
+// The state comes from lookup, so an answer recorded a moment ago, by
+// another process, may not show yet: the answer's compare-and-set is what
+// decides, and it reports such an answer as a conflict.
 func (b *Broker) Answerable(ctx context.Context, id string) (*hitl.Interaction, error) {
 	c := hitl.CallerFrom(ctx)
 	if err := hitl.CanRespond(c); err != nil {
 		return nil, err
 	}
-	in, err := b.store.Interaction(ctx, id)
+	in, err := b.lookup(ctx, id)
 	if err != nil {
 		return nil, err
 	}

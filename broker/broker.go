@@ -40,6 +40,7 @@ type Broker struct {
 	now   func() time.Time
 
 	waiters waiters
+	recent  *recent
 	feed    *feed
 	expiry  *expiry
 
@@ -69,6 +70,7 @@ func New(store hitl.Store, opts *Options) *Broker {
 		b.now = time.Now
 	}
 	b.waiters.m = make(map[string]*waitEntry)
+	b.recent = newRecent(recentBytes, recentEntryBytes)
 	bufSize := opts.SubscriberBuffer
 	if bufSize <= 0 {
 		bufSize = 256
@@ -187,6 +189,7 @@ func (b *Broker) Create(ctx context.Context, req hitl.CreateRequest) (*hitl.Inte
 		}
 		return got, false, nil
 	}
+	b.recent.put(ev)
 	b.feed.publish(ev)
 	b.expiry.scheduled(got.Deadline)
 	b.log.Info("interaction created", "interaction_id", got.ID, "type", got.Type, "source_agent", got.SourceAgent, "by", caller.Name, "channel", caller.Channel)
@@ -236,7 +239,7 @@ func (b *Broker) Respond(ctx context.Context, id string, value json.RawMessage) 
 	}
 	caller := hitl.CallerFrom(ctx)
 	out, ev, err := b.store.Resolve(ctx, id, hitl.Transition{
-		Status: hitl.StatusAnswered, Value: v, By: caller.Name, Via: caller.Channel, At: now,
+		Status: hitl.StatusAnswered, Value: v, By: caller.Name, Via: caller.Channel, At: now, From: in,
 	})
 	switch {
 	case errors.Is(err, hitl.ErrNotPending):
@@ -275,15 +278,18 @@ func (b *Broker) Cancel(ctx context.Context, id string, reason string) (*hitl.In
 	if err := hitl.CanCancel(caller); err != nil {
 		return nil, err
 	}
+	var from *hitl.Interaction
 	if caller.Role == hitl.RoleAgent {
 		// Its creator never changes, so checking before the
 		// compare-and-set is enough.
-		if _, err := b.visible(ctx, id); err != nil {
+		in, err := b.visibleRecent(ctx, id)
+		if err != nil {
 			return nil, err
 		}
+		from = in
 	}
 	out, ev, err := b.store.Resolve(ctx, id, hitl.Transition{
-		Status: hitl.StatusCancelled, By: caller.Name, Via: caller.Channel, At: b.now(), Reason: reason,
+		Status: hitl.StatusCancelled, By: caller.Name, Via: caller.Channel, At: b.now(), Reason: reason, From: from,
 	})
 	switch {
 	case errors.Is(err, hitl.ErrNotPending) && out.Status == hitl.StatusCancelled:
@@ -316,6 +322,7 @@ func (b *Broker) AppendEvent(ctx context.Context, ev *hitl.Event) (*hitl.Event, 
 // Waking here, rather than when the feed delivers the event, keeps a local
 // answer from waiting behind events still on their way.
 func (b *Broker) resolved(ev *hitl.Event) {
+	b.recent.put(ev) // before the wake-up: see recent
 	if b.waiters.wake(ev.Interaction) {
 		// Let the woken agents' goroutines run before this one goes on to
 		// stream the event and answer its own caller: the agent's wake-up
@@ -334,6 +341,7 @@ func (b *Broker) delivered(ev *hitl.Event) {
 	if in == nil {
 		return
 	}
+	b.recent.put(ev) // before the wake-up: see recent
 	switch ev.Type {
 	case hitl.EventAnswered, hitl.EventExpired, hitl.EventCancelled:
 		b.waiters.wake(in)

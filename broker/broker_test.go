@@ -418,6 +418,47 @@ func TestOverdueInteractionsExpireAtStartUp(t *testing.T) {
 	})
 }
 
+// TestWaitStartingAsTheAnswerLandsIsWoken starts a wait at the moment an
+// answer is being recorded, many times, with both kinds of wait: each must
+// return the answer. A wait that reads the interaction as pending just
+// after the answer woke the waiters, and so is never woken, fails it.
+func TestWaitStartingAsTheAnswerLandsIsWoken(t *testing.T) {
+	t.Parallel()
+	b := newBroker(t, nil)
+	for i := range 300 {
+		in := mustCreate(t, b, approval())
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		start := make(chan struct{})
+		got := make(chan *hitl.Interaction, 1)
+		go func() {
+			<-start
+			if i%2 == 0 {
+				in, _ := b.Wait(ctx, in.ID)
+				got <- in
+				return
+			}
+			woken := make(chan *hitl.Interaction, 1)
+			in, stop, err := b.WaitFunc(ctx, in.ID, func(in *hitl.Interaction) { woken <- in })
+			if err == nil && stop != nil {
+				select {
+				case in = <-woken:
+				case <-ctx.Done():
+					stop()
+				}
+			}
+			got <- in
+		}()
+		close(start)
+		if _, err := b.Respond(context.Background(), in.ID, json.RawMessage(`true`)); err != nil {
+			t.Fatalf("respond: %v", err)
+		}
+		if in := <-got; in == nil || in.Status != hitl.StatusAnswered {
+			t.Fatalf("round %d: the wait returned %+v, want the answer", i, in)
+		}
+		cancel()
+	}
+}
+
 // nextDeadlineHook is a store whose NextDeadline calls hook once it has
 // read the answer, as if a question were asked at that moment, until hook
 // reports that it has run.

@@ -145,23 +145,7 @@ func (b *Broker) Wait(ctx context.Context, id string) (*hitl.Interaction, error)
 	// select cannot be missed.
 	e := b.waiters.add(id)
 	defer b.waiters.remove(id, e)
-	// The read ignores ctx's cancellation, so a caller whose time is already
-	// up still learns the interaction's state. It runs on a short-lived
-	// goroutine: the store's call stack is deep, and the caller's goroutine
-	// (an HTTP handler's) would keep the stack it grew for as long as it
-	// waits — 8 KiB more per open long-poll.
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readTimeout)
-	var (
-		in   *hitl.Interaction
-		err  error
-		read = make(chan struct{})
-	)
-	go func() {
-		defer close(read)
-		in, err = b.visible(rctx, id)
-	}()
-	<-read
-	cancel()
+	in, err := b.waitState(ctx, id)
 	if err != nil || in.Status.Terminal() {
 		return in, err
 	}
@@ -173,6 +157,35 @@ func (b *Broker) Wait(ctx context.Context, id string) (*hitl.Interaction, error)
 	case <-b.closed:
 		return in, ErrClosed
 	}
+}
+
+// waitState returns the interaction a wait starts from, if the caller may
+// see it. Registered as a waiter first, the caller is woken by any change
+// this state does not show yet: recent learns of a change before waiters
+// are woken.
+//
+// A read from the store ignores ctx's cancellation, so a caller whose time
+// is already up still learns the interaction's state. It runs on a
+// short-lived goroutine: the store's call stack is deep, and the caller's
+// goroutine (an HTTP handler's) would keep the stack it grew for as long as
+// it waits — 8 KiB more per open long-poll.
+func (b *Broker) waitState(ctx context.Context, id string) (*hitl.Interaction, error) {
+	if in := b.recent.get(id); in != nil {
+		return seeable(ctx, id, in, nil)
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readTimeout)
+	defer cancel()
+	var (
+		in   *hitl.Interaction
+		err  error
+		read = make(chan struct{})
+	)
+	go func() {
+		defer close(read)
+		in, err = b.visible(rctx, id)
+	}()
+	<-read
+	return in, err
 }
 
 // WaitFunc is Wait for a caller that does not block a goroutine while it
@@ -190,7 +203,7 @@ func (b *Broker) WaitFunc(ctx context.Context, id string, fn func(*hitl.Interact
 	// Register before reading, as Wait does.
 	e := b.waiters.addFunc(id, f)
 	stop := func() bool { return b.waiters.stop(id, e, f) }
-	in, err := b.visible(ctx, id)
+	in, err := b.visibleRecent(ctx, id)
 	closed := false
 	select {
 	case <-b.closed:

@@ -3,6 +3,8 @@ package postgres_test
 import (
 	"context"
 	"runtime"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -156,5 +158,50 @@ func TestWaiterWokenByOtherBroker(t *testing.T) {
 		}
 	case <-time.After(15 * time.Second):
 		t.Fatal("the waiter on the other broker was not woken in 15s")
+	}
+}
+
+// TestWaitsStartingAsOtherBrokerAnswersAreWoken starts waits on one broker
+// one after another, without pause, while another broker records the
+// answer, until one returns it: every wait must return the answer. A wait
+// that read the interaction as still pending just after the event woke
+// this broker's waiters would be woken by nothing.
+func TestWaitsStartingAsOtherBrokerAnswersAreWoken(t *testing.T) {
+	t.Parallel()
+	schema := pgtest.Name(t)
+	a := startBroker(t, open(t, schema, nil))
+	b := startBroker(t, open(t, schema, nil))
+	for round := range 20 {
+		in, _, err := a.Create(t.Context(), hitl.CreateRequest{Type: hitl.TypeApproval, Question: "Ship?"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+		var (
+			wg       sync.WaitGroup
+			answered atomic.Bool
+			stuck    atomic.Int32
+		)
+		wg.Go(func() {
+			for n := 0; !answered.Load() && n < 5000; n++ {
+				wg.Go(func() {
+					got, err := a.Wait(ctx, in.ID)
+					if err == nil && got.Status == hitl.StatusAnswered {
+						answered.Store(true)
+					} else {
+						stuck.Add(1)
+					}
+				})
+				runtime.Gosched()
+			}
+		})
+		if _, err := b.Respond(t.Context(), in.ID, []byte(`true`)); err != nil {
+			t.Fatal(err)
+		}
+		wg.Wait()
+		cancel()
+		if n := stuck.Load(); n > 0 || !answered.Load() {
+			t.Fatalf("round %d: %d waits were not woken by the answer", round, n)
+		}
 	}
 }

@@ -1,8 +1,10 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -33,11 +35,32 @@ func (s *Store) Resolve(ctx context.Context, id string, t hitl.Transition) (*hit
 		out *hitl.Interaction
 		ev  *hitl.Event
 	)
+	from := t.From
+	if from != nil && (from.ID != id || from.Status != hitl.StatusPending) {
+		from = nil
+	}
+	args := []any{string(t.Status), text(res.Value), res.RespondedBy, res.Channel, at, res.TimedOut, res.Reason,
+		id, beforeDeadline, at}
 	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var err error
-		out, err = scanInteraction(tx.StmtContext(ctx, s.st.resolve).QueryRowContext(ctx,
-			string(t.Status), text(res.Value), res.RespondedBy, res.Channel, at, res.TimedOut, res.Reason,
-			id, beforeDeadline, at))
+		if from != nil {
+			// Pending, the row is from: no need to read it back.
+			var r sql.Result
+			if r, err = tx.StmtContext(ctx, s.st.resolveFrom).ExecContext(ctx, args...); err != nil {
+				return fmt.Errorf("update: %w", err)
+			}
+			var n int64
+			if n, err = r.RowsAffected(); err != nil {
+				return fmt.Errorf("update: %w", err)
+			}
+			if n == 0 {
+				err = sql.ErrNoRows
+			} else {
+				out = resolvedFrom(from, t)
+			}
+		} else {
+			out, err = scanInteraction(tx.StmtContext(ctx, s.st.resolve).QueryRowContext(ctx, args...))
+		}
 		if errors.Is(err, sql.ErrNoRows) {
 			out, err = s.whyNot(ctx, tx, id)
 			return err
@@ -64,6 +87,24 @@ func (s *Store) Resolve(ctx context.Context, id string, t hitl.Transition) (*hit
 		return nil, nil, fmt.Errorf("resolve interaction %s: %w", id, err)
 	}
 	return out, ev, nil
+}
+
+// resolvedFrom returns the pending interaction from as it reads back
+// after t (whose At is truncated already).
+func resolvedFrom(from *hitl.Interaction, t hitl.Transition) *hitl.Interaction {
+	out := *from
+	out.Status = t.Status
+	out.Result = &hitl.Result{
+		RespondedBy: t.By,
+		Channel:     t.Via,
+		RespondedAt: t.At,
+		TimedOut:    t.TimedOut,
+		Reason:      t.Reason,
+	}
+	if t.Value != nil {
+		out.Result.Value = json.RawMessage(bytes.Clone(t.Value))
+	}
+	return &out
 }
 
 // whyNot explains a compare-and-set that matched nothing: the interaction

@@ -36,14 +36,16 @@ var (
 	sqlInsert = `INSERT INTO interactions (` + cols + `)
 		VALUES (` + strings.TrimSuffix(strings.Repeat("?, ", len(interactionColumns)), ", ") + `)`
 
-	// sqlResolve is the compare-and-set out of pending. The fourth
-	// parameter is 1 when the deadline must not have passed at the fifth.
-	sqlResolve = `UPDATE interactions
+	// sqlResolveFrom is the compare-and-set out of pending. The ninth
+	// parameter is 1 when the deadline must not have passed at the tenth.
+	sqlResolveFrom = `UPDATE interactions
 		SET status = ?, result_value = ?, responded_by = ?, result_channel = ?,
 			responded_at = ?, timed_out = ?, reason = ?
 		WHERE id = ? AND status = 'pending'
-			AND (? = 0 OR deadline IS NULL OR deadline > ?)
-		RETURNING ` + cols
+			AND (? = 0 OR deadline IS NULL OR deadline > ?)`
+
+	// sqlResolve is sqlResolveFrom returning the row.
+	sqlResolve = sqlResolveFrom + ` RETURNING ` + cols
 
 	sqlInsertEvent = `INSERT INTO events (type, interaction_id, at, actor, channel, detail)
 		VALUES (?, ?, ?, ?, ?, ?)`
@@ -71,6 +73,7 @@ type statements struct {
 	byKey        *sql.Stmt
 	insert       *sql.Stmt
 	resolve      *sql.Stmt
+	resolveFrom  *sql.Stmt
 	insertEvent  *sql.Stmt
 
 	// readers
@@ -95,6 +98,7 @@ func (st *statements) prepare(ctx context.Context, w, r *sql.DB) error {
 		{w, &st.byKey, sqlByKey},
 		{w, &st.insert, sqlInsert},
 		{w, &st.resolve, sqlResolve},
+		{w, &st.resolveFrom, sqlResolveFrom},
 		{w, &st.insertEvent, sqlInsertEvent},
 		{r, &st.interaction, sqlInteraction},
 		{r, &st.count, sqlCount},

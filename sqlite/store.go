@@ -18,6 +18,7 @@ import (
 	"io"
 	"log/slog"
 	"net/url"
+	"os"
 	"runtime"
 	"strings"
 	"time"
@@ -40,7 +41,18 @@ type Options struct {
 	// BusyTimeout is how long a connection waits for a lock held by another
 	// process before failing; 0 means 5 seconds.
 	BusyTimeout time.Duration
+	// Exclusive makes this store the only exclusive one of its file until
+	// Close: Open fails with ErrInUse while another holds it. A server opens
+	// its store so, since it relies on being the only process that changes
+	// interactions (its waits and streams learn of a change from its own
+	// writes). Stores opened without it, to manage users and tokens, may
+	// share the file with it. It takes a lock on the file path+".lock"
+	// (Unix only).
+	Exclusive bool
 }
+
+// ErrInUse is returned by Open when another exclusive store holds the file.
+var ErrInUse = errors.New("the database is in use by another server")
 
 // Store is a hitl.Store backed by one SQLite database file.
 type Store struct {
@@ -50,6 +62,7 @@ type Store struct {
 	st   statements
 	wq   writeQueue    // writes waiting for the next group commit
 	cp   *checkpointer // background checkpoints; nil for ":memory:"
+	lock *os.File      // holds the Exclusive lock; nil without
 	now  func() time.Time
 	log  *slog.Logger
 }
@@ -80,7 +93,13 @@ func Open(path string, opts *Options) (*Store, error) {
 
 	memory := path == ":memory:"
 	var err error
+	if opts.Exclusive && !memory {
+		if s.lock, err = lockFile(path + ".lock"); err != nil {
+			return nil, fmt.Errorf("open sqlite %s: %w", path, err)
+		}
+	}
 	if s.w, err = sql.Open("sqlite", dsn(path, memory, busy, false)); err != nil {
+		s.Close()
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}
 	s.w.SetMaxOpenConns(1)
@@ -175,6 +194,9 @@ func (s *Store) Close() error {
 	}
 	if s.w != nil {
 		errs = append(errs, s.w.Close())
+	}
+	if s.lock != nil {
+		errs = append(errs, s.lock.Close())
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("close sqlite %s: %w", s.path, err)

@@ -2,8 +2,10 @@ package sqlite_test
 
 import (
 	"database/sql"
+	"errors"
 	"log/slog"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -217,4 +219,30 @@ func TestBadCursor(t *testing.T) {
 			t.Errorf("cursor %q: got error %v, want code %s", c, err, hitl.EINVALID)
 		}
 	}
+}
+
+func TestExclusive(t *testing.T) {
+	if runtime.GOOS == "windows" || runtime.GOOS == "plan9" {
+		t.Skip("the lock is Unix only")
+	}
+	path := tempPath(t)
+	first, err := sqlite.Open(path, &sqlite.Options{Exclusive: true})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	if s, err := sqlite.Open(path, &sqlite.Options{Exclusive: true}); !errors.Is(err, sqlite.ErrInUse) {
+		if err == nil {
+			s.Close()
+		}
+		t.Fatalf("a second exclusive Open: %v, want ErrInUse", err)
+	}
+	// Managing users and tokens beside the server is fine.
+	manage := open(t, path, nil)
+	if err := manage.Ping(t.Context()); err != nil {
+		t.Fatalf("ping a shared store: %v", err)
+	}
+	if err := first.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	open(t, path, &sqlite.Options{Exclusive: true}) // released on Close
 }

@@ -37,44 +37,59 @@ func testResolve(t *testing.T, s hitl.Store) {
 		{"Expired", expire(deadline)},
 		{"Cancelled", cancel(at(10))},
 	}
+	// Each again with the pending interaction as From, which a store may
+	// build its result from.
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			in := create(t, s, askAt(t, base, 60))
-			out, ev, err := s.Resolve(t.Context(), in.ID, tt.tr)
-			if err != nil {
-				t.Fatalf("Resolve: %v", err)
+		for _, from := range []bool{false, true} {
+			name := tt.name
+			if from {
+				name += "From"
 			}
-			want := resolved(in, tt.tr)
-			if d := cmp.Diff(want, out); d != "" {
-				t.Errorf("Resolve returned (-want +got):\n%s", d)
-			}
-			if d := cmp.Diff(want, get(t, s, in.ID)); d != "" {
-				t.Errorf("Interaction after Resolve (-want +got):\n%s", d)
-			}
-			if ev == nil {
-				t.Fatal("Resolve: got no event")
-			}
-			wantEv := &hitl.Event{
-				Seq:           ev.Seq,
-				Type:          tt.tr.EventType(),
-				InteractionID: in.ID,
-				At:            tt.tr.At,
-				Actor:         tt.tr.By,
-				Channel:       tt.tr.Via,
-				Detail:        tt.tr.Reason,
-				Interaction:   want,
-			}
-			if d := cmp.Diff(wantEv, ev); d != "" {
-				t.Errorf("event (-want +got):\n%s", d)
-			}
-			evs, err := s.Events(t.Context(), ev.Seq-1, 10)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d := cmp.Diff([]*hitl.Event{wantEv}, evs); d != "" {
-				t.Errorf("event log (-want +got):\n%s", d)
-			}
-		})
+			t.Run(name, func(t *testing.T) { resolveOnce(t, s, tt.tr, from) })
+		}
+	}
+}
+
+// resolveOnce resolves a new interaction with tr (from: passing it as
+// tr.From) and checks the result, the stored row and the event.
+func resolveOnce(t *testing.T, s hitl.Store, tr hitl.Transition, from bool) {
+	in := create(t, s, askAt(t, base, 60))
+	if from {
+		tr.From = in
+	}
+	out, ev, err := s.Resolve(t.Context(), in.ID, tr)
+	if err != nil {
+		t.Fatalf("Resolve: %v", err)
+	}
+	want := resolved(in, tr)
+	if d := cmp.Diff(want, out); d != "" {
+		t.Errorf("Resolve returned (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(want, get(t, s, in.ID)); d != "" {
+		t.Errorf("Interaction after Resolve (-want +got):\n%s", d)
+	}
+	if ev == nil {
+		t.Fatal("Resolve: got no event")
+	}
+	wantEv := &hitl.Event{
+		Seq:           ev.Seq,
+		Type:          tr.EventType(),
+		InteractionID: in.ID,
+		At:            tr.At,
+		Actor:         tr.By,
+		Channel:       tr.Via,
+		Detail:        tr.Reason,
+		Interaction:   want,
+	}
+	if d := cmp.Diff(wantEv, ev); d != "" {
+		t.Errorf("event (-want +got):\n%s", d)
+	}
+	evs, err := s.Events(t.Context(), ev.Seq-1, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]*hitl.Event{wantEv}, evs); d != "" {
+		t.Errorf("event log (-want +got):\n%s", d)
 	}
 }
 
@@ -94,26 +109,41 @@ func testResolveTwice(t *testing.T, s hitl.Store) {
 	}
 	for fn, first := range firsts {
 		for sn, second := range seconds {
-			t.Run(fn+"Then"+sn, func(t *testing.T) {
-				in := create(t, s, askAt(t, base, 60))
-				done, _ := resolve(t, s, in.ID, first)
-				seq := lastSeq(t, s)
-				got, ev, err := s.Resolve(t.Context(), in.ID, second)
-				wantErr(t, "second Resolve", err, hitl.ErrNotPending)
-				if ev != nil {
-					t.Errorf("second Resolve: got event %+v, want none", ev)
+			// With From too: a pending state read before the first.
+			for _, from := range []bool{false, true} {
+				name := fn + "Then" + sn
+				if from {
+					name += "From"
 				}
-				if d := cmp.Diff(done, got); d != "" {
-					t.Errorf("second Resolve returned (-want current +got):\n%s", d)
-				}
-				if d := cmp.Diff(done, get(t, s, in.ID)); d != "" {
-					t.Errorf("interaction changed by a failed Resolve (-want +got):\n%s", d)
-				}
-				if got := lastSeq(t, s); got != seq {
-					t.Errorf("LastEventSeq: got %d, want %d (nothing appended)", got, seq)
-				}
-			})
+				t.Run(name, func(t *testing.T) { resolveTwice(t, s, first, second, from) })
+			}
 		}
+	}
+}
+
+// resolveTwice resolves a new interaction with first, then second (from:
+// with the pending interaction as second.From), and checks that the second
+// changed nothing.
+func resolveTwice(t *testing.T, s hitl.Store, first, second hitl.Transition, from bool) {
+	in := create(t, s, askAt(t, base, 60))
+	done, _ := resolve(t, s, in.ID, first)
+	seq := lastSeq(t, s)
+	if from {
+		second.From = in
+	}
+	got, ev, err := s.Resolve(t.Context(), in.ID, second)
+	wantErr(t, "second Resolve", err, hitl.ErrNotPending)
+	if ev != nil {
+		t.Errorf("second Resolve: got event %+v, want none", ev)
+	}
+	if d := cmp.Diff(done, got); d != "" {
+		t.Errorf("second Resolve returned (-want current +got):\n%s", d)
+	}
+	if d := cmp.Diff(done, get(t, s, in.ID)); d != "" {
+		t.Errorf("interaction changed by a failed Resolve (-want +got):\n%s", d)
+	}
+	if got := lastSeq(t, s); got != seq {
+		t.Errorf("LastEventSeq: got %d, want %d (nothing appended)", got, seq)
 	}
 }
 
@@ -212,7 +242,11 @@ func testResolvePastDeadline(t *testing.T, s hitl.Store) {
 		t.Run("Answer"+name, func(t *testing.T) {
 			in := create(t, s, askAt(t, base, 60))
 			seq := lastSeq(t, s)
-			got, ev, err := s.Resolve(t.Context(), in.ID, answer(`"late"`, when))
+			tr := answer(`"late"`, when)
+			if name == "AtDeadline" {
+				tr.From = in // changes nothing
+			}
+			got, ev, err := s.Resolve(t.Context(), in.ID, tr)
 			wantErr(t, "Resolve", err, hitl.ErrPastDeadline)
 			if ev != nil {
 				t.Errorf("got event %+v, want none", ev)

@@ -253,6 +253,22 @@ func TestServePortTaken(t *testing.T) {
 	}
 }
 
+// TestServeRefusesASecondServerOnOneSQLiteFile: a server relies on being
+// the only one that changes its interactions, so a second on the same file
+// is refused, and says why.
+func TestServeRefusesASecondServerOnOneSQLiteFile(t *testing.T) {
+	t.Parallel()
+	first := startServer(t)
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"serve", "--addr", freeAddr(t), "--db", first.DB}, &stdout, &stderr)
+	if code != 1 {
+		t.Errorf("exit code = %d, want 1", code)
+	}
+	if want := "another hitl serve is using " + first.DB; !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr = %q, want it to contain %q", stderr.String(), want)
+	}
+}
+
 func TestServeInProcess(t *testing.T) {
 	t.Parallel()
 	addr := freeAddr(t)

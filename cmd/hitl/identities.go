@@ -34,7 +34,7 @@ type identityStore interface {
 // Only warnings are logged, to stderr.
 func openIdentities(ctx context.Context, db string, stderr io.Writer) (identityStore, error) {
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	store, err := openStore(ctx, log, db)
+	store, err := openStore(ctx, log, db, false)
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", redactDB(db), err)
 	}

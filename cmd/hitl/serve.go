@@ -90,8 +90,10 @@ func serve(ctx context.Context, log *slog.Logger, addr, db string, auth *authCon
 	}
 	defer ln.Close() // in case Serve never takes it over
 
-	store, err := openStore(ctx, log, db)
-	if err != nil {
+	store, err := openStore(ctx, log, db, true)
+	if errors.Is(err, sqlite.ErrInUse) {
+		return fmt.Errorf("cannot open database: another hitl serve is using %s (one server per SQLite file; several replicas need PostgreSQL)", db)
+	} else if err != nil {
 		return fmt.Errorf("cannot open database: %w", err)
 	}
 	authOpts, err := auth.options(ctx, log, ln.Addr(), store, db)
@@ -165,12 +167,14 @@ func isPostgres(db string) bool {
 
 // openStore opens the database db: PostgreSQL for a postgres:// URL (its
 // schema migrated under an advisory lock, so replicas may start together),
-// otherwise the SQLite file at that path, created if missing.
-func openStore(ctx context.Context, log *slog.Logger, db string) (hitl.Store, error) {
+// otherwise the SQLite file at that path, created if missing. A server's
+// SQLite file is its alone (sqlite.Options.Exclusive); the user and token
+// commands may open it beside the server.
+func openStore(ctx context.Context, log *slog.Logger, db string, server bool) (hitl.Store, error) {
 	if isPostgres(db) {
 		return postgres.Open(ctx, db, &postgres.Options{Logger: log})
 	}
-	return sqlite.Open(db, &sqlite.Options{Logger: log})
+	return sqlite.Open(db, &sqlite.Options{Logger: log, Exclusive: server})
 }
 
 // redactDB returns db fit for a log: a URL's password is masked.

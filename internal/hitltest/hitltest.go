@@ -110,10 +110,11 @@ func StartBroker(t testing.TB) *broker.Broker {
 	return b
 }
 
-// open opens the SQLite file at path and starts a broker over it.
+// open opens the SQLite file at path, as hitl serve does, and starts a
+// broker over it.
 func open(t testing.TB, path string) (*sqlite.Store, *broker.Broker) {
 	t.Helper()
-	store, err := sqlite.Open(path, nil)
+	store, err := sqlite.Open(path, &sqlite.Options{Exclusive: true})
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}
