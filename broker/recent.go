@@ -7,8 +7,9 @@ import (
 )
 
 const (
-	// recentBytes bounds the memory the recent interactions hold.
-	recentBytes = 16 << 20
+	// recentBytes bounds the memory the recent interactions hold: a few
+	// thousand questions, far more than are asked and answered at once.
+	recentBytes = 4 << 20
 	// recentEntryBytes is the most one interaction kept there may hold.
 	recentEntryBytes = recentBytes / 64
 )
