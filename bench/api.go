@@ -272,6 +272,38 @@ func (a *api) cancel(ctx context.Context, id string) error {
 	return a.do(ctx, "POST", "/api/v1/interactions/"+id+"/cancel", nil, nil)
 }
 
+// pendingAtLeast reports whether the server has n or more pending
+// interactions.
+func (a *api) pendingAtLeast(ctx context.Context, n int) (bool, error) {
+	seen, cursor := 0, ""
+	for seen < n {
+		path := "/api/v1/interactions?status=pending&limit=500"
+		if cursor != "" {
+			path += "&cursor=" + url.QueryEscape(cursor)
+		}
+		status, data, err := a.roundTrip(ctx, "GET", path, nil)
+		if err != nil {
+			return false, fmt.Errorf("GET %s: %w", path, err)
+		}
+		if status != 200 {
+			return false, &statusError{"GET", path, status, string(bytes.TrimSpace(data))}
+		}
+		var page struct {
+			Interactions []struct{} `json:"interactions"`
+			NextCursor   string     `json:"next_cursor"`
+		}
+		if err := json.Unmarshal(data, &page); err != nil {
+			return false, fmt.Errorf("GET %s: decode response: %w", path, err)
+		}
+		seen += len(page.Interactions)
+		if page.NextCursor == "" {
+			break
+		}
+		cursor = page.NextCursor
+	}
+	return seen >= n, nil
+}
+
 // wait long-polls the interaction for up to timeout and returns its
 // status then.
 func (a *api) wait(ctx context.Context, id string, timeout time.Duration) (string, error) {

@@ -107,6 +107,10 @@ type streamsResult struct {
 // connection, not its question).
 const streamQuestions = 20
 
+// maxLeftPending is how many pending questions the streams phase accepts
+// in the database before it starts.
+const maxLeftPending = 1000
+
 // streams opens waiters long-polls and subscribers WebSockets on a fresh
 // server, reads its memory, times trials fan-outs of a new question to
 // every subscriber, then answers the questions and checks that every
@@ -126,6 +130,13 @@ func streams(ctx context.Context, srv *Server, waiters, subscribers, trials int,
 			cancelAll(context.WithoutCancel(ctx), a, created)
 		}
 	}()
+	// Every WebSocket replays every pending question: with thousands left
+	// over in a shared database the phase would send millions.
+	if many, err := a.pendingAtLeast(ctx, maxLeftPending); err != nil {
+		return res, fmt.Errorf("streams: %w", err)
+	} else if many {
+		return res, fmt.Errorf("streams: the database has %d or more pending questions, which every WebSocket would replay; use a fresh database or cancel them", maxLeftPending)
+	}
 	questions := make([]string, streamQuestions)
 	for i := range questions {
 		if questions[i], err = a.create(ctx, tag, i); err != nil {

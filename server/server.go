@@ -52,7 +52,10 @@ type Server struct {
 	slack   *slack.Service
 	hub     *wsHub
 	replays replayCache
-	parking atomic.Pointer[parkingListener]
+	// replayReads shares the replay reads of connections that arrive
+	// together.
+	replayReads replayReads
+	parking     atomic.Pointer[parkingListener]
 	// parkSweep is how often parked long-polls are checked for agents
 	// that hung up (a field for tests).
 	parkSweep time.Duration

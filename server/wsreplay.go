@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/hitl-sh/hitl"
 )
@@ -18,19 +19,15 @@ func (s *Server) replay(ctx context.Context, c *wsConn) {
 	// A replayed interaction's created event is in the log up to upTo (it
 	// was committed with the interaction), so the stream can only repeat
 	// it until it passes upTo.
-	pending, upTo, err := s.replaySet(ctx, c.caller)
+	list, upTo, err := s.replaySet(ctx, c.caller)
 	if err != nil {
 		s.log.Error("websocket: read the pending interactions to replay", "error", err)
 		c.drop()
 		return
 	}
-	var replayed map[string]bool
-	if upTo > c.start {
-		replayed = make(map[string]bool, len(pending))
-	}
 	const chunk = 64 // frames per write
 	var bufs net.Buffers
-	for i, in := range pending {
+	for i, in := range list.pending {
 		frame, err := s.hub.frames.question(in)
 		if err != nil {
 			s.log.Error("websocket: encode a pending interaction", "interaction_id", in.ID, "error", err)
@@ -38,10 +35,7 @@ func (s *Server) replay(ctx context.Context, c *wsConn) {
 			return
 		}
 		bufs = append(bufs, frame)
-		if replayed != nil {
-			replayed[in.ID] = true
-		}
-		if len(bufs) == chunk || i == len(pending)-1 {
+		if len(bufs) == chunk || i == len(list.pending)-1 {
 			if !c.write(bufs, false, false) {
 				return
 			}
@@ -51,7 +45,9 @@ func (s *Server) replay(ctx context.Context, c *wsConn) {
 
 	c.mu.Lock()
 	c.replaying = false
-	c.replayed, c.upTo = replayed, upTo
+	if upTo > c.start {
+		c.replayed, c.upTo = list.ids, upTo
+	}
 	if !c.closing {
 		for _, e := range c.held {
 			if !c.repeatLocked(e.ev) {
@@ -64,24 +60,57 @@ func (s *Server) replay(ctx context.Context, c *wsConn) {
 	c.flush(true)
 }
 
-// replaySet returns the pending interactions caller may see, oldest first,
-// and the event log position they are complete up to. When nothing has
-// been logged since the same caller's last replay, that replay's list is
-// reused: ten thousand inboxes reconnecting after a restart cost one read
-// of the store, not ten thousand.
-func (s *Server) replaySet(ctx context.Context, caller hitl.Caller) ([]*hitl.Interaction, int64, error) {
+// replayList is a list of pending interactions to replay, shared by every
+// connection that replays it and never changed.
+type replayList struct {
+	pending []*hitl.Interaction // oldest first
+	ids     map[string]bool     // the ids in pending
+}
+
+func newReplayList(pending []*hitl.Interaction) *replayList {
+	l := &replayList{pending: pending, ids: make(map[string]bool, len(pending))}
+	for _, in := range pending {
+		l.ids[in.ID] = true
+	}
+	return l
+}
+
+// replaySet returns the pending interactions caller may see and the event
+// log position they are complete up to. When nothing has been logged since
+// the same audience's last replay, that replay's list is reused; otherwise
+// connections of one audience that arrive together share one read (see
+// replayReads): ten thousand inboxes reconnecting after a restart cost a
+// read or two of the store, and memory for one list, not ten thousand.
+func (s *Server) replaySet(ctx context.Context, caller hitl.Caller) (*replayList, int64, error) {
 	before, err := s.broker.Store().LastEventSeq(ctx)
 	if err != nil {
 		return nil, 0, fmt.Errorf("read the event log position: %w", err)
 	}
 	key := audienceKey(caller)
-	if pending, ok := s.replays.get(key, before); ok {
-		return pending, before, nil
+	if list, ok := s.replays.get(key, before); ok {
+		return list, before, nil
+	}
+	r := s.replayReads.read(key, func(r *replayRead) {
+		// The connections that share it may go; the read goes on.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), replayReadTimeout)
+		defer cancel()
+		r.list, r.upTo, r.err = s.readReplay(ctx, caller)
+	})
+	return r.list, r.upTo, r.err
+}
+
+// readReplay reads the pending interactions caller may see, and the
+// position they are complete up to; it keeps the list for reuse when
+// nothing was logged while it read.
+func (s *Server) readReplay(ctx context.Context, caller hitl.Caller) (*replayList, int64, error) {
+	before, err := s.broker.Store().LastEventSeq(ctx)
+	if err != nil {
+		return nil, 0, fmt.Errorf("read the event log position: %w", err)
 	}
 	// Every event up to before has reached this server, so none below it
 	// is still committing (a shared store commits out of order).
 	complete := s.broker.Delivered() >= before
-	pending, err := s.pendingInteractions(ctx) // only what the caller may see
+	pending, err := s.pendingInteractions(hitl.WithCaller(ctx, caller)) // only what the caller may see
 	if err != nil {
 		return nil, 0, err
 	}
@@ -89,11 +118,68 @@ func (s *Server) replaySet(ctx context.Context, caller hitl.Caller) ([]*hitl.Int
 	if err != nil {
 		return nil, 0, fmt.Errorf("read the event log position: %w", err)
 	}
+	list := newReplayList(pending)
 	if complete && after == before {
 		// Nothing happened while reading: the list is the state at before.
-		s.replays.put(key, before, pending)
+		s.replays.put(audienceKey(caller), before, list)
 	}
-	return pending, after, nil
+	return list, after, nil
+}
+
+// replayReadTimeout bounds a shared replay read.
+const replayReadTimeout = 30 * time.Second
+
+// replayReads runs the replay reads, one at a time per audience. A
+// connection shares a read only if the read started after the connection
+// asked for one: the read then sees every interaction created before the
+// connection joined the hub, and the hub streams it every later one. One
+// that arrives while a read runs waits for it to end and shares the next.
+type replayReads struct {
+	mu      sync.Mutex
+	started int64                  // reads started so far
+	running map[string]*replayRead // by audience
+}
+
+// replayRead is one read, shared by the connections waiting for it.
+type replayRead struct {
+	n    int64         // replayReads.started when it began
+	done chan struct{} // closed when the fields below are set
+	list *replayList
+	upTo int64
+	err  error
+}
+
+// read returns a read for key that started after this call: a running one
+// that did, or one that fn makes.
+func (rr *replayReads) read(key string, fn func(*replayRead)) *replayRead {
+	rr.mu.Lock()
+	arrived := rr.started
+	for {
+		r := rr.running[key]
+		if r == nil {
+			break
+		}
+		rr.mu.Unlock()
+		<-r.done
+		if r.n > arrived {
+			return r
+		}
+		rr.mu.Lock()
+	}
+	rr.started++
+	r := &replayRead{n: rr.started, done: make(chan struct{})}
+	if rr.running == nil {
+		rr.running = make(map[string]*replayRead)
+	}
+	rr.running[key] = r
+	rr.mu.Unlock()
+
+	fn(r)
+	rr.mu.Lock()
+	delete(rr.running, key)
+	rr.mu.Unlock()
+	close(r.done)
+	return r
 }
 
 // pendingInteractions returns every pending interaction, oldest first: the
@@ -132,33 +218,33 @@ const (
 type replayCache struct {
 	mu    sync.Mutex
 	seq   int64
-	lists map[string][]*hitl.Interaction
+	lists map[string]*replayList
 }
 
 // get returns the list read for key at seq, if any.
-func (rc *replayCache) get(key string, seq int64) ([]*hitl.Interaction, bool) {
+func (rc *replayCache) get(key string, seq int64) (*replayList, bool) {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
 	if rc.seq != seq {
 		return nil, false
 	}
-	pending, ok := rc.lists[key]
-	return pending, ok
+	list, ok := rc.lists[key]
+	return list, ok
 }
 
 // put keeps the list read for key at seq; lists of older positions are
 // dropped.
-func (rc *replayCache) put(key string, seq int64, pending []*hitl.Interaction) {
-	if len(pending) > replayCacheItems {
+func (rc *replayCache) put(key string, seq int64, list *replayList) {
+	if len(list.pending) > replayCacheItems {
 		return
 	}
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
 	switch {
 	case seq > rc.seq || rc.lists == nil:
-		rc.seq, rc.lists = seq, make(map[string][]*hitl.Interaction)
+		rc.seq, rc.lists = seq, make(map[string]*replayList)
 	case seq < rc.seq || len(rc.lists) >= replayCacheLists:
 		return
 	}
-	rc.lists[key] = pending
+	rc.lists[key] = list
 }
