@@ -18,7 +18,8 @@ import (
 // TimedOut) also only matches while t.At is before the deadline. When
 // nothing matches it returns ENOTFOUND, or the current interaction with
 // hitl.ErrNotPending or hitl.ErrPastDeadline, and writes nothing. A zero
-// t.At means now.
+// t.At means now. With a pending t.From, the row is not read back: the
+// result is built from t.From.
 func (s *Store) Resolve(ctx context.Context, id string, t hitl.Transition) (*hitl.Interaction, *hitl.Event, error) {
 	if !t.Status.Terminal() {
 		return nil, nil, hitl.Errorf(hitl.EINVALID, "resolve: status %q is not terminal", t.Status)
