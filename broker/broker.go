@@ -192,7 +192,7 @@ func (b *Broker) Create(ctx context.Context, req hitl.CreateRequest) (*hitl.Inte
 	b.recent.put(ev)
 	b.feed.publish(ev)
 	b.expiry.scheduled(got.Deadline)
-	b.log.Info("interaction created", "interaction_id", got.ID, "type", got.Type, "source_agent", got.SourceAgent, "by", caller.Name, "channel", caller.Channel)
+	b.log.Info("interaction created", "interaction_id", got.ID, "type", string(got.Type), "source_agent", got.SourceAgent, "by", caller.Name, "channel", caller.Channel)
 	return got, true, nil
 }
 
@@ -250,7 +250,7 @@ func (b *Broker) Respond(ctx context.Context, id string, value json.RawMessage) 
 		return nil, fmt.Errorf("respond: %w", err)
 	}
 	b.resolved(ev)
-	b.log.Info("interaction answered", "interaction_id", id, "type", out.Type, "by", caller.Name, "channel", caller.Channel)
+	b.log.Info("interaction answered", "interaction_id", id, "type", string(out.Type), "by", caller.Name, "channel", caller.Channel)
 	return out, nil
 }
 

@@ -143,6 +143,6 @@ func (x *expiry) expireOne(ctx context.Context, in *hitl.Interaction) (*hitl.Int
 		return nil, fmt.Errorf("expire interaction %s: %w", in.ID, err)
 	}
 	x.b.resolved(ev)
-	x.b.log.Info("interaction expired", "interaction_id", in.ID, "on_timeout", in.OnTimeout)
+	x.b.log.Info("interaction expired", "interaction_id", in.ID, "on_timeout", string(in.OnTimeout))
 	return out, nil
 }

@@ -90,7 +90,7 @@ func (s *Service) update(ctx context.Context, api *slack.Client, m *hitl.SlackMe
 		return
 	}
 	s.move(ctx, m, hitl.SlackClosed, time.Time{})
-	s.log.Info("updated the Slack message", "interaction_id", in.ID, "status", in.Status)
+	s.log.Info("updated the Slack message", "interaction_id", in.ID, "status", string(in.Status))
 }
 
 // retry puts a claimed row back to wait (scheduled or ending) after a
