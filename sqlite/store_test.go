@@ -106,7 +106,7 @@ func TestMigrationsIdempotent(t *testing.T) {
 		}
 		got = append(got, name)
 	}
-	if d := cmp.Diff([]string{"0001_init.sql", "0002_auth.sql", "0003_slack.sql"}, got); d != "" {
+	if d := cmp.Diff([]string{"0001_init.sql", "0002_auth.sql", "0003_slack.sql", "0004_lean_events.sql"}, got); d != "" {
 		t.Errorf("schema_migrations (-want +got):\n%s", d)
 	}
 }
@@ -245,4 +245,81 @@ func TestExclusive(t *testing.T) {
 		t.Fatalf("Close: %v", err)
 	}
 	open(t, path, &sqlite.Options{Exclusive: true}) // released on Close
+}
+
+// TestLeanEventsMigration takes a database back to the events table of
+// 0001 (AUTOINCREMENT, an index by interaction) and migrates it again:
+// the log and its numbers are kept, and new events go on after them.
+func TestLeanEventsMigration(t *testing.T) {
+	path := tempPath(t)
+	s, err := sqlite.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for range 3 {
+		in, _, _, err := s.CreateInteraction(t.Context(), newInteraction(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, in.ID)
+	}
+	if _, _, err := s.Resolve(t.Context(), ids[0], hitl.Transition{Status: hitl.StatusCancelled, By: "bob", Via: hitl.ChannelWeb, Reason: "no"}); err != nil {
+		t.Fatal(err)
+	}
+	want, err := s.Events(t.Context(), 0, 100)
+	if err != nil || len(want) != 4 {
+		t.Fatalf("events: %d, %v; want 4", len(want), err)
+	}
+	s.Close()
+
+	db := inspect(t, path)
+	if _, err := db.Exec(`
+		DELETE FROM schema_migrations WHERE version = 4;
+		CREATE TABLE events_old (
+			seq            INTEGER PRIMARY KEY AUTOINCREMENT,
+			type           TEXT    NOT NULL,
+			interaction_id TEXT    NOT NULL REFERENCES interactions (id),
+			at             INTEGER NOT NULL,
+			actor          TEXT    NOT NULL DEFAULT '',
+			channel        TEXT    NOT NULL DEFAULT '',
+			detail         TEXT    NOT NULL DEFAULT ''
+		) STRICT;
+		INSERT INTO events_old SELECT * FROM events;
+		DROP TABLE events;
+		ALTER TABLE events_old RENAME TO events;
+		CREATE INDEX events_interaction ON events (interaction_id, seq);`); err != nil {
+		t.Fatalf("go back to the old events table: %v", err)
+	}
+	db.Close()
+
+	s = open(t, path, nil)
+	got, err := s.Events(t.Context(), 0, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("events after the migration (-want +got):\n%s", d)
+	}
+	_, ev, _, err := s.CreateInteraction(t.Context(), newInteraction(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev.Seq != 5 {
+		t.Errorf("next event: seq %d, want 5", ev.Seq)
+	}
+	var n int
+	if err := inspect(t, path).QueryRow(`SELECT count(*) FROM sqlite_master WHERE name IN ('events_interaction', 'events_old', 'events_lean')`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("leftovers of the old events table: %d, %v", n, err)
+	}
+}
+
+// newInteraction returns a new free-text question.
+func newInteraction(t *testing.T) *hitl.Interaction {
+	t.Helper()
+	in, err := hitl.NewInteraction(hitl.CreateRequest{Question: "q"}, hitl.Caller{Name: "agent"}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
 }
