@@ -46,7 +46,6 @@ type recentEntry struct {
 	in   *hitl.Interaction
 	seq  int64 // the event that set in
 	size int
-	gone bool // evicted
 }
 
 func newRecent(max, entry int) *recent {
@@ -100,10 +99,6 @@ func (r *recent) evict() {
 		e := r.fifo[r.head]
 		r.fifo[r.head] = nil
 		r.head++
-		if e.gone {
-			continue
-		}
-		e.gone = true
 		delete(r.m, e.in.ID)
 		r.bytes -= e.size
 		r.evicted = max(r.evicted, e.seq)
