@@ -1,6 +1,7 @@
 package hitl
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -94,6 +95,19 @@ type Transition struct {
 // Result returns the result this transition records.
 func (t Transition) Result() *Result {
 	return &Result{Value: json.RawMessage(t.Value), RespondedBy: t.By, Channel: t.Via, RespondedAt: t.At.UTC(), TimedOut: t.TimedOut, Reason: t.Reason}
+}
+
+// Applied returns from, a pending interaction, as a store reads it back
+// after t: with t's status and result (t.At as the store keeps it). The
+// answer value is copied.
+func (t Transition) Applied(from *Interaction) *Interaction {
+	out := *from
+	out.Status = t.Status
+	out.Result = &Result{RespondedBy: t.By, Channel: t.Via, RespondedAt: t.At.UTC(), TimedOut: t.TimedOut, Reason: t.Reason}
+	if t.Value != nil {
+		out.Result.Value = json.RawMessage(bytes.Clone(t.Value))
+	}
+	return &out
 }
 
 // EventType returns the event this transition appends.

@@ -18,7 +18,8 @@ import (
 // matches. A person's answer (answered, not TimedOut) also only matches
 // while t.At is before the deadline. When nothing matches it returns
 // ENOTFOUND, or the current interaction with hitl.ErrNotPending or
-// hitl.ErrPastDeadline, and writes nothing. A zero t.At means now.
+// hitl.ErrPastDeadline, and writes nothing. A zero t.At means now. With a
+// pending t.From, the row is not sent back: the result is built from it.
 func (s *Store) Resolve(ctx context.Context, id string, t hitl.Transition) (*hitl.Interaction, *hitl.Event, error) {
 	if !t.Status.Terminal() {
 		return nil, nil, hitl.Errorf(hitl.EINVALID, "resolve: status %q is not terminal", t.Status)
@@ -38,12 +39,23 @@ func (s *Store) Resolve(ctx context.Context, id string, t hitl.Transition) (*hit
 		Detail:        t.Reason,
 	}
 
+	args := []any{id, string(t.Status), text(res.Value), res.RespondedBy, res.Channel,
+		t.At, res.TimedOut, res.Reason, beforeDeadline, string(ev.Type), s.channel}
+	from := t.From
+	if from != nil && (from.ID != id || from.Status != hitl.StatusPending) {
+		from = nil
+	}
 	err := s.with(ctx, func(c *pgx.Conn) error {
+		if from != nil {
+			// Pending, the row is from: no need to send it back.
+			if err := c.QueryRow(ctx, sqlResolveFrom, args...).Scan(&ev.Seq, nil); err != nil {
+				return err
+			}
+			ev.Interaction = t.Applied(from)
+			return nil
+		}
 		var err error
-		ev.Interaction, err = scanInteraction(c.QueryRow(ctx, sqlResolve,
-			id, string(t.Status), text(res.Value), res.RespondedBy, res.Channel,
-			t.At, res.TimedOut, res.Reason, beforeDeadline, string(ev.Type), s.channel,
-		), &ev.Seq, nil)
+		ev.Interaction, err = scanInteraction(c.QueryRow(ctx, sqlResolve, args...), &ev.Seq, nil)
 		return err
 	})
 	if errors.Is(err, pgx.ErrNoRows) {

@@ -46,6 +46,22 @@ var (
 		)
 		SELECT ev.seq, pg_notify($11, ev.seq::text), ` + columns("up.") + ` FROM up, ev`
 
+	// sqlResolveFrom is sqlResolve returning only the event's number, for a
+	// caller that has the pending row (hitl.Transition.From).
+	sqlResolveFrom = `WITH up AS (
+			UPDATE interactions
+			SET status = $2, result_value = $3, responded_by = $4, result_channel = $5,
+				responded_at = $6, timed_out = $7, reason = $8
+			WHERE id = $1 AND status = 'pending'
+				AND (NOT $9 OR deadline IS NULL OR deadline > $6)
+			RETURNING id
+		), ev AS (
+			INSERT INTO events (type, interaction_id, at, actor, channel, detail)
+			SELECT $10, id, $6, $4, $5, $8 FROM up
+			RETURNING seq
+		)
+		SELECT ev.seq, pg_notify($11, ev.seq::text) FROM ev`
+
 	// sqlAppendEvent appends an event to an existing interaction, locking
 	// its row (FOR KEY SHARE, as the foreign key would) first. $7 is the
 	// NOTIFY channel. No row: no such interaction.

@@ -1,10 +1,8 @@
 package sqlite
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -57,7 +55,7 @@ func (s *Store) Resolve(ctx context.Context, id string, t hitl.Transition) (*hit
 			if n == 0 {
 				err = sql.ErrNoRows
 			} else {
-				out = resolvedFrom(from, t)
+				out = t.Applied(from)
 			}
 		} else {
 			out, err = scanInteraction(tx.StmtContext(ctx, s.st.resolve).QueryRowContext(ctx, args...))
@@ -88,24 +86,6 @@ func (s *Store) Resolve(ctx context.Context, id string, t hitl.Transition) (*hit
 		return nil, nil, fmt.Errorf("resolve interaction %s: %w", id, err)
 	}
 	return out, ev, nil
-}
-
-// resolvedFrom returns the pending interaction from as it reads back
-// after t (whose At is truncated already).
-func resolvedFrom(from *hitl.Interaction, t hitl.Transition) *hitl.Interaction {
-	out := *from
-	out.Status = t.Status
-	out.Result = &hitl.Result{
-		RespondedBy: t.By,
-		Channel:     t.Via,
-		RespondedAt: t.At,
-		TimedOut:    t.TimedOut,
-		Reason:      t.Reason,
-	}
-	if t.Value != nil {
-		out.Result.Value = json.RawMessage(bytes.Clone(t.Value))
-	}
-	return &out
 }
 
 // whyNot explains a compare-and-set that matched nothing: the interaction
