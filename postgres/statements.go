@@ -32,34 +32,12 @@ var (
 	// sqlResolve is the compare-and-set out of pending, with its event.
 	// $9 is true when the deadline must not have passed at $6 (a person's
 	// answer); $10 is the event type and $11 the NOTIFY channel. No row: nothing matched.
-	sqlResolve = `WITH up AS (
-			UPDATE interactions
-			SET status = $2, result_value = $3, responded_by = $4, result_channel = $5,
-				responded_at = $6, timed_out = $7, reason = $8
-			WHERE id = $1 AND status = 'pending'
-				AND (NOT $9 OR deadline IS NULL OR deadline > $6)
-			RETURNING ` + cols + `
-		), ev AS (
-			INSERT INTO events (type, interaction_id, at, actor, channel, detail)
-			SELECT $10, id, $6, $4, $5, $8 FROM up
-			RETURNING seq
-		)
+	sqlResolve = resolveCTE(cols) + `
 		SELECT ev.seq, pg_notify($11, ev.seq::text), ` + columns("up.") + ` FROM up, ev`
 
 	// sqlResolveFrom is sqlResolve returning only the event's number, for a
 	// caller that has the pending row (hitl.Transition.From).
-	sqlResolveFrom = `WITH up AS (
-			UPDATE interactions
-			SET status = $2, result_value = $3, responded_by = $4, result_channel = $5,
-				responded_at = $6, timed_out = $7, reason = $8
-			WHERE id = $1 AND status = 'pending'
-				AND (NOT $9 OR deadline IS NULL OR deadline > $6)
-			RETURNING id
-		), ev AS (
-			INSERT INTO events (type, interaction_id, at, actor, channel, detail)
-			SELECT $10, id, $6, $4, $5, $8 FROM up
-			RETURNING seq
-		)
+	sqlResolveFrom = resolveCTE("id") + `
 		SELECT ev.seq, pg_notify($11, ev.seq::text) FROM ev`
 
 	// sqlAppendEvent appends an event to an existing interaction, locking
@@ -90,3 +68,20 @@ var (
 
 	sqlLastSeq = `SELECT coalesce(max(seq), 0) FROM events`
 )
+
+// resolveCTE is the compare-and-set out of pending (up, returning the
+// columns given) and its event (ev), for sqlResolve and sqlResolveFrom.
+func resolveCTE(returning string) string {
+	return `WITH up AS (
+			UPDATE interactions
+			SET status = $2, result_value = $3, responded_by = $4, result_channel = $5,
+				responded_at = $6, timed_out = $7, reason = $8
+			WHERE id = $1 AND status = 'pending'
+				AND (NOT $9 OR deadline IS NULL OR deadline > $6)
+			RETURNING ` + returning + `
+		), ev AS (
+			INSERT INTO events (type, interaction_id, at, actor, channel, detail)
+			SELECT $10, id, $6, $4, $5, $8 FROM up
+			RETURNING seq
+		)`
+}
