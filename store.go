@@ -97,6 +97,15 @@ func (t Transition) Result() *Result {
 	return &Result{Value: json.RawMessage(t.Value), RespondedBy: t.By, Channel: t.Via, RespondedAt: t.At.UTC(), TimedOut: t.TimedOut, Reason: t.Reason}
 }
 
+// Pending returns t.From when it is the pending interaction id (what a
+// store may build its result from), and nil otherwise.
+func (t Transition) Pending(id string) *Interaction {
+	if t.From == nil || t.From.ID != id || t.From.Status != StatusPending {
+		return nil
+	}
+	return t.From
+}
+
 // Applied returns from, a pending interaction, as a store reads it back
 // after t: with t's status and result (t.At as the store keeps it). The
 // answer value is copied.

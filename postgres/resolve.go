@@ -41,10 +41,7 @@ func (s *Store) Resolve(ctx context.Context, id string, t hitl.Transition) (*hit
 
 	args := []any{id, string(t.Status), text(res.Value), res.RespondedBy, res.Channel,
 		t.At, res.TimedOut, res.Reason, beforeDeadline, string(ev.Type), s.channel}
-	from := t.From
-	if from != nil && (from.ID != id || from.Status != hitl.StatusPending) {
-		from = nil
-	}
+	from := t.Pending(id)
 	err := s.with(ctx, func(c *pgx.Conn) error {
 		if from != nil {
 			// Pending, the row is from: no need to send it back.

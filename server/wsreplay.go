@@ -100,12 +100,17 @@ func (s *Server) replaySet(ctx context.Context, caller hitl.Caller) (*replayList
 }
 
 // readReplay reads the pending interactions caller may see, and the
-// position they are complete up to; it keeps the list for reuse when
-// nothing was logged while it read.
+// position they are complete up to, unless the read before it kept that
+// list; it keeps the list for reuse when nothing was logged while it read.
 func (s *Server) readReplay(ctx context.Context, caller hitl.Caller) (*replayList, int64, error) {
 	before, err := s.broker.Store().LastEventSeq(ctx)
 	if err != nil {
 		return nil, 0, fmt.Errorf("read the event log position: %w", err)
+	}
+	key := audienceKey(caller)
+	if list, ok := s.replays.get(key, before); ok {
+		// Connections that waited for the read before this one.
+		return list, before, nil
 	}
 	// Every event up to before has reached this server, so none below it
 	// is still committing (a shared store commits out of order).
@@ -121,7 +126,7 @@ func (s *Server) readReplay(ctx context.Context, caller hitl.Caller) (*replayLis
 	list := newReplayList(pending)
 	if complete && after == before {
 		// Nothing happened while reading: the list is the state at before.
-		s.replays.put(audienceKey(caller), before, list)
+		s.replays.put(key, before, list)
 	}
 	return list, after, nil
 }
@@ -210,7 +215,7 @@ func audienceKey(c hitl.Caller) string {
 // Bounds of the replay cache.
 const (
 	replayCacheLists = 16   // callers whose lists are kept
-	replayCacheItems = 1000 // longer lists are read each time
+	replayCacheItems = 1000 // longer lists are read for each group of connections
 )
 
 // replayCache keeps, for the newest event log position, the pending lists

@@ -34,10 +34,7 @@ func (s *Store) Resolve(ctx context.Context, id string, t hitl.Transition) (*hit
 		out *hitl.Interaction
 		ev  *hitl.Event
 	)
-	from := t.From
-	if from != nil && (from.ID != id || from.Status != hitl.StatusPending) {
-		from = nil
-	}
+	from := t.Pending(id)
 	args := []any{string(t.Status), text(res.Value), res.RespondedBy, res.Channel, at, res.TimedOut, res.Reason,
 		id, beforeDeadline, at}
 	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
