@@ -4,8 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -133,6 +135,63 @@ func TestGroupCommitFailureIsUndoneAlone(t *testing.T) {
 	for v := range want {
 		if !got[v] {
 			t.Errorf("rows %v, want %v", got, want)
+		}
+	}
+}
+
+// A write of a batch that changes many pages, then fails, is undone from
+// its savepoint's journal, which the writer keeps in memory.
+func TestGroupCommitUndoesALargeWrite(t *testing.T) {
+	s := openInternal(t)
+	var store int
+	if err := s.w.QueryRow(`PRAGMA temp_store`).Scan(&store); err != nil || store != 2 {
+		t.Fatalf("writer's temp_store is %d (%v), want 2 (memory)", store, err)
+	}
+	// About 60 pages of rows, committed.
+	big := strings.Repeat("x", 2000)
+	if err := s.write(context.Background(), func(ctx context.Context, tx *sql.Tx) error {
+		for i := range 120 {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO t (v) VALUES (?)`, fmt.Sprint(i, big)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	held := holdBatch(t, s, release)
+	boom := errors.New("boom")
+	rewrite := make(chan error, 1)
+	go func() {
+		rewrite <- s.write(context.Background(), func(ctx context.Context, tx *sql.Tx) error {
+			if _, err := tx.ExecContext(ctx, `UPDATE t SET v = upper(v)`); err != nil {
+				return err
+			}
+			return boom
+		})
+	}()
+	awaitQueued(s, 1)
+	after := make(chan error, 1)
+	go func() { after <- s.write(context.Background(), insert("after", nil)) }()
+	awaitQueued(s, 2)
+	close(release)
+	if err := <-held; err != nil {
+		t.Fatalf("holder: %v", err)
+	}
+	if err := <-rewrite; !errors.Is(err, boom) {
+		t.Fatalf("rewrite: got %v, want boom", err)
+	}
+	if err := <-after; err != nil {
+		t.Fatalf("after: %v", err)
+	}
+	got := rows(t, s)
+	if len(got) != 122 || !got["holder"] || !got["after"] {
+		t.Fatalf("%d rows, want the 120, holder and after", len(got))
+	}
+	for v := range got {
+		if strings.Contains(v, "X") {
+			t.Fatalf("the failed write's change is kept: %.20s…", v)
 		}
 	}
 }
