@@ -52,9 +52,10 @@ var (
 
 	sqlCount = `SELECT count(*) FROM interactions WHERE status = ?`
 
-	sqlNextDeadline = `SELECT min(deadline) FROM interactions WHERE status = 'pending'`
+	sqlNextDeadline = `SELECT min(deadline) FROM interactions INDEXED BY interactions_pending_deadline
+		WHERE status = 'pending'`
 
-	sqlDue = `SELECT ` + cols + ` FROM interactions
+	sqlDue = `SELECT ` + cols + ` FROM interactions INDEXED BY interactions_pending_deadline
 		WHERE status = 'pending' AND deadline <= ?
 		ORDER BY deadline, id LIMIT ?`
 

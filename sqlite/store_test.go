@@ -106,7 +106,7 @@ func TestMigrationsIdempotent(t *testing.T) {
 		}
 		got = append(got, name)
 	}
-	if d := cmp.Diff([]string{"0001_init.sql", "0002_auth.sql", "0003_slack.sql", "0004_lean_events.sql"}, got); d != "" {
+	if d := cmp.Diff([]string{"0001_init.sql", "0002_auth.sql", "0003_slack.sql", "0004_lean_events.sql", "0005_pending_deadline.sql"}, got); d != "" {
 		t.Errorf("schema_migrations (-want +got):\n%s", d)
 	}
 }
@@ -311,6 +311,64 @@ func TestLeanEventsMigration(t *testing.T) {
 	var n int
 	if err := inspect(t, path).QueryRow(`SELECT count(*) FROM sqlite_master WHERE name IN ('events_interaction', 'events_old', 'events_lean')`).Scan(&n); err != nil || n != 0 {
 		t.Errorf("leftovers of the old events table: %d, %v", n, err)
+	}
+}
+
+func TestPendingDeadlineMigration(t *testing.T) {
+	path := tempPath(t)
+	s := open(t, path, nil)
+	var ids []string
+	for i := range 3 {
+		in := newInteraction(t)
+		in.Deadline = time.Now().Add(time.Duration(i+1) * time.Minute)
+		got, _, _, err := s.CreateInteraction(t.Context(), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, got.ID)
+	}
+	// The earliest is answered: the next deadline is the second's.
+	if _, _, err := s.Resolve(t.Context(), ids[0], hitl.Transition{Status: hitl.StatusAnswered, Value: []byte(`"yes"`), By: "bob", Via: hitl.ChannelWeb}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+
+	db := inspect(t, path)
+	if _, err := db.Exec(`
+		DELETE FROM schema_migrations WHERE version = 5;
+		DROP INDEX interactions_pending_deadline;
+		CREATE INDEX interactions_status_deadline ON interactions (status, deadline, id);`); err != nil {
+		t.Fatalf("go back to the old index: %v", err)
+	}
+	db.Close()
+
+	s = open(t, path, nil)
+	var names []string
+	rows, err := inspect(t, path).Query(`SELECT name FROM sqlite_master WHERE name LIKE '%deadline%' ORDER BY name`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, name)
+	}
+	rows.Close()
+	if d := cmp.Diff([]string{"interactions_pending_deadline"}, names); d != "" {
+		t.Errorf("deadline indexes (-want +got):\n%s", d)
+	}
+	next, ok, err := s.NextDeadline(t.Context())
+	if err != nil || !ok {
+		t.Fatalf("NextDeadline: %v, %v", ok, err)
+	}
+	due, err := s.DueInteractions(t.Context(), next.Add(time.Minute), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(due) != 2 || due[0].ID != ids[1] || due[1].ID != ids[2] || !due[0].Deadline.Equal(next) {
+		t.Errorf("due after the migration: %d, want the second and third (next deadline %v)", len(due), next)
 	}
 }
 
