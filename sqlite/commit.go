@@ -16,8 +16,8 @@ const maxBatch = 128
 // so one commit per write caps the store at a few thousand writes a
 // second however many callers there are. Instead, writes that arrive while
 // a commit is under way queue up, and the next commit carries them all:
-// one transaction, one fsync, each write inside its own savepoint so that a
-// write that fails is undone alone. No caller hears of success before the
+// one transaction, one fsync, and a write that fails is undone alone (see
+// commitBatch). No caller hears of success before the
 // commit that holds its write is durable, and the writes of a batch run one
 // after another on the one writer connection, so a compare-and-set sees
 // the writes before it exactly as if each had committed on its own.
@@ -101,17 +101,18 @@ func (s *Store) commitNext() {
 
 // commitBatch runs every write of batch in one transaction and commits it,
 // setting each write's err.
+//
+// A write that fails must be undone alone. Running each write in its own
+// savepoint does that, but costs every write two more statements and a
+// copy of each page it changes (the savepoint's journal). Writes rarely
+// fail, so the batch first runs without savepoints (commitTogether); only
+// when a write fails is it rolled back and run again with them
+// (commitApart), which calls the writes before the failed one a second
+// time. A write's fn allows that: it sets its results afresh on each call.
 func (s *Store) commitBatch(batch []*writeReq) {
-	fail := func(err error) {
-		for _, r := range batch {
-			if r.err == nil {
-				r.err = err
-			}
-		}
-	}
 	tx, err := s.w.BeginTx(context.Background(), nil)
 	if err != nil {
-		fail(fmt.Errorf("begin: %w", err))
+		failAll(batch, fmt.Errorf("begin: %w", err))
 		return
 	}
 	if len(batch) == 1 {
@@ -127,6 +128,58 @@ func (s *Store) commitBatch(batch []*writeReq) {
 		}
 		return
 	}
+	if s.commitTogether(tx, batch) {
+		return
+	}
+	if tx, err = s.w.BeginTx(context.Background(), nil); err != nil {
+		failAll(batch, fmt.Errorf("begin: %w", err))
+		return
+	}
+	s.commitApart(tx, batch)
+}
+
+// failAll sets err on every write of batch that has none yet.
+func failAll(batch []*writeReq, err error) {
+	for _, r := range batch {
+		if r.err == nil {
+			r.err = err
+		}
+	}
+}
+
+// commitTogether runs the writes of batch one after another in tx and
+// commits it. If a write fails it rolls tx back, clears the errors it set
+// and reports false: nothing of the batch is kept, and it must run again
+// with commitApart.
+func (s *Store) commitTogether(tx *sql.Tx, batch []*writeReq) bool {
+	ran := 0
+	for _, r := range batch {
+		if err := r.ctx.Err(); err != nil {
+			r.err = err // gave up before its turn: nothing was written
+			continue
+		}
+		if err := r.fn(context.WithoutCancel(r.ctx), tx); err != nil {
+			_ = tx.Rollback()
+			for _, r := range batch {
+				r.err = nil
+			}
+			return false
+		}
+		ran++
+	}
+	if ran == 0 {
+		_ = tx.Rollback()
+		return true
+	}
+	if err := tx.Commit(); err != nil {
+		failAll(batch, fmt.Errorf("commit: %w", err))
+	}
+	return true
+}
+
+// commitApart runs each write of batch in tx inside its own savepoint, so
+// that one that fails is undone alone, and commits the rest.
+func (s *Store) commitApart(tx *sql.Tx, batch []*writeReq) {
 	ran := 0
 	for _, r := range batch {
 		if err := r.ctx.Err(); err != nil {
@@ -135,7 +188,7 @@ func (s *Store) commitBatch(batch []*writeReq) {
 		}
 		if _, err := tx.Exec(`SAVEPOINT w`); err != nil {
 			_ = tx.Rollback()
-			fail(fmt.Errorf("savepoint: %w", err))
+			failAll(batch, fmt.Errorf("savepoint: %w", err))
 			return
 		}
 		if r.err = r.fn(context.WithoutCancel(r.ctx), tx); r.err != nil {
@@ -144,14 +197,14 @@ func (s *Store) commitBatch(batch []*writeReq) {
 			// batch is kept, and every write in it fails.
 			if _, err := tx.Exec(`ROLLBACK TO w; RELEASE w`); err != nil {
 				_ = tx.Rollback()
-				fail(fmt.Errorf("write batch rolled back: %w", errors.Join(r.err, err)))
+				failAll(batch, fmt.Errorf("write batch rolled back: %w", errors.Join(r.err, err)))
 				return
 			}
 			continue
 		}
 		if _, err := tx.Exec(`RELEASE w`); err != nil {
 			_ = tx.Rollback()
-			fail(fmt.Errorf("release savepoint: %w", err))
+			failAll(batch, fmt.Errorf("release savepoint: %w", err))
 			return
 		}
 		ran++
@@ -161,6 +214,6 @@ func (s *Store) commitBatch(batch []*writeReq) {
 		return
 	}
 	if err := tx.Commit(); err != nil {
-		fail(fmt.Errorf("commit: %w", err))
+		failAll(batch, fmt.Errorf("commit: %w", err))
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -136,6 +137,60 @@ func TestGroupCommitFailureIsUndoneAlone(t *testing.T) {
 		if !got[v] {
 			t.Errorf("rows %v, want %v", got, want)
 		}
+	}
+}
+
+// A batch runs without savepoints, each write once; when a write fails,
+// the batch is rolled back and run again with savepoints, which calls the
+// writes before the failed one a second time and keeps only theirs and the
+// later ones'.
+func TestGroupCommitRunsABatchAgainWhenAWriteFails(t *testing.T) {
+	for _, fails := range []bool{false, true} {
+		t.Run(fmt.Sprint("fails=", fails), func(t *testing.T) {
+			s := openInternal(t)
+			release := make(chan struct{})
+			held := holdBatch(t, s, release)
+			var calls [3]atomic.Int32
+			boom := errors.New("boom")
+			results := make([]chan error, 3)
+			for i, v := range []string{"before", "failing", "after"} {
+				var err error
+				if i == 1 && fails {
+					err = boom
+				}
+				results[i] = make(chan error, 1)
+				go func() {
+					results[i] <- s.write(context.Background(), func(ctx context.Context, tx *sql.Tx) error {
+						calls[i].Add(1)
+						return insert(v, err)(ctx, tx)
+					})
+				}()
+				awaitQueued(s, i+1)
+			}
+			close(release)
+			if err := <-held; err != nil {
+				t.Fatalf("holder: %v", err)
+			}
+			for i := range results {
+				if err := <-results[i]; (i == 1 && fails) != errors.Is(err, boom) || (err != nil && !errors.Is(err, boom)) {
+					t.Errorf("write %d: %v", i, err)
+				}
+			}
+			want := map[string]bool{"holder": true, "before": true, "failing": !fails, "after": true}
+			wantCalls := [3]int32{1, 1, 1}
+			if fails {
+				delete(want, "failing")
+				wantCalls = [3]int32{2, 2, 1}
+			}
+			if got := rows(t, s); len(got) != len(want) || !got["before"] || !got["after"] || got["failing"] == fails {
+				t.Errorf("rows %v, want %v", got, want)
+			}
+			for i := range calls {
+				if got := calls[i].Load(); got != wantCalls[i] {
+					t.Errorf("write %d called %d times, want %d", i, got, wantCalls[i])
+				}
+			}
+		})
 	}
 }
 

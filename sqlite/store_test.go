@@ -363,7 +363,7 @@ func TestPendingDeadlineMigration(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatalf("NextDeadline: %v, %v", ok, err)
 	}
-	due, err := s.DueInteractions(t.Context(), next.Add(time.Minute), 0)
+	due, err := s.DueInteractions(t.Context(), next.Add(2*time.Minute), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
