@@ -84,6 +84,8 @@ type statements struct {
 	due          *sql.Stmt
 	events       *sql.Stmt
 	lastSeq      *sql.Stmt
+	tokenByHash  *sql.Stmt
+	session      *sql.Stmt
 
 	all []*sql.Stmt
 }
@@ -107,6 +109,8 @@ func (st *statements) prepare(ctx context.Context, w, r *sql.DB) error {
 		{r, &st.due, sqlDue},
 		{r, &st.events, sqlEvents},
 		{r, &st.lastSeq, sqlLastSeq},
+		{r, &st.tokenByHash, sqlTokenByHash},
+		{r, &st.session, sqlSession},
 	} {
 		stmt, err := p.db.PrepareContext(ctx, p.query)
 		if err != nil {
