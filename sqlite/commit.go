@@ -17,10 +17,10 @@ const maxBatch = 128
 // second however many callers there are. Instead, writes that arrive while
 // a commit is under way queue up, and the next commit carries them all:
 // one transaction, one fsync, and a write that fails is undone alone (see
-// commitBatch). No caller hears of success before the
-// commit that holds its write is durable, and the writes of a batch run one
-// after another on the one writer connection, so a compare-and-set sees
-// the writes before it exactly as if each had committed on its own.
+// commitBatch). No caller hears of success before the commit that holds
+// its write is durable, and the writes of a batch run one after another on
+// the one writer connection, so a compare-and-set sees the writes before
+// it exactly as if each had committed on its own.
 //
 // There is no committer goroutine: the first caller to find no commit
 // under way leads the next batch, and when it is done hands the lead to
@@ -107,7 +107,7 @@ func (s *Store) commitNext() {
 // copy of each page it changes (the savepoint's journal). Writes rarely
 // fail, so the batch first runs without savepoints (commitTogether); only
 // when a write fails is it rolled back and run again with them
-// (commitApart), which calls the writes before the failed one a second
+// (commitApart), which calls the failed write and those before it a second
 // time. A write's fn allows that: it sets its results afresh on each call.
 func (s *Store) commitBatch(batch []*writeReq) {
 	tx, err := s.w.BeginTx(context.Background(), nil)

@@ -142,8 +142,8 @@ func TestGroupCommitFailureIsUndoneAlone(t *testing.T) {
 
 // A batch runs without savepoints, each write once; when a write fails,
 // the batch is rolled back and run again with savepoints, which calls the
-// writes before the failed one a second time and keeps only theirs and the
-// later ones'.
+// failed write and those before it a second time and keeps all but the
+// failed one's.
 func TestGroupCommitRunsABatchAgainWhenAWriteFails(t *testing.T) {
 	for _, fails := range []bool{false, true} {
 		t.Run(fmt.Sprint("fails=", fails), func(t *testing.T) {

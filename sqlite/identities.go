@@ -25,8 +25,8 @@ const (
 )
 
 // The reads of every authenticated request, prepared (statements.go):
-// parsing the token's each time was an eighth of the server's CPU with 16
-// agents.
+// parsing the token read each time was an eighth of the server's CPU with
+// 16 agents.
 var (
 	sqlTokenByHash = `SELECT ` + tokenCols + ` FROM tokens WHERE hash = ?`
 	sqlSession     = `SELECT s.hash, s.user_name, s.created_at, s.expires_at, ` + prefixed("u.", userCols) + `

@@ -161,13 +161,13 @@ func dsn(path string, memory bool, busy time.Duration, readOnly bool) string {
 		q.Set("_query_only", "1")
 	} else {
 		q.Set("_txlock", "immediate")
-		// A batch in which a write failed runs again with each write in
+		// A batch in which a write fails runs again with each write in
 		// its own savepoint (commit.go). A savepoint's journal of the
 		// pages it changes went to a temporary file once it outgrew
-		// 64 KiB, and stayed there for the rest of the batch: when every
-		// batch ran so, with 256 agents, a commit made about 370 pwrite
-		// calls against 60 with the journal in memory. It is emptied at
-		// each savepoint's release.
+		// 64 KiB and stayed there for the rest of the batch: when every
+		// batch used savepoints, a commit with 256 agents made about 370
+		// pwrite calls, against 60 with the journal in memory. The
+		// journal is emptied at each release.
 		q.Add("_pragma", "temp_store(memory)")
 		if !memory {
 			q.Add("_pragma", fmt.Sprintf("wal_autocheckpoint(%d)", backstopPages))
