@@ -118,8 +118,7 @@ func runAsk(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	in, _, err := c.Create(ctx, req)
 	if err != nil {
 		if ctx.Err() != nil {
-			fmt.Fprintln(stderr, "hitl ask: interrupted")
-			return exitCancelled
+			return interruptedCreate(ctx, c, req, stderr)
 		}
 		return fail("%s", errText(err))
 	}
@@ -137,6 +136,30 @@ func runAsk(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return fail("%s", errText(err))
 	}
 	return printOutcome(got, stdout, stderr)
+}
+
+// interruptedCreate handles Ctrl-C while the question was being sent: the
+// server may have stored it before its reply arrived. With an idempotency
+// key, sending the request again returns that interaction (or creates it),
+// which is then cancelled; without one, a second request could ask twice,
+// so the person is told what may be left.
+func interruptedCreate(ctx context.Context, c *client.Client, req hitl.CreateRequest, stderr io.Writer) int {
+	if req.IdempotencyKey == "" {
+		fmt.Fprintln(stderr, "hitl ask: interrupted while asking; if the server got the question, it is still pending (use --id to make an interrupted ask cancel it)")
+		return exitCancelled
+	}
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelTimeout)
+	defer cancel()
+	in, _, err := c.Create(cctx, req)
+	if err != nil {
+		fmt.Fprintf(stderr, "hitl ask: interrupted while asking, and could not find the question (key %q) to cancel it: %s\n", req.IdempotencyKey, errText(err))
+		return exitCancelled
+	}
+	if in.Status != hitl.StatusPending {
+		fmt.Fprintf(stderr, "hitl ask: interrupted; interaction %s is already %s\n", in.ID, in.Status)
+		return exitCancelled
+	}
+	return interrupted(ctx, c, in.ID, stderr)
 }
 
 // interrupted cancels the interaction after Ctrl-C and returns exitCancelled.

@@ -3,10 +3,15 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 
@@ -163,6 +168,51 @@ func TestAskOutcomes(t *testing.T) {
 		}
 		if got, want := got.Result.Reason, "agent_cancelled"; got != want {
 			t.Errorf("reason = %q, want %q", got, want)
+		}
+	})
+
+	t.Run("interrupted while asking", func(t *testing.T) {
+		t.Parallel()
+		// A proxy holds back the reply to the first create, so Ctrl-C
+		// lands after the server stored the question but before ask
+		// heard of it.
+		target, err := url.Parse(srv.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held := make(chan struct{})
+		t.Cleanup(func() { close(held) })
+		var creates atomic.Int32
+		proxy := httputil.NewSingleHostReverseProxy(target)
+		proxy.ModifyResponse = func(resp *http.Response) error {
+			if resp.Request.Method == http.MethodPost && resp.Request.URL.Path == "/api/v1/interactions" && creates.Add(1) == 1 {
+				select {
+				case <-held:
+				case <-resp.Request.Context().Done():
+				}
+			}
+			return nil
+		}
+		front := httptest.NewServer(proxy)
+		t.Cleanup(front.Close)
+
+		p := start(t, "ask", "--server", front.URL, "--id", "interrupted-asking", "--type", "approval", "Stop before you hear back?")
+		in := pendingByKey(t, c, "interrupted-asking")
+		if err := p.cmd.Process.Signal(syscall.SIGINT); err != nil {
+			t.Fatalf("signal: %v", err)
+		}
+		if code := p.wait(t); code != exitCancelled {
+			t.Errorf("exit code = %d, want %d; stderr:\n%s", code, exitCancelled, p.stderr)
+		}
+		got, err := c.Get(context.Background(), in.ID)
+		if err != nil {
+			t.Fatalf("get: %v", err)
+		}
+		if got.Status != hitl.StatusCancelled {
+			t.Fatalf("status on the server = %q, want cancelled; stderr:\n%s", got.Status, p.stderr)
+		}
+		if n := creates.Load(); n != 2 {
+			t.Errorf("%d creates reached the server, want 2 (the held one and the repeat)", n)
 		}
 	})
 
