@@ -115,6 +115,9 @@ type Result struct {
 	// concurrency: on a machine this size they share the cores.
 	ServerCPUPerRoundTrip map[string]float64 `json:"server_cpu_us_per_roundtrip"`
 	DriverCPUPerRoundTrip map[string]float64 `json:"driver_cpu_us_per_roundtrip"`
+	// DatabaseCPUPerRoundTrip is the same for the PostgreSQL processes on
+	// this machine, with --db (they are also in OtherCPUSeconds).
+	DatabaseCPUPerRoundTrip map[string]float64 `json:"database_cpu_us_per_roundtrip,omitempty"`
 
 	RSS100kPending         *float64 `json:"rss_100k_pending_mib"`
 	RSSWaitersSubscribers  *float64 `json:"rss_10k_waiters_10k_subscribers_mib"`
@@ -143,7 +146,8 @@ type Result struct {
 	LoadAvgEnd       float64 `json:"loadavg_end"`
 	// OtherCPUSeconds is the CPU time other processes used during the
 	// run (the machine's busy time less the benchmark's and its servers'):
-	// how much the measurement shared the machine.
+	// how much the measurement shared the machine. A PostgreSQL on this
+	// machine counts here too.
 	OtherCPUSeconds float64 `json:"other_cpu_s"`
 	Started         string  `json:"started"`
 	DurationSeconds float64 `json:"duration_s"`
@@ -261,9 +265,13 @@ func runLatency(ctx context.Context, cfg Config, res *Result, progress func(stri
 		res.NotifyP50, res.NotifyP99 = ptr(ms(d.P50)), ptr(ms(d.P99))
 		progress("notify: p50 %.3f ms, p99 %.3f ms", ms(d.P50), ms(d.P99))
 
+		var dbCPU func() (time.Duration, bool)
+		if cfg.PostgresURL != "" {
+			dbCPU = postgresCPU
+		}
 		for _, c := range cfg.Concurrency {
 			progress("round trips: concurrency %d for %s", c, cfg.Duration)
-			lr, err := roundTrips(ctx, srv, c, cfg.Duration/5, cfg.Duration)
+			lr, err := roundTrips(ctx, srv, c, cfg.Duration/5, cfg.Duration, dbCPU)
 			res.LostWakeups += lr.Lost
 			if err != nil {
 				return err
@@ -279,6 +287,12 @@ func runLatency(ctx context.Context, cfg Config, res *Result, progress func(stri
 				res.ServerCPUPerRoundTrip[key] = float64(lr.cpuPerRoundTrip(lr.ServerCPU).Microseconds())
 			}
 			res.DriverCPUPerRoundTrip[key] = float64(lr.cpuPerRoundTrip(lr.DriverCPU).Microseconds())
+			if lr.DatabaseRead {
+				if res.DatabaseCPUPerRoundTrip == nil {
+					res.DatabaseCPUPerRoundTrip = map[string]float64{}
+				}
+				res.DatabaseCPUPerRoundTrip[key] = float64(lr.cpuPerRoundTrip(lr.DatabaseCPU).Microseconds())
+			}
 			res.PersonReconnects += lr.Reconnects
 			if lr.Reconnects > 0 {
 				progress("round trips: concurrency %d: the person's WebSocket was dropped %d times and reconnected (last: %s)", c, lr.Reconnects, lr.LastDrop)
@@ -286,6 +300,10 @@ func runLatency(ctx context.Context, cfg Config, res *Result, progress func(stri
 			progress("round trips: concurrency %d: %.0f/s, unblock p99 %.3f ms, round trip p99 %.3f ms, %d lost wake-ups, %d reconnects; CPU per round trip: server %s, driver %s",
 				c, lr.perSecond(), ms(lr.Unblock.P99), ms(lr.RoundTrip.P99), lr.Lost, lr.Reconnects,
 				lr.cpuPerRoundTrip(lr.ServerCPU).Round(time.Microsecond), lr.cpuPerRoundTrip(lr.DriverCPU).Round(time.Microsecond))
+			if lr.DatabaseRead {
+				progress("round trips: concurrency %d: CPU per round trip of the PostgreSQL processes on this machine: %s",
+					c, lr.cpuPerRoundTrip(lr.DatabaseCPU).Round(time.Microsecond))
+			}
 		}
 		return nil
 	})

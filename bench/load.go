@@ -23,6 +23,10 @@ type loadResult struct {
 	// ServerCPU and DriverCPU are the CPU time the server process and this
 	// process used in the window (0 when the server's is unknown).
 	ServerCPU, DriverCPU time.Duration
+	// DatabaseCPU is the CPU time the PostgreSQL processes on this machine
+	// used in the window; DatabaseRead says it could be read.
+	DatabaseCPU  time.Duration
+	DatabaseRead bool
 }
 
 // cpuPerRoundTrip returns CPU time per round trip in the window.
@@ -53,8 +57,9 @@ type answer struct {
 // one WebSocket; every question of this run that arrives on it is answered
 // at once by one of c responders. A round trip counts when the agent's wait
 // returns answered inside the window. A lost wake-up is a wait that did not
-// return within lostBound of its answer being accepted.
-func roundTrips(ctx context.Context, srv *Server, c int, warm, window time.Duration) (loadResult, error) {
+// return within lostBound of its answer being accepted. dbCPU, when not
+// nil, reads the database's CPU time (PostgreSQL on this machine).
+func roundTrips(ctx context.Context, srv *Server, c int, warm, window time.Duration, dbCPU func() (time.Duration, bool)) (loadResult, error) {
 	base := srv.URL
 	origin := time.Now()
 	tag := fmt.Sprintf("load-c%d-%d", c, origin.UnixNano())
@@ -176,12 +181,16 @@ func roundTrips(ctx context.Context, srv *Server, c int, warm, window time.Durat
 		})
 	}
 	// CPU use over the window.
-	var serverCPU, driverCPU [2]time.Duration
+	var serverCPU, driverCPU, databaseCPU [2]time.Duration
+	var databaseRead [2]bool
 	cpuAt := func(i int) {
 		if srv.PID != 0 {
 			serverCPU[i], _ = processCPU(srv.PID)
 		}
 		driverCPU[i] = selfCPU()
+		if dbCPU != nil {
+			databaseCPU[i], databaseRead[i] = dbCPU()
+		}
 	}
 	select {
 	case <-time.After(time.Until(start)):
@@ -205,16 +214,18 @@ func roundTrips(ctx context.Context, srv *Server, c int, warm, window time.Durat
 		return loadResult{}, err
 	}
 	return loadResult{
-		Concurrency: c,
-		RoundTrips:  len(roundtrips),
-		Window:      window,
-		Unblock:     summarize(unblocks),
-		RoundTrip:   summarize(roundtrips),
-		Lost:        int(lost.Load()),
-		Reconnects:  int(reconnects.Load()),
-		LastDrop:    lastDrop,
-		ServerCPU:   serverCPU[1] - serverCPU[0],
-		DriverCPU:   driverCPU[1] - driverCPU[0],
+		Concurrency:  c,
+		RoundTrips:   len(roundtrips),
+		Window:       window,
+		Unblock:      summarize(unblocks),
+		RoundTrip:    summarize(roundtrips),
+		Lost:         int(lost.Load()),
+		Reconnects:   int(reconnects.Load()),
+		LastDrop:     lastDrop,
+		ServerCPU:    serverCPU[1] - serverCPU[0],
+		DriverCPU:    driverCPU[1] - driverCPU[0],
+		DatabaseCPU:  databaseCPU[1] - databaseCPU[0],
+		DatabaseRead: databaseRead[0] && databaseRead[1],
 	}, nil
 }
 
