@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/client"
 )
 
 // TestAsk runs "hitl ask" for each type against a real "hitl serve",
@@ -152,20 +153,7 @@ func TestAskOutcomes(t *testing.T) {
 	t.Run("interrupted", func(t *testing.T) {
 		t.Parallel()
 		p := start(t, "ask", "--server", srv.URL, "--id", "to-interrupt", "--type", "approval", "Interrupt me?")
-		in := pendingByKey(t, c, "to-interrupt")
-		if err := p.cmd.Process.Signal(syscall.SIGINT); err != nil {
-			t.Fatalf("signal: %v", err)
-		}
-		if code := p.wait(t); code != exitCancelled {
-			t.Errorf("exit code = %d, want %d; stderr:\n%s", code, exitCancelled, p.stderr)
-		}
-		got, err := c.Get(context.Background(), in.ID)
-		if err != nil {
-			t.Fatalf("get: %v", err)
-		}
-		if got.Status != hitl.StatusCancelled {
-			t.Fatalf("status on the server = %q, want cancelled", got.Status)
-		}
+		got := interrupt(t, p, c, pendingByKey(t, c, "to-interrupt"))
 		if got, want := got.Result.Reason, "agent_cancelled"; got != want {
 			t.Errorf("reason = %q, want %q", got, want)
 		}
@@ -197,20 +185,7 @@ func TestAskOutcomes(t *testing.T) {
 		t.Cleanup(front.Close)
 
 		p := start(t, "ask", "--server", front.URL, "--id", "interrupted-asking", "--type", "approval", "Stop before you hear back?")
-		in := pendingByKey(t, c, "interrupted-asking")
-		if err := p.cmd.Process.Signal(syscall.SIGINT); err != nil {
-			t.Fatalf("signal: %v", err)
-		}
-		if code := p.wait(t); code != exitCancelled {
-			t.Errorf("exit code = %d, want %d; stderr:\n%s", code, exitCancelled, p.stderr)
-		}
-		got, err := c.Get(context.Background(), in.ID)
-		if err != nil {
-			t.Fatalf("get: %v", err)
-		}
-		if got.Status != hitl.StatusCancelled {
-			t.Fatalf("status on the server = %q, want cancelled; stderr:\n%s", got.Status, p.stderr)
-		}
+		interrupt(t, p, c, pendingByKey(t, c, "interrupted-asking"))
 		if n := creates.Load(); n != 2 {
 			t.Errorf("%d creates reached the server, want 2 (the held one and the repeat)", n)
 		}
@@ -266,4 +241,25 @@ func TestAskErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// interrupt sends Ctrl-C to a waiting "hitl ask" for in, and checks that it
+// exits as cancelled and that in is cancelled on the server, which it
+// returns.
+func interrupt(t *testing.T, p *proc, c *client.Client, in *hitl.Interaction) *hitl.Interaction {
+	t.Helper()
+	if err := p.cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatalf("signal: %v", err)
+	}
+	if code := p.wait(t); code != exitCancelled {
+		t.Errorf("exit code = %d, want %d; stderr:\n%s", code, exitCancelled, p.stderr)
+	}
+	got, err := c.Get(context.Background(), in.ID)
+	if err != nil {
+		t.Fatalf("get: %v", err)
+	}
+	if got.Status != hitl.StatusCancelled {
+		t.Fatalf("status on the server = %q, want cancelled; stderr:\n%s", got.Status, p.stderr)
+	}
+	return got
 }
