@@ -74,12 +74,7 @@ func checkCreate(t *testing.T, s hitl.Store, build func() *hitl.Interaction) {
 	if want.ID == "" {
 		want.ID = got.ID
 	}
-	if d := cmp.Diff(want, got); d != "" {
-		t.Errorf("CreateInteraction returned (-want +got):\n%s", d)
-	}
-	if d := cmp.Diff(want, get(t, s, got.ID)); d != "" {
-		t.Errorf("Interaction after create (-want +got):\n%s", d)
-	}
+	returnedAndStored(t, s, "CreateInteraction", want, got)
 	if ev == nil {
 		t.Fatalf("CreateInteraction: got no event")
 	}

@@ -62,12 +62,7 @@ func resolveOnce(t *testing.T, s hitl.Store, tr hitl.Transition, from bool) {
 		t.Fatalf("Resolve: %v", err)
 	}
 	want := resolved(in, tr)
-	if d := cmp.Diff(want, out); d != "" {
-		t.Errorf("Resolve returned (-want +got):\n%s", d)
-	}
-	if d := cmp.Diff(want, get(t, s, in.ID)); d != "" {
-		t.Errorf("Interaction after Resolve (-want +got):\n%s", d)
-	}
+	returnedAndStored(t, s, "Resolve", want, out)
 	if ev == nil {
 		t.Fatal("Resolve: got no event")
 	}
@@ -127,24 +122,10 @@ func testResolveTwice(t *testing.T, s hitl.Store) {
 func resolveTwice(t *testing.T, s hitl.Store, first, second hitl.Transition, from bool) {
 	in := create(t, s, askAt(t, base, 60))
 	done, _ := resolve(t, s, in.ID, first)
-	seq := lastSeq(t, s)
 	if from {
 		second.From = in
 	}
-	got, ev, err := s.Resolve(t.Context(), in.ID, second)
-	wantErr(t, "second Resolve", err, hitl.ErrNotPending)
-	if ev != nil {
-		t.Errorf("second Resolve: got event %+v, want none", ev)
-	}
-	if d := cmp.Diff(done, got); d != "" {
-		t.Errorf("second Resolve returned (-want current +got):\n%s", d)
-	}
-	if d := cmp.Diff(done, get(t, s, in.ID)); d != "" {
-		t.Errorf("interaction changed by a failed Resolve (-want +got):\n%s", d)
-	}
-	if got := lastSeq(t, s); got != seq {
-		t.Errorf("LastEventSeq: got %d, want %d (nothing appended)", got, seq)
-	}
+	refused(t, s, done, second, hitl.ErrNotPending)
 }
 
 func testResolveNotFound(t *testing.T, s hitl.Store) {
@@ -163,12 +144,7 @@ func testResolveNotTerminal(t *testing.T, s hitl.Store) {
 			t.Errorf("Resolve to %q: got no error", status)
 		}
 	}
-	if d := cmp.Diff(in, get(t, s, in.ID)); d != "" {
-		t.Errorf("interaction changed (-want +got):\n%s", d)
-	}
-	if got := lastSeq(t, s); got != seq {
-		t.Errorf("LastEventSeq: got %d, want %d", got, seq)
-	}
+	unchanged(t, s, in, seq)
 }
 
 // testResolveConcurrent races 50 transitions; exactly one must win and
@@ -241,25 +217,11 @@ func testResolvePastDeadline(t *testing.T, s hitl.Store) {
 	for name, when := range late {
 		t.Run("Answer"+name, func(t *testing.T) {
 			in := create(t, s, askAt(t, base, 60))
-			seq := lastSeq(t, s)
 			tr := answer(`"late"`, when)
 			if name == "AtDeadline" {
 				tr.From = in // changes nothing
 			}
-			got, ev, err := s.Resolve(t.Context(), in.ID, tr)
-			wantErr(t, "Resolve", err, hitl.ErrPastDeadline)
-			if ev != nil {
-				t.Errorf("got event %+v, want none", ev)
-			}
-			if d := cmp.Diff(in, got); d != "" {
-				t.Errorf("Resolve returned (-want current +got):\n%s", d)
-			}
-			if d := cmp.Diff(in, get(t, s, in.ID)); d != "" {
-				t.Errorf("interaction changed (-want +got):\n%s", d)
-			}
-			if got := lastSeq(t, s); got != seq {
-				t.Errorf("LastEventSeq: got %d, want %d", got, seq)
-			}
+			refused(t, s, in, tr, hitl.ErrPastDeadline)
 		})
 	}
 	ok := map[string]hitl.Transition{

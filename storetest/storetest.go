@@ -20,6 +20,7 @@ package storetest
 import (
 	"encoding/json"
 	"errors"
+	"github.com/google/go-cmp/cmp"
 	"testing"
 	"time"
 
@@ -134,6 +135,46 @@ func resolve(t *testing.T, s hitl.Store, id string, tr hitl.Transition) (*hitl.I
 		t.Fatalf("Resolve(%s, %s): %v", id, tr.Status, err)
 	}
 	return in, ev
+}
+
+// returnedAndStored checks that op returned want and that the store now
+// holds want.
+func returnedAndStored(t *testing.T, s hitl.Store, op string, want, got *hitl.Interaction) {
+	t.Helper()
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("%s returned (-want +got):\n%s", op, d)
+	}
+	if d := cmp.Diff(want, get(t, s, want.ID)); d != "" {
+		t.Errorf("interaction after %s (-want +got):\n%s", op, d)
+	}
+}
+
+// unchanged checks that the store still holds current and has appended no
+// event after seq.
+func unchanged(t *testing.T, s hitl.Store, current *hitl.Interaction, seq int64) {
+	t.Helper()
+	if d := cmp.Diff(current, get(t, s, current.ID)); d != "" {
+		t.Errorf("interaction changed (-want +got):\n%s", d)
+	}
+	if got := lastSeq(t, s); got != seq {
+		t.Errorf("LastEventSeq: got %d, want %d (nothing appended)", got, seq)
+	}
+}
+
+// refused applies tr to current, which must fail with target, return
+// current and change nothing.
+func refused(t *testing.T, s hitl.Store, current *hitl.Interaction, tr hitl.Transition, target error) {
+	t.Helper()
+	seq := lastSeq(t, s)
+	got, ev, err := s.Resolve(t.Context(), current.ID, tr)
+	wantErr(t, "Resolve", err, target)
+	if ev != nil {
+		t.Errorf("Resolve: got event %+v, want none", ev)
+	}
+	if d := cmp.Diff(current, got); d != "" {
+		t.Errorf("Resolve returned (-want current +got):\n%s", d)
+	}
+	unchanged(t, s, current, seq)
 }
 
 // answer is a person's answer at time when.
