@@ -82,13 +82,9 @@ func newReplayList(pending []*hitl.Interaction) *replayList {
 // replayReads): ten thousand inboxes reconnecting after a restart cost a
 // read or two of the store, and memory for one list, not ten thousand.
 func (s *Server) replaySet(ctx context.Context, caller hitl.Caller) (*replayList, int64, error) {
-	before, err := s.broker.Store().LastEventSeq(ctx)
-	if err != nil {
-		return nil, 0, fmt.Errorf("read the event log position: %w", err)
-	}
 	key := audienceKey(caller)
-	if list, ok := s.replays.get(key, before); ok {
-		return list, before, nil
+	if list, at, err := s.keptReplay(ctx, key); list != nil || err != nil {
+		return list, at, err
 	}
 	r := s.replayReads.read(key, func(r *replayRead) {
 		// The connections that share it may go; the read goes on.
@@ -99,18 +95,27 @@ func (s *Server) replaySet(ctx context.Context, caller hitl.Caller) (*replayList
 	return r.list, r.upTo, r.err
 }
 
+// keptReplay returns the event log position, and the list kept for the
+// audience key if nothing was logged since it was read (else nil).
+func (s *Server) keptReplay(ctx context.Context, key string) (*replayList, int64, error) {
+	at, err := s.broker.Store().LastEventSeq(ctx)
+	if err != nil {
+		return nil, 0, fmt.Errorf("read the event log position: %w", err)
+	}
+	list, _ := s.replays.get(key, at)
+	return list, at, nil
+}
+
 // readReplay reads the pending interactions caller may see, and the
 // position they are complete up to, unless the read before it kept that
 // list; it keeps the list for reuse when nothing was logged while it read.
 func (s *Server) readReplay(ctx context.Context, caller hitl.Caller) (*replayList, int64, error) {
-	before, err := s.broker.Store().LastEventSeq(ctx)
-	if err != nil {
-		return nil, 0, fmt.Errorf("read the event log position: %w", err)
-	}
+	// Connections that waited for the read before this one may find its
+	// list kept.
 	key := audienceKey(caller)
-	if list, ok := s.replays.get(key, before); ok {
-		// Connections that waited for the read before this one.
-		return list, before, nil
+	kept, before, err := s.keptReplay(ctx, key)
+	if kept != nil || err != nil {
+		return kept, before, err
 	}
 	// Every event up to before has reached this server, so none below it
 	// is still committing (a shared store commits out of order).
