@@ -2,7 +2,9 @@
 // WebSocket connections on loopback — an answer reaching a blocked agent, a
 // question reaching a person, round trips under load, memory and fan-out at
 // scale — next to the floor of the machine it runs on, measured in the same
-// run: a bare loopback HTTP round trip and a bare durable SQLite commit.
+// run: a bare loopback HTTP round trip, a bare durable SQLite commit (back
+// to back, and after a pause), and the answer → unblock loop against the
+// least server that does it durably.
 //
 // It is the engine of "hitl bench"; see BENCHMARKS.md for the figures.
 package bench
@@ -139,6 +141,15 @@ type Result struct {
 	FloorHTTPP99   float64  `json:"floor_http_rtt_p99_ms"`
 	FloorCommit    *float64 `json:"floor_commit_ms"`
 	FloorCommitP99 *float64 `json:"floor_commit_p99_ms"`
+	// FloorCommitIdle is a bare durable SQLite commit made after the idle
+	// pause the sequential unblock figure answers after (settle).
+	FloorCommitIdle    *float64 `json:"floor_commit_idle_ms,omitempty"`
+	FloorCommitIdleP99 *float64 `json:"floor_commit_idle_p99_ms,omitempty"`
+	// FloorLoop is the sequential answer → unblock figure measured against
+	// the least server that does it durably (floorloop.go): the same
+	// client, HTTP server and SQLite driver, one commit and one wake-up.
+	FloorLoop    *float64 `json:"floor_unblock_ms,omitempty"`
+	FloorLoopP99 *float64 `json:"floor_unblock_p99_ms,omitempty"`
 	// FloorCommitStore is where the floor commit was measured: "sqlite"
 	// (a file beside the servers' databases) or "postgres".
 	FloorCommitStore string  `json:"floor_commit_store,omitempty"`
@@ -205,11 +216,22 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		res.FloorCommit, res.FloorCommitP99, res.FloorCommitStore = ptr(ms(c.P50)), ptr(ms(c.P99)), "postgres"
 	case cfg.Dir != "":
 		progress("floor: bare durable SQLite commits")
-		c, err := floorCommit(ctx, cfg.Dir, max(cfg.Samples/4, 200))
+		c, err := floorCommit(ctx, cfg.Dir, max(cfg.Samples/4, 200), 0)
 		if err != nil {
 			return res, err
 		}
 		res.FloorCommit, res.FloorCommitP99, res.FloorCommitStore = ptr(ms(c.P50)), ptr(ms(c.P99)), "sqlite"
+		progress("floor: bare durable SQLite commits, each after %s idle", settle)
+		if c, err = floorCommit(ctx, cfg.Dir, max(cfg.Samples/4, 200), settle); err != nil {
+			return res, err
+		}
+		res.FloorCommitIdle, res.FloorCommitIdleP99 = ptr(ms(c.P50)), ptr(ms(c.P99))
+		progress("floor: the bare answer loop, %d samples", cfg.Samples)
+		l, err := floorLoop(ctx, cfg.Dir, cfg.Samples, progress)
+		if err != nil {
+			return res, err
+		}
+		res.FloorLoop, res.FloorLoopP99 = ptr(ms(l.P50)), ptr(ms(l.P99))
 	}
 
 	if err := runLatency(ctx, cfg, res, progress); err != nil {

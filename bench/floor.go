@@ -53,9 +53,13 @@ func floorHTTP(ctx context.Context, n int) (dist, error) {
 
 // floorCommit measures n bare durable commits: one small INSERT per
 // transaction in a new SQLite file in dir, in WAL mode with
-// synchronous=FULL, through the same driver the store uses.
-func floorCommit(ctx context.Context, dir string, n int) (dist, error) {
-	path := filepath.Join(dir, "floor.db")
+// synchronous=FULL, through the same driver the store uses. Each commit
+// starts idle after the one before it: back to back with idle 0. On a
+// virtual machine a commit after a pause can take twice as long as one
+// back to back (the disk and the idle CPUs wake up), and the sequential
+// answer → unblock figure answers after such a pause (settle).
+func floorCommit(ctx context.Context, dir string, n int, idle time.Duration) (dist, error) {
+	path := filepath.Join(dir, fmt.Sprintf("floor-%s.db", idle))
 	db, err := sql.Open("sqlite", "file:"+path+"?_journal_mode=WAL&_synchronous=FULL&_txlock=immediate&_busy_timeout=5000")
 	if err != nil {
 		return dist{}, fmt.Errorf("floor commit: %w", err)
@@ -71,6 +75,9 @@ func floorCommit(ctx context.Context, dir string, n int) (dist, error) {
 	}
 	samples := make([]time.Duration, 0, n)
 	for i := range n + n/10 {
+		if idle > 0 {
+			time.Sleep(idle)
+		}
 		t0 := time.Now()
 		tx, err := db.BeginTx(ctx, nil)
 		if err != nil {

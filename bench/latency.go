@@ -68,6 +68,8 @@ func unblock(ctx context.Context, base string, n int, progress func(string, ...a
 		switch {
 		case p.err != nil:
 			return dist{}, lost, fmt.Errorf("unblock: %w", p.err)
+		case p.at.Before(t0):
+			return dist{}, lost, fmt.Errorf("unblock: the wait on %s returned %q before the answer was sent", id, p.status)
 		case p.status != "answered" || p.at.Sub(answered) > lostBound:
 			lost++
 		case i >= warm:

@@ -74,27 +74,39 @@ func (r *Result) WriteTable(w io.Writer) error {
 		}
 		fmt.Fprintf(tw, "  %s\t%s ms\t%s ms\t\n", what, num(*r.FloorCommit), num(*r.FloorCommitP99))
 	}
+	if r.FloorCommitIdle != nil {
+		fmt.Fprintf(tw, "  the same commit after %s idle\t%s ms\t%s ms\t\n", settle, num(*r.FloorCommitIdle), num(*r.FloorCommitIdleP99))
+	}
 	fmt.Fprintf(tw, "  answer floor = round trip + commit\t%s ms\t\t\n", num(r.answerFloor()))
+	if r.FloorLoop != nil {
+		fmt.Fprintf(tw, "  bare answer loop (commit, wake a held long-poll)\t%s ms\t%s ms\t\n", num(*r.FloorLoop), num(*r.FloorLoopP99))
+	}
 	if s := r.serialRate(); s > 0 {
 		fmt.Fprintf(tw, "  serial round trips/s = 1 / (2 commits)\t%s/s\t\t\n", num(s))
 	}
 	fmt.Fprintln(tw, "\t\t\t")
 
 	fmt.Fprintln(tw, "figure\tmeasured\ttarget\t\tvs floor")
-	lat := func(name string, p *float64, t target) {
+	// latVs writes a latency figure with its ratio to floor (a bare
+	// loop's, named loop) or else to the answer floor.
+	latVs := func(name string, p *float64, t target, floor *float64) {
 		if p == nil {
 			return
 		}
 		v := *p
 		ratio := ""
-		if f := r.answerFloor(); f > 0 && v > 0 {
+		switch f := r.answerFloor(); {
+		case floor != nil && *floor > 0 && v > 0:
+			ratio = fmt.Sprintf("%.2f× bare loop", v / *floor)
+		case f > 0 && v > 0:
 			ratio = fmt.Sprintf("%.1f× floor", v/f)
 		}
 		fmt.Fprintf(tw, "  %s\t%s ms\t%s\t%s\t%s\n", name, num(v), t, t.met(v), ratio)
 	}
-	lat("answer → agent unblocked, p50", r.UnblockP50, target{0.5, true})
+	lat := func(name string, p *float64, t target) { latVs(name, p, t, nil) }
+	latVs("answer → agent unblocked, p50", r.UnblockP50, target{0.5, true}, r.FloorLoop)
 	lat("answer → agent unblocked, p95", r.UnblockP95, target{})
-	lat("answer → agent unblocked, p99", r.UnblockP99, target{2, true})
+	latVs("answer → agent unblocked, p99", r.UnblockP99, target{2, true}, r.FloorLoopP99)
 	lat("answer → agent unblocked, p99, 16 agents", r.UnblockP99C16, target{5, true})
 	if v, ok := r.UnblockP99ByConcurrency["256"]; ok {
 		lat("answer → agent unblocked, p99, 256 agents", &v, target{})

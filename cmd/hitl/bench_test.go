@@ -30,6 +30,7 @@ func TestBenchSmoke(t *testing.T) {
 		"unblock_p50_ms", "unblock_p95_ms", "unblock_p99_ms", "notify_p50_ms", "notify_p99_ms",
 		"roundtrips_per_s", "unblock_p99_ms_c16", "lost_wakeups", "rss_100k_pending_mib",
 		"rss_10k_waiters_10k_subscribers_mib", "fanout_10k_p99_ms", "floor_http_rtt_ms", "floor_commit_ms", "store",
+		"floor_commit_idle_ms", "floor_unblock_ms", "floor_unblock_p99_ms",
 	} {
 		if v, ok := got[key]; !ok || v == nil {
 			t.Errorf("report has no %s", key)

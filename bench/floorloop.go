@@ -1,0 +1,133 @@
+package bench
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+)
+
+// floorLoop measures the answer → unblock loop of unblock, n samples,
+// against a loopServer in this process with its database in dir.
+func floorLoop(ctx context.Context, dir string, n int, progress func(string, ...any)) (dist, error) {
+	s, err := startLoopServer(ctx, dir)
+	if err != nil {
+		return dist{}, err
+	}
+	defer s.close()
+	d, lost, err := unblock(ctx, s.URL(), n, progress)
+	if err == nil && lost > 0 {
+		err = fmt.Errorf("%d of its waits were not released", lost)
+	}
+	if err != nil {
+		return dist{}, fmt.Errorf("floor loop: %w", err)
+	}
+	return d, nil
+}
+
+// loopServer is the floor of the answer → unblock loop: the least any
+// server must do to serve it durably, with the same HTTP server and SQLite
+// driver as hitl. A create gives out an id, a wait holds its request until
+// the id is answered, and an answer commits one small row durably (WAL,
+// synchronous=FULL) and then releases the wait. No JSON is decoded, nothing
+// is validated, authorised, logged or recorded as an event.
+type loopServer struct {
+	db     *sql.DB
+	next   atomic.Int64
+	mu     sync.Mutex
+	waits  map[string]chan struct{}
+	hs     *http.Server
+	ln     net.Listener
+	closed chan struct{}
+}
+
+// startLoopServer serves the loop floor on a loopback port, with its
+// database in a new file in dir.
+func startLoopServer(ctx context.Context, dir string) (*loopServer, error) {
+	path := filepath.Join(dir, "floor-loop.db")
+	db, err := sql.Open("sqlite", "file:"+path+"?_journal_mode=WAL&_synchronous=FULL&_txlock=immediate&_busy_timeout=5000")
+	if err != nil {
+		return nil, fmt.Errorf("floor loop: %w", err)
+	}
+	db.SetMaxOpenConns(1)
+	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS answers (id TEXT PRIMARY KEY, v TEXT NOT NULL)`); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("floor loop: %w", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("floor loop: %w", err)
+	}
+	s := &loopServer{db: db, ln: ln, waits: map[string]chan struct{}{}}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /api/v1/interactions", s.create)
+	mux.HandleFunc("GET /api/v1/interactions/{id}/wait", s.wait)
+	mux.HandleFunc("POST /api/v1/interactions/{id}/respond", s.respond)
+	s.hs = &http.Server{Handler: mux}
+	go func() { _ = s.hs.Serve(ln) }()
+	return s, nil
+}
+
+// URL is the server's base URL.
+func (s *loopServer) URL() string { return "http://" + s.ln.Addr().String() }
+
+// close stops the server and closes its database.
+func (s *loopServer) close() {
+	_ = s.hs.Close()
+	_ = s.db.Close()
+}
+
+// channel returns the id's wake-up channel.
+func (s *loopServer) channel(id string) chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.waits[id]
+	if !ok {
+		c = make(chan struct{})
+		s.waits[id] = c
+	}
+	return c
+}
+
+func (s *loopServer) create(w http.ResponseWriter, r *http.Request) {
+	id := strconv.FormatInt(s.next.Add(1), 10)
+	s.channel(id)
+	writeLoop(w, `{"interaction_id":"`+id+`","status":"pending"}`)
+}
+
+func (s *loopServer) wait(w http.ResponseWriter, r *http.Request) {
+	select {
+	case <-s.channel(r.PathValue("id")):
+		writeLoop(w, `{"status":"answered"}`)
+	case <-r.Context().Done():
+	}
+}
+
+func (s *loopServer) respond(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if _, err := s.db.ExecContext(r.Context(), `INSERT INTO answers (id, v) VALUES (?, 'true')`, id); err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	s.mu.Lock()
+	c := s.waits[id]
+	delete(s.waits, id)
+	s.mu.Unlock()
+	if c != nil {
+		close(c)
+	}
+	writeLoop(w, `{"status":"answered"}`)
+}
+
+// writeLoop writes a 200 JSON body.
+func writeLoop(w http.ResponseWriter, body string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	_, _ = w.Write([]byte(body))
+}

@@ -1,0 +1,71 @@
+package bench
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// TestLoopServerHoldsTheWaitUntilTheAnswerIsCommitted drives the floor
+// loop's server by hand: a wait stays blocked until the answer, and the
+// answer is in the database when the wait returns.
+func TestLoopServerHoldsTheWaitUntilTheAnswerIsCommitted(t *testing.T) {
+	ctx := t.Context()
+	s, err := startLoopServer(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	a := newAPI(s.URL(), 2)
+	defer a.close()
+	id, err := a.create(ctx, "floor", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		status string
+		err    error
+	}
+	waited := make(chan result, 1)
+	go func() {
+		st, err := a.wait(ctx, id, time.Minute)
+		waited <- result{st, err}
+	}()
+	select {
+	case r := <-waited:
+		t.Fatalf("the wait returned %+v before the answer", r)
+	case <-time.After(100 * time.Millisecond):
+	}
+	if err := a.respond(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	r := <-waited
+	if r.err != nil || r.status != "answered" {
+		t.Fatalf("wait = %q, %v; want answered", r.status, r.err)
+	}
+	var n int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM answers WHERE id = ?`, id).Scan(&n); err != nil || n != 1 {
+		t.Errorf("answers stored for %s: %d, %v; want 1", id, n, err)
+	}
+}
+
+// TestFloorLoop runs a few samples of the loop floor; it asserts on what
+// was done, never on speed.
+func TestFloorLoop(t *testing.T) {
+	s, err := startLoopServer(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	d, lost, err := unblock(t.Context(), s.URL(), 20, func(string, ...any) {})
+	if err != nil || lost != 0 || d.N != 20 || d.P50 <= 0 {
+		t.Fatalf("unblock against the loop server: %+v, %d lost, %v", d, lost, err)
+	}
+	var n int
+	if err := s.db.QueryRow(`SELECT count(*) FROM answers`).Scan(&n); err != nil || n != 25 {
+		t.Errorf("answers stored: %d, %v; want 25 (5 to warm up, 20 samples)", n, err)
+	}
+	if _, err := floorLoop(t.Context(), t.TempDir(), 10, func(string, ...any) {}); err != nil {
+		t.Errorf("floorLoop: %v", err)
+	}
+}
