@@ -37,13 +37,12 @@ func floorLoop(ctx context.Context, dir string, n int, progress func(string, ...
 // synchronous=FULL) and then releases the wait. No JSON is decoded, nothing
 // is validated, authorised, logged or recorded as an event.
 type loopServer struct {
-	db     *sql.DB
-	next   atomic.Int64
-	mu     sync.Mutex
-	waits  map[string]chan struct{}
-	hs     *http.Server
-	ln     net.Listener
-	closed chan struct{}
+	db    *sql.DB
+	next  atomic.Int64 // the last id given out
+	hs    *http.Server
+	ln    net.Listener
+	mu    sync.Mutex
+	waits map[string]chan struct{} // closed when the id is answered
 }
 
 // startLoopServer serves the loop floor on a loopback port, with its
