@@ -28,8 +28,9 @@ const (
 	// client IP: five at once, then one every 12 seconds.
 	DefaultLoginRate  = rate.Limit(5.0 / 60)
 	DefaultLoginBurst = 5
-	// DefaultRespondRate and DefaultRespondBurst limit answers per client
-	// IP while authentication is on.
+	// DefaultRespondRate and DefaultRespondBurst limit answers per person
+	// (all of a user's sessions) or per API token while authentication is
+	// on.
 	DefaultRespondRate  = rate.Limit(10)
 	DefaultRespondBurst = 100
 	// DefaultStreamRecheck is how often a live stream checks its
@@ -72,8 +73,9 @@ type AuthOptions struct {
 	// means the defaults, rate.Inf no limit.
 	LoginRate  rate.Limit
 	LoginBurst int
-	// RespondRate and RespondBurst limit answers per client IP while
-	// authentication is on; 0 means the defaults, rate.Inf no limit.
+	// RespondRate and RespondBurst limit answers per person or per API
+	// token (answerer) while authentication is on; 0 means the defaults,
+	// rate.Inf no limit.
 	RespondRate  rate.Limit
 	RespondBurst int
 	// StreamRecheck is how often a live stream (WebSocket, SSE) checks
@@ -263,8 +265,8 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, c hitl.Caller, cr
 		s.writeError(w, r, hitl.Errorf(hitl.EFORBIDDEN, "metrics are for admins"))
 		return
 	case isRespond(r) && cred.kind != "local":
-		if ok, wait := a.respond.allow(clientIP(r)); !ok {
-			s.writeError(w, r, retryLater(w, wait, "too many answers from this address"))
+		if ok, wait := a.respond.allow(answerer(r, c, cred)); !ok {
+			s.writeError(w, r, retryLater(w, wait, "too many answers"))
 			return
 		}
 	case (p == "/mcp" || strings.HasPrefix(p, "/mcp/")) && cred.kind != "local":
@@ -283,6 +285,20 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, c hitl.Caller, cr
 	ctx := hitl.WithCaller(r.Context(), c)
 	ctx = context.WithValue(ctx, credentialKey{}, cred)
 	next.ServeHTTP(w, r.WithContext(ctx))
+}
+
+// answerer is whom an answer counts against in the answer limit: the
+// person, across all of their sessions, or the API token. Not the address:
+// behind a reverse proxy every person has the proxy's, and one busy
+// answerer would hold back everyone else.
+func answerer(r *http.Request, c hitl.Caller, cred credential) string {
+	switch {
+	case cred.kind == "token" && cred.token != nil:
+		return "token:" + cred.token.ID
+	case cred.kind == "session":
+		return "user:" + c.Name
+	}
+	return "ip:" + clientIP(r)
 }
 
 // retryLater sets Retry-After on w and returns the 429 error to write:

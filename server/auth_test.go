@@ -288,20 +288,36 @@ func TestUnknownUserAudited(t *testing.T) {
 	}
 }
 
-// TestRespondIsRateLimited: answers from one address are limited while
-// authentication is on.
+// TestRespondIsRateLimited: while authentication is on, answers are
+// limited per person, across all of their sessions, and per API token —
+// not per address: every actor here comes from 127.0.0.1, as people behind
+// one reverse proxy do.
 func TestRespondIsRateLimited(t *testing.T) {
 	t.Parallel()
 	ts := newAuthServer(t, newSQLiteAuthStore(t), server.AuthOptions{RespondRate: 0.001, RespondBurst: 2})
-	for i := range 3 {
+	aliceAgain := actor{name: "alice, second session", cookie: ts.login(t, "alice", alicePassword)}
+	for i, c := range []struct {
+		who  actor
+		want int
+	}{
+		{ts.alice, http.StatusOK},
+		{aliceAgain, http.StatusOK},
+		{ts.alice, http.StatusTooManyRequests},
+		{aliceAgain, http.StatusTooManyRequests}, // the same person
+		{ts.bob, http.StatusOK},                  // the same address, another person
+		{ts.admin, http.StatusOK},                // a token
+		{ts.admin, http.StatusOK},
+		{ts.admin, http.StatusTooManyRequests},
+		{ts.bob, http.StatusOK},
+		{ts.bob, http.StatusTooManyRequests},
+	} {
 		in := ts.ask(t, nil)
-		resp, body := ts.call(t, ts.alice, "POST", "/api/v1/interactions/"+in.ID+"/respond", map[string]any{"value": "ok"})
-		want := http.StatusOK
-		if i == 2 {
-			want = http.StatusTooManyRequests
+		resp, body := ts.call(t, c.who, "POST", "/api/v1/interactions/"+in.ID+"/respond", map[string]any{"value": "ok"})
+		if resp.StatusCode != c.want {
+			t.Errorf("answer %d, by %s: %d %s, want %d", i+1, c.who.name, resp.StatusCode, body, c.want)
 		}
-		if resp.StatusCode != want {
-			t.Errorf("answer %d: %d %s, want %d", i+1, resp.StatusCode, body, want)
+		if resp.StatusCode == http.StatusTooManyRequests && resp.Header.Get("Retry-After") == "" {
+			t.Errorf("answer %d, by %s: 429 without Retry-After", i+1, c.who.name)
 		}
 	}
 }

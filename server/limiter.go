@@ -14,7 +14,8 @@ import (
 const limiterSweep = time.Minute
 
 // limiter is a token bucket per client (golang.org/x/time/rate), keyed by
-// IP address.
+// whatever the caller names it: the address for logins, the person or
+// token for answers.
 type limiter struct {
 	rate  rate.Limit
 	burst int

@@ -320,3 +320,44 @@ func TestCreatedTokenWorksAgainstRunningServer(t *testing.T) {
 		t.Errorf("the agent's wait: %+v, %v; want answered by alice", got, err)
 	}
 }
+
+// TestServeAnswerRate: --answer-rate sets how many answers a person or
+// token may send, in bursts of ten seconds' worth (at least one); 0 lifts
+// the limit; a negative or unreadable rate is refused.
+func TestServeAnswerRate(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		rate    string
+		answers int
+		limited int // the first answer refused with 429, and those after it; 0: none
+	}{
+		{"0.01", 3, 2}, // a burst of one
+		{"0.25", 4, 3}, // a burst of two
+		{"0", 105, 0},  // past the default burst of 100
+	} {
+		t.Run(c.rate, func(t *testing.T) {
+			t.Parallel()
+			db := filepath.Join(t.TempDir(), "hitl.db")
+			token := strings.TrimSpace(mustRun(t, 0, "", "token", "create", "--name", "root", "--role", "admin", "--db", db))
+			admin := client.New(startPublic(t, db, "--answer-rate", c.rate), &client.Options{Token: token})
+			for i := 1; i <= c.answers; i++ {
+				in, _, err := admin.Create(t.Context(), hitl.CreateRequest{Question: "Deploy?"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, err = admin.Respond(t.Context(), in.ID, json.RawMessage(`true`))
+				switch refused := c.limited > 0 && i >= c.limited; {
+				case refused && hitl.ErrorCode(err) != hitl.ERATELIMITED:
+					t.Errorf("answer %d: %v, want rate limited", i, err)
+				case !refused && err != nil:
+					t.Errorf("answer %d: %v", i, err)
+				}
+			}
+		})
+	}
+	for _, bad := range []string{"-1", "fast", "NaN", "Inf"} {
+		if _, stderr, code := hitlRunWith(t, "", nil, "serve", "--answer-rate", bad, "--db", filepath.Join(t.TempDir(), "hitl.db")); code != 2 || !strings.Contains(stderr, "--answer-rate") {
+			t.Errorf("--answer-rate %s: exit %d, %s; want 2 and a message about --answer-rate", bad, code, stderr)
+		}
+	}
+}

@@ -5,12 +5,14 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"net/url"
 	"strconv"
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/server"
+	"golang.org/x/time/rate"
 )
 
 // authConfig is what hitl serve's flags say about authentication.
@@ -18,6 +20,7 @@ type authConfig struct {
 	publicURL     string
 	insecure      bool
 	publicMetrics bool
+	answerRate    string // answers per second per person or token; "0" lifts the limit
 }
 
 // authFlags adds hitl serve's authentication flags to fs.
@@ -26,7 +29,20 @@ func authFlags(fs *flag.FlagSet) *authConfig {
 	fs.StringVar(&c.publicURL, "public-url", envOr("HITL_PUBLIC_URL", ""), "the `URL` people reach the server at; https makes login cookies Secure (HITL_PUBLIC_URL)")
 	fs.BoolVar(&c.insecure, "insecure-no-auth", envBool("HITL_INSECURE_NO_AUTH"), "listen on a non-loopback address with no users or tokens: anyone who\ncan reach it may answer every question (HITL_INSECURE_NO_AUTH)")
 	fs.BoolVar(&c.publicMetrics, "public-metrics", envBool("HITL_PUBLIC_METRICS"), "serve /metrics without credentials; otherwise admins only (HITL_PUBLIC_METRICS)")
+	fs.StringVar(&c.answerRate, "answer-rate", envOr("HITL_ANSWER_RATE", "10"), "answers per second each person and each API token may send while\nauthentication is on, in bursts of ten seconds' worth; 0 lifts the limit (HITL_ANSWER_RATE)")
 	return c
+}
+
+// respondLimit is the answer limit --answer-rate asks for: rate.Inf for 0.
+func (c *authConfig) respondLimit() (rate.Limit, int, error) {
+	v, err := strconv.ParseFloat(c.answerRate, 64)
+	if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+		return 0, 0, fmt.Errorf("--answer-rate must be a number of answers per second, 0 or more; got %q", c.answerRate)
+	}
+	if v == 0 {
+		return rate.Inf, 0, nil
+	}
+	return rate.Limit(v), max(1, int(10*v)), nil
 }
 
 // envBool reads a boolean environment variable ("1", "true", …); unset,
@@ -38,6 +54,9 @@ func envBool(key string) bool {
 
 // check validates the flags.
 func (c *authConfig) check() error {
+	if _, _, err := c.respondLimit(); err != nil {
+		return err
+	}
 	if c.publicURL == "" {
 		return nil
 	}
@@ -55,9 +74,12 @@ func (c *authConfig) check() error {
 // --insecure-no-auth says otherwise.
 func (c *authConfig) options(ctx context.Context, log *slog.Logger, addr net.Addr, store hitl.Store, db string) (server.AuthOptions, error) {
 	opts := server.AuthOptions{PublicURL: c.publicURL, PublicMetrics: c.publicMetrics}
+	var err error
+	if opts.RespondRate, opts.RespondBurst, err = c.respondLimit(); err != nil {
+		return opts, err
+	}
 	has := false
 	if ids, ok := store.(hitl.Identities); ok {
-		var err error
 		if has, err = ids.HasIdentities(ctx); err != nil {
 			return opts, fmt.Errorf("look for users and tokens: %w", err)
 		}
