@@ -23,6 +23,7 @@ import (
 type api struct {
 	host   string // host:port
 	prefix string // path prefix of the base URL
+	auth   string // the Authorization header line, or ""
 	idle   chan *httpConn
 }
 
@@ -33,13 +34,13 @@ type httpConn struct {
 	buf []byte // the request being written
 }
 
-// newAPI returns a client for base keeping up to conns idle connections.
-func newAPI(base string, conns int) *api {
-	u, err := url.Parse(base)
+// newAPI returns a client for srv keeping up to conns idle connections.
+func newAPI(srv *Server, conns int) *api {
+	u, err := url.Parse(srv.URL)
 	if err != nil {
-		u = &url.URL{Host: strings.TrimPrefix(base, "http://")}
+		u = &url.URL{Host: strings.TrimPrefix(srv.URL, "http://")}
 	}
-	return &api{host: u.Host, prefix: strings.TrimSuffix(u.Path, "/"), idle: make(chan *httpConn, conns)}
+	return &api{host: u.Host, prefix: strings.TrimSuffix(u.Path, "/"), auth: srv.authHeader(), idle: make(chan *httpConn, conns)}
 }
 
 // close drops the idle connections.
@@ -117,6 +118,10 @@ func (a *api) roundTrip(ctx context.Context, method, path string, body []byte) (
 	b = append(b, path...)
 	b = append(b, " HTTP/1.1\r\nHost: "...)
 	b = append(b, a.host...)
+	if a.auth != "" {
+		b = append(b, "\r\n"...)
+		b = append(b, a.auth...)
+	}
 	if body != nil {
 		b = append(b, "\r\nContent-Type: application/json\r\nContent-Length: "...)
 		b = strconv.AppendInt(b, int64(len(body)), 10)

@@ -45,6 +45,7 @@ type Config struct {
 	Shared   bool
 	Progress io.Writer        // progress lines; nil discards them
 	Quick    bool             // recorded in the result
+	Auth     bool             // recorded in the result: requests carry an API token
 	now      func() time.Time // for tests; nil means time.Now
 }
 
@@ -93,6 +94,9 @@ func (c *Config) defaults() {
 type Result struct {
 	Store string `json:"store"`
 	Quick bool   `json:"quick"`
+	// Auth says the servers had authentication on and every request
+	// carried an API token; otherwise they ran in local mode.
+	Auth bool `json:"auth"`
 
 	UnblockP50 *float64 `json:"unblock_p50_ms"`
 	UnblockP95 *float64 `json:"unblock_p95_ms"`
@@ -182,6 +186,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	res := &Result{
 		Store:                     cfg.Store,
 		Quick:                     cfg.Quick,
+		Auth:                      cfg.Auth,
 		RoundTrips:                map[string]float64{},
 		UnblockP99ByConcurrency:   map[string]float64{},
 		RoundTripP99ByConcurrency: map[string]float64{},
@@ -271,7 +276,7 @@ func withServer(ctx context.Context, cfg Config, phase string, fn func(srv *Serv
 func runLatency(ctx context.Context, cfg Config, res *Result, progress func(string, ...any)) error {
 	return withServer(ctx, cfg, "latency", func(srv *Server) error {
 		progress("unblock: answer → agent unblocked, %d samples, one agent", cfg.Samples)
-		d, lost, err := unblock(ctx, srv.URL, cfg.Samples, progress)
+		d, lost, err := unblock(ctx, srv, cfg.Samples, progress)
 		res.LostWakeups += lost
 		if err != nil {
 			return err
@@ -280,7 +285,7 @@ func runLatency(ctx context.Context, cfg Config, res *Result, progress func(stri
 		progress("unblock: p50 %.3f ms, p95 %.3f ms, p99 %.3f ms", ms(d.P50), ms(d.P95), ms(d.P99))
 
 		progress("notify: question → WebSocket, %d samples, one subscriber", cfg.Samples)
-		d, err = notify(ctx, srv.URL, cfg.Samples, progress)
+		d, err = notify(ctx, srv, cfg.Samples, progress)
 		if err != nil {
 			return err
 		}

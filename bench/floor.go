@@ -29,7 +29,7 @@ func floorHTTP(ctx context.Context, n int) (dist, error) {
 	go func() { _ = hs.Serve(ln) }()
 	defer hs.Close()
 
-	a := newAPI("http://"+ln.Addr().String(), 1)
+	a := newAPI(&Server{URL: "http://" + ln.Addr().String()}, 1)
 	defer a.close()
 	get := func() error {
 		status, _, err := a.roundTrip(ctx, "GET", "/", nil)

@@ -20,7 +20,7 @@ func floorLoop(ctx context.Context, dir string, n int, progress func(string, ...
 		return dist{}, err
 	}
 	defer s.close()
-	d, lost, err := unblock(ctx, s.URL(), n, progress)
+	d, lost, err := unblock(ctx, &Server{URL: s.URL()}, n, progress)
 	if err == nil && lost > 0 {
 		err = fmt.Errorf("%d of its waits were not released", lost)
 	}

@@ -16,7 +16,7 @@ func TestLoopServerHoldsTheWaitUntilTheAnswerIsCommitted(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.close()
-	a := newAPI(s.URL(), 2)
+	a := newAPI(&Server{URL: s.URL()}, 2)
 	defer a.close()
 	id, err := a.create(ctx, "floor", 1)
 	if err != nil {
@@ -57,7 +57,7 @@ func TestFloorLoop(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.close()
-	d, lost, err := unblock(t.Context(), s.URL(), 20, func(string, ...any) {})
+	d, lost, err := unblock(t.Context(), &Server{URL: s.URL()}, 20, func(string, ...any) {})
 	if err != nil || lost != 0 || d.N != 20 || d.P50 <= 0 {
 		t.Fatalf("unblock against the loop server: %+v, %d lost, %v", d, lost, err)
 	}

@@ -29,8 +29,8 @@ const (
 // register, the person answers; the sample is from sending the answer to
 // the agent's poll returning. It returns the distribution and the number of
 // lost wake-ups.
-func unblock(ctx context.Context, base string, n int, progress func(string, ...any)) (dist, int, error) {
-	a := newAPI(base, 4)
+func unblock(ctx context.Context, srv *Server, n int, progress func(string, ...any)) (dist, int, error) {
+	a := newAPI(srv, 4)
 	defer a.close()
 	type polled struct {
 		at     time.Time
@@ -95,8 +95,8 @@ type arrival struct {
 }
 
 // subscribe connects a subscriber that reads until closed.
-func subscribe(ctx context.Context, base string) (*subscriber, error) {
-	ws, err := dialWS(ctx, base, nil)
+func subscribe(ctx context.Context, srv *Server) (*subscriber, error) {
+	ws, err := dialWS(ctx, srv, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -140,10 +140,10 @@ func (s *subscriber) close() {
 // notify measures question → person: from sending the create POST to the
 // hitl:question arriving on one WebSocket subscriber, one question at a
 // time. The questions are cancelled afterwards.
-func notify(ctx context.Context, base string, n int, progress func(string, ...any)) (dist, error) {
-	a := newAPI(base, 16)
+func notify(ctx context.Context, srv *Server, n int, progress func(string, ...any)) (dist, error) {
+	a := newAPI(srv, 16)
 	defer a.close()
-	sub, err := subscribe(ctx, base)
+	sub, err := subscribe(ctx, srv)
 	if err != nil {
 		return dist{}, fmt.Errorf("notify: %w", err)
 	}

@@ -60,18 +60,17 @@ type answer struct {
 // return within lostBound of its answer being accepted. dbCPU, when not
 // nil, reads the database's CPU time (PostgreSQL on this machine).
 func roundTrips(ctx context.Context, srv *Server, c int, warm, window time.Duration, dbCPU func() (time.Duration, bool)) (loadResult, error) {
-	base := srv.URL
 	origin := time.Now()
 	tag := fmt.Sprintf("load-c%d-%d", c, origin.UnixNano())
-	agentAPI := newAPI(base, 2*c+8)
+	agentAPI := newAPI(srv, 2*c+8)
 	defer agentAPI.close()
-	personAPI := newAPI(base, c+8)
+	personAPI := newAPI(srv, c+8)
 	defer personAPI.close()
 
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
-	first, err := subscribe(ctx, base)
+	first, err := subscribe(ctx, srv)
 	if err != nil {
 		return loadResult{}, fmt.Errorf("round trips: %w", err)
 	}
@@ -108,7 +107,7 @@ func roundTrips(ctx context.Context, srv *Server, c int, warm, window time.Durat
 				cancel(fmt.Errorf("the person's WebSocket closed %d times; last: %v", maxReconnects, sub.err))
 				return
 			}
-			next, err := subscribe(ctx, base)
+			next, err := subscribe(ctx, srv)
 			if err != nil {
 				personMu.Unlock()
 				cancel(fmt.Errorf("the person's WebSocket closed (%v) and reconnecting failed: %w", sub.err, err))

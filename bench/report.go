@@ -62,8 +62,12 @@ func (r *Result) WriteTable(w io.Writer) error {
 	if r.Quick {
 		mode = "quick run"
 	}
-	fmt.Fprintf(tw, "hitl bench (%s): store %s, %d CPUs, load average %.2f at start, %.0f s, other processes used %.1f CPU-seconds meanwhile\n\n",
-		mode, r.Store, runtime.NumCPU(), r.LoadAvgStart, r.DurationSeconds, r.OtherCPUSeconds)
+	auth := "local mode (no credentials)"
+	if r.Auth {
+		auth = "authentication on (an API token on every request)"
+	}
+	fmt.Fprintf(tw, "hitl bench (%s): store %s, %s, %d CPUs, load average %.2f at start, %.0f s, other processes used %.1f CPU-seconds meanwhile\n\n",
+		mode, r.Store, auth, runtime.NumCPU(), r.LoadAvgStart, r.DurationSeconds, r.OtherCPUSeconds)
 
 	fmt.Fprintln(tw, "floor (same run, same machine)\tp50\tp99\t")
 	fmt.Fprintf(tw, "  loopback HTTP round trip\t%s ms\t%s ms\t\n", num(r.FloorHTTP), num(r.FloorHTTPP99))

@@ -37,7 +37,7 @@ func pendingMemory(ctx context.Context, srv *Server, n int, settle time.Duration
 		}
 	}
 	const workers = 64
-	a := newAPI(srv.URL, workers)
+	a := newAPI(srv, workers)
 	defer a.close()
 	var (
 		next    atomic.Int64
@@ -117,7 +117,7 @@ const maxLeftPending = 1000
 // long-poll returns.
 func streams(ctx context.Context, srv *Server, waiters, subscribers, trials int, settle time.Duration, cleanup bool, progress func(string, ...any)) (streamsResult, error) {
 	res := streamsResult{Questions: streamQuestions, Waiters: waiters, Subscribers: subscribers}
-	a := newAPI(srv.URL, 8)
+	a := newAPI(srv, 8)
 	defer a.close()
 	u, err := url.Parse(srv.URL)
 	if err != nil {
@@ -158,7 +158,11 @@ func streams(ctx context.Context, srv *Server, waiters, subscribers, trials int,
 			return err
 		}
 		polls[i] = c
-		req := "GET " + u.Path + "/api/v1/interactions/" + questions[i%len(questions)] + "/wait?timeout=300 HTTP/1.1\r\nHost: " + u.Host + "\r\n\r\n"
+		req := "GET " + u.Path + "/api/v1/interactions/" + questions[i%len(questions)] + "/wait?timeout=300 HTTP/1.1\r\nHost: " + u.Host + "\r\n"
+		if h := srv.authHeader(); h != "" {
+			req += h + "\r\n"
+		}
+		req += "\r\n"
 		_, err = io.WriteString(c, req)
 		return err
 	})
@@ -183,7 +187,7 @@ func streams(ctx context.Context, srv *Server, waiters, subscribers, trials int,
 		fan.readers.Wait()
 	}()
 	err = parallel(ctx, subscribers, 64, func(i int) error {
-		ws, err := dialWS(ctx, srv.URL, localAddr(waiters+i))
+		ws, err := dialWS(ctx, srv, localAddr(waiters+i))
 		if err != nil {
 			return err
 		}

@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"net"
@@ -26,11 +27,24 @@ type Server struct {
 	PID int
 	// Stop stops the server; nil when the benchmark does not own it.
 	Stop func() error
+	// Token is the API token every request carries; "" sends none (the
+	// server is in local mode).
+	Token string
+}
+
+// authHeader is the Authorization header for s's token, without its line
+// end, or "".
+func (s *Server) authHeader() string {
+	if s.Token == "" {
+		return ""
+	}
+	return "Authorization: Bearer " + s.Token
 }
 
 // Existing returns a Launch function that hands every phase the running
-// server at rawURL, which must be on loopback.
-func Existing(rawURL string) (func(ctx context.Context, phase string) (*Server, error), error) {
+// server at rawURL, which must be on loopback, with token ("" for none)
+// on every request.
+func Existing(rawURL, token string) (func(ctx context.Context, phase string) (*Server, error), error) {
 	if err := CheckLoopback(rawURL); err != nil {
 		return nil, err
 	}
@@ -39,7 +53,7 @@ func Existing(rawURL string) (func(ctx context.Context, phase string) (*Server, 
 		if err := ready(ctx, base, nil); err != nil {
 			return nil, err
 		}
-		return &Server{URL: base}, nil
+		return &Server{URL: base, Token: token}, nil
 	}, nil
 }
 
@@ -73,6 +87,11 @@ type Child struct {
 	DB       func(phase string) string // the --db of a phase
 	LogLevel string                    // "" means the server's default
 	Env      []string                  // extra KEY=VALUE environment, such as GOMEMLIMIT
+	// Auth runs each server with authentication on: an admin API token is
+	// created in the phase's database first (Exe token create), every
+	// request carries it, the answer limit is lifted (--answer-rate 0) and
+	// the token is revoked once the server has stopped.
+	Auth bool
 }
 
 // Launch starts the server for phase and waits until it is ready.
@@ -82,9 +101,18 @@ func (c *Child) Launch(ctx context.Context, phase string) (*Server, error) {
 		return nil, err
 	}
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	args := []string{"serve", "--addr", addr, "--db", c.DB(phase)}
+	db := c.DB(phase)
+	args := []string{"serve", "--addr", addr, "--db", db}
 	if c.LogLevel != "" {
 		args = append(args, "--log-level", c.LogLevel)
+	}
+	var token string
+	revoke := func() error { return nil }
+	if c.Auth {
+		if token, revoke, err = c.createToken(ctx, db, phase); err != nil {
+			return nil, err
+		}
+		args = append(args, "--answer-rate", "0")
 	}
 	logPath := filepath.Join(c.Dir, phase+".log")
 	logFile, err := os.Create(logPath)
@@ -96,7 +124,7 @@ func (c *Child) Launch(ctx context.Context, phase string) (*Server, error) {
 	cmd.Env = append(append(os.Environ(), "HITL_ADDR=", "HITL_DB="), c.Env...)
 	if err := cmd.Start(); err != nil {
 		logFile.Close()
-		return nil, fmt.Errorf("start server: %w", err)
+		return nil, errors.Join(fmt.Errorf("start server: %w", err), revoke())
 	}
 	exited := make(chan struct{})
 	go func() {
@@ -104,7 +132,7 @@ func (c *Child) Launch(ctx context.Context, phase string) (*Server, error) {
 		logFile.Close()
 		close(exited)
 	}()
-	stop := func() error {
+	halt := func() error {
 		select {
 		case <-exited:
 			return nil
@@ -120,12 +148,44 @@ func (c *Child) Launch(ctx context.Context, phase string) (*Server, error) {
 			return errors.New("server did not stop within 20s of SIGTERM; killed")
 		}
 	}
+	stop := func() error { return errors.Join(halt(), revoke()) }
 	base := "http://" + addr
 	if err := ready(ctx, base, exited); err != nil {
 		_ = stop()
 		return nil, fmt.Errorf("start server: %w; log:\n%s", err, tail(logPath, 2000))
 	}
-	return &Server{URL: base, PID: cmd.Process.Pid, Stop: stop}, nil
+	return &Server{URL: base, PID: cmd.Process.Pid, Stop: stop, Token: token}, nil
+}
+
+// createToken creates an admin API token for phase in the database db and
+// returns its secret, and a function that revokes it.
+func (c *Child) createToken(ctx context.Context, db, phase string) (string, func() error, error) {
+	var id [6]byte
+	_, _ = rand.Read(id[:])
+	name := fmt.Sprintf("hitl-bench-%s-%x", phase, id)
+	hitl := func(ctx context.Context, args ...string) (string, error) {
+		cmd := exec.CommandContext(ctx, c.Exe, args...)
+		cmd.Env = append(os.Environ(), "HITL_DB=")
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			return "", fmt.Errorf("hitl %s: %w: %s", args[0]+" "+args[1], err, bytes.TrimSpace(stderr.Bytes()))
+		}
+		return strings.TrimSpace(stdout.String()), nil
+	}
+	secret, err := hitl(ctx, "token", "create", "--name", name, "--role", "admin", "--db", db)
+	if err != nil {
+		return "", nil, fmt.Errorf("create the benchmark's token: %w", err)
+	}
+	revoke := func() error {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		if _, err := hitl(ctx, "token", "revoke", "--db", db, name); err != nil {
+			return fmt.Errorf("revoke the benchmark's token: %w", err)
+		}
+		return nil
+	}
+	return secret, revoke, nil
 }
 
 // freePort returns a loopback TCP port that was free a moment ago.

@@ -42,8 +42,8 @@ const (
 
 // dialWS opens a WebSocket to base's /ws from the local address laddr
 // (nil: any).
-func dialWS(ctx context.Context, base string, laddr net.Addr) (*wsConn, error) {
-	u, err := url.Parse(base)
+func dialWS(ctx context.Context, srv *Server, laddr net.Addr) (*wsConn, error) {
+	u, err := url.Parse(srv.URL)
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +57,11 @@ func dialWS(ctx context.Context, base string, laddr net.Addr) (*wsConn, error) {
 		"Host: " + u.Host + "\r\n" +
 		"Upgrade: websocket\r\nConnection: Upgrade\r\n" +
 		"Sec-WebSocket-Key: " + base64.StdEncoding.EncodeToString(key[:]) + "\r\n" +
-		"Sec-WebSocket-Version: 13\r\n\r\n"
+		"Sec-WebSocket-Version: 13\r\n"
+	if h := srv.authHeader(); h != "" {
+		req += h + "\r\n"
+	}
+	req += "\r\n"
 	if d, ok := ctx.Deadline(); ok {
 		_ = c.SetDeadline(d)
 	}

@@ -36,6 +36,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	serverURL := fs.String("server", "", "benchmark the running server at `URL` (loopback only) instead of starting one; memory is not measured")
 	dir := fs.String("dir", "", "`directory` for the temporary databases and logs (default: the system temp dir); the floor commit is measured there")
 	keep := fs.Bool("keep", false, "keep the temporary directory (databases, server logs)")
+	withAuth := fs.Bool("auth", false, "run the servers with authentication on: each gets an admin API token, which every\nrequest carries, and no answer limit (with --server, HITL_TOKEN is sent instead)")
 	samples := fs.Int("samples", 0, "sequential latency `samples` (default 2000, 300 with --quick)")
 	duration := fs.Duration("duration", 0, "each round-trip run (default 10s, 2s with --quick)")
 	pending := fs.Int("pending", 0, "pending questions for the memory figure (default 100000, 10000 with --quick; -1 skips)")
@@ -56,6 +57,10 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "hitl bench: unexpected arguments: %s\n", strings.Join(fs.Args(), " "))
+		return 2
+	}
+	if *withAuth && *serverURL != "" {
+		fmt.Fprintln(stderr, "hitl bench: --auth is for the servers the benchmark starts; with --server, set HITL_TOKEN")
 		return 2
 	}
 	if *db != "" && *serverURL != "" {
@@ -105,7 +110,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 
 	switch {
 	case *serverURL != "":
-		launch, err := bench.Existing(*serverURL)
+		launch, err := bench.Existing(*serverURL, os.Getenv("HITL_TOKEN"))
 		if err != nil {
 			fmt.Fprintf(stderr, "hitl bench: %v\n", err)
 			return 2
@@ -117,7 +122,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			fmt.Fprintf(stderr, "hitl bench: find the hitl binary: %v\n", err)
 			return 1
 		}
-		child := &bench.Child{Exe: exe, Dir: tmp, Env: serverEnv, DB: func(phase string) string {
+		child := &bench.Child{Exe: exe, Dir: tmp, Env: serverEnv, Auth: *withAuth, DB: func(phase string) string {
 			return filepath.Join(tmp, phase+".db")
 		}}
 		cfg.Store = "sqlite"
@@ -130,7 +135,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			child.DB = func(string) string { return url }
 			cfg.Store, cfg.Shared, cfg.PostgresURL = "postgres", true, url
 		}
-		cfg.Launch = child.Launch
+		cfg.Launch, cfg.Auth = child.Launch, *withAuth
 	}
 
 	start := time.Now()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -61,5 +62,43 @@ func TestBenchRefusesRemoteServer(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "loopback") {
 		t.Errorf("stderr %q does not explain the loopback rule", stderr.String())
+	}
+}
+
+// TestBenchWithAuth: with --auth every phase's server runs with
+// authentication on (a request without the token would be refused), and
+// the token is gone from the database afterwards.
+func TestBenchWithAuth(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts servers")
+	}
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(hitlBin, "bench", "--json", "--auth", "--dir", dir, "--keep",
+		"--samples", "20", "--duration", "250ms", "--concurrency", "1,4", "--pending", "-1", "--streams", "-1")
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("hitl bench --auth: %v\nstderr:\n%s", err, stderr.String())
+	}
+	var got struct {
+		Auth        bool               `json:"auth"`
+		LostWakeups int                `json:"lost_wakeups"`
+		RoundTrips  map[string]float64 `json:"roundtrips_per_s"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+		t.Fatalf("decode report: %v\n%s", err, stdout.String())
+	}
+	if !got.Auth || got.LostWakeups != 0 || got.RoundTrips["4"] <= 0 {
+		t.Errorf("report: %+v; want auth, no lost wake-ups, a rate for 4 agents", got)
+	}
+	dbs, _ := filepath.Glob(filepath.Join(dir, "hitl-bench-*", "latency.db"))
+	if len(dbs) != 1 {
+		t.Fatalf("the kept latency database: %v", dbs)
+	}
+	if out := mustRun(t, 0, "", "token", "ls", "--db", dbs[0]); strings.Contains(out, "hitl-bench") {
+		t.Errorf("the benchmark's token is still there:\n%s", out)
+	}
+	if !strings.Contains(stderr.String(), "done") {
+		t.Errorf("progress does not end with done:\n%s", stderr.String())
 	}
 }
