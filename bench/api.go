@@ -23,7 +23,7 @@ import (
 type api struct {
 	host   string // host:port
 	prefix string // path prefix of the base URL
-	auth   string // the Authorization header line, or ""
+	auth   string // the Authorization header (no line end), or ""
 	idle   chan *httpConn
 }
 

@@ -91,8 +91,8 @@ func (r *Result) WriteTable(w io.Writer) error {
 	fmt.Fprintln(tw, "\t\t\t")
 
 	fmt.Fprintln(tw, "figure\tmeasured\ttarget\t\tvs floor")
-	// latVs writes a latency figure with its ratio to floor (a bare
-	// loop's, named loop) or else to the answer floor.
+	// latVs writes a latency figure with its ratio to floor, the bare
+	// loop's same figure, or when there is none to the answer floor.
 	latVs := func(name string, p *float64, t target, floor *float64) {
 		if p == nil {
 			return

@@ -117,7 +117,7 @@ func (c *Child) Launch(ctx context.Context, phase string) (*Server, error) {
 	logPath := filepath.Join(c.Dir, phase+".log")
 	logFile, err := os.Create(logPath)
 	if err != nil {
-		return nil, fmt.Errorf("start server: %w", err)
+		return nil, errors.Join(fmt.Errorf("start server: %w", err), revoke())
 	}
 	cmd := exec.Command(c.Exe, args...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
