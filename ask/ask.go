@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/hitl-sh/hitl"
 )
 
@@ -49,20 +50,25 @@ var repollPause = time.Second
 //     seconds so the request can still be sent); the interaction returned is
 //     the cancelled one, or the answered one if an answer won the race.
 //
-// If ctx ends during the create and req has an idempotency key, Ask looks
-// the interaction up by that key and cancels it too, in case the server
-// created it before the request was cut off.
+// A request without an idempotency key is given a random one, so that if
+// ctx ends during the create — the server may have stored the question
+// before the request was cut off — Ask can send the request again, get
+// that interaction (or create it) and cancel it: no question is left
+// pending with nobody waiting. A ctx that has already ended asks nothing.
 //
 // Waiting is the Service's: the HTTP client long-polls and rides out a
 // server restart; the engine wakes the waiter the moment the answer lands.
 func Ask(ctx context.Context, svc hitl.Service, req hitl.CreateRequest) (*hitl.Interaction, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if req.IdempotencyKey == "" {
+		req.IdempotencyKey = "ask-" + uuid.NewString()
+	}
 	in, _, err := svc.Create(ctx, req)
 	if err != nil {
 		if ctx.Err() != nil {
-			if req.IdempotencyKey != "" {
-				cancelByKey(ctx, svc, req.IdempotencyKey)
-			}
-			return nil, ctx.Err()
+			return cancelUnheard(ctx, svc, req), ctx.Err()
 		}
 		return nil, fmt.Errorf("ask: create interaction: %w", err)
 	}
@@ -135,16 +141,17 @@ func cancelDetached(ctx context.Context, svc hitl.Service, in *hitl.Interaction)
 	return in
 }
 
-// cancelByKey cancels the pending interactions carrying an idempotency key,
-// for a create whose outcome is unknown.
-func cancelByKey(ctx context.Context, svc hitl.Service, key string) {
-	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelTimeout)
+// cancelUnheard cancels the interaction of a create whose reply was cut
+// off when ctx ended: req, which has an idempotency key, is sent again with
+// a fresh short-lived context, which returns the interaction the first
+// request made (or makes it), and that is cancelled. It returns the
+// interaction as it ends up, or nil when the server could not be reached.
+func cancelUnheard(ctx context.Context, svc hitl.Service, req hitl.CreateRequest) *hitl.Interaction {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelTimeout)
 	defer cancel()
-	list, _, err := svc.List(lctx, hitl.ListFilter{IdempotencyKey: key, Status: hitl.StatusPending})
+	in, _, err := svc.Create(cctx, req)
 	if err != nil {
-		return
+		return nil
 	}
-	for _, in := range list {
-		cancelDetached(ctx, svc, in)
-	}
+	return cancelDetached(ctx, svc, in)
 }

@@ -242,6 +242,33 @@ func TestErrors(t *testing.T) {
 					t.Errorf("on the server: %s (%+v), want cancelled with reason %s", got.Status, got.Result, ask.CancelReason)
 				}
 			})
+			t.Run("ContextEndsDuringCreate", func(t *testing.T) {
+				// The server stores the question, but ctx ends before its
+				// reply arrives. Without an idempotency key of the caller's,
+				// Ask still finds the question again and cancels it.
+				cctx, cancel := context.WithCancel(ctx)
+				svc := &cutOff{Service: e.agent, cancel: cancel}
+				_, err := ask.Ask(cctx, svc, hitl.CreateRequest{Question: "Cut off?"})
+				if !errors.Is(err, context.Canceled) {
+					t.Fatalf("err = %v, want context.Canceled", err)
+				}
+				all, _, err := e.broker.List(ctx, hitl.ListFilter{Limit: hitl.MaxListLimit})
+				if err != nil {
+					t.Fatalf("list: %v", err)
+				}
+				var asked []*hitl.Interaction
+				for _, in := range all {
+					if in.Question == "Cut off?" {
+						asked = append(asked, in)
+					}
+				}
+				if len(asked) != 1 || asked[0].Status != hitl.StatusCancelled || asked[0].Result.Reason != ask.CancelReason {
+					t.Fatalf("interactions asked: %+v; want one, cancelled with reason %s", asked, ask.CancelReason)
+				}
+				if svc.creates != 2 {
+					t.Errorf("%d creates, want 2 (the cut-off one and the repeat)", svc.creates)
+				}
+			})
 			t.Run("ContextAlreadyCancelled", func(t *testing.T) {
 				cctx, cancel := context.WithCancel(ctx)
 				cancel()
@@ -252,14 +279,31 @@ func TestErrors(t *testing.T) {
 				if err != nil {
 					t.Fatalf("list: %v", err)
 				}
-				for _, in := range list {
-					if in.Status != hitl.StatusCancelled {
-						t.Errorf("interaction %s left %s, want cancelled or never created", in.ID, in.Status)
-					}
+				if len(list) > 0 {
+					t.Errorf("a context that had ended asked anyway: %+v", list)
 				}
 			})
 		})
 	}
+}
+
+// cutOff is a Service whose first Create reaches the engine but whose
+// caller's context then ends before the reply: cancel is called, and the
+// caller gets its context's error.
+type cutOff struct {
+	hitl.Service
+	cancel  context.CancelFunc
+	creates int
+}
+
+func (c *cutOff) Create(ctx context.Context, req hitl.CreateRequest) (*hitl.Interaction, bool, error) {
+	c.creates++
+	in, existed, err := c.Service.Create(context.WithoutCancel(ctx), req)
+	if c.creates > 1 {
+		return in, existed, err
+	}
+	c.cancel()
+	return nil, false, ctx.Err()
 }
 
 // pendingOnce is a Service whose first Wait hands the interaction back

@@ -30,7 +30,8 @@ type Options struct {
 	// IdempotencyKey makes retries safe: asking again with the same key
 	// and question waits on the same interaction (and gets its answer if
 	// it already has one); the same key with another question is
-	// hitl.ErrConflict.
+	// hitl.ErrConflict. Empty means a new random key for this call (see
+	// Ask).
 	IdempotencyKey string
 	// SourceAgent names the agent asking, shown to the person.
 	SourceAgent string

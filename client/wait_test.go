@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -92,10 +93,11 @@ func TestAskCancelledContextCancelsInteraction(t *testing.T) {
 func TestAskCancelledDuringCreate(t *testing.T) {
 	t.Parallel()
 	created := make(chan struct{})
+	var creates atomic.Int32
 	ts := hitltest.Start(t, &hitltest.Options{Wrap: func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			h.ServeHTTP(w, r)
-			if r.Method == http.MethodPost && r.URL.Path == "/api/v1/interactions" {
+			if r.Method == http.MethodPost && r.URL.Path == "/api/v1/interactions" && creates.Add(1) == 1 {
 				// The interaction exists, but the agent never hears so.
 				close(created)
 				<-r.Context().Done()

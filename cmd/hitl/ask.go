@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/client"
 )
@@ -68,7 +69,7 @@ func runAsk(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	def := fs.String("default", "", "default `value` (JSON, or else text), pre-filled for the person and\nthe answer with --on-timeout default")
 	timeout := fs.Duration("timeout", 0, "how long to wait for an answer, e.g. 5m (default: the server's, 1h)")
 	onTimeout := fs.String("on-timeout", "", "at the deadline: cancel (exit 2) or default (answer with --default)")
-	key := fs.String("id", "", "idempotency `key`: asking again with the same key and question waits on\nthe same interaction")
+	key := fs.String("id", "", "idempotency `key`: asking again with the same key and question waits on\nthe same interaction (default: a new random key, so that an interrupted\nask can find its question and cancel it)")
 	agent := fs.String("agent", envOr("HITL_AGENT", ""), "agent `name` shown to the person (HITL_AGENT)")
 	base := serverFlag(fs)
 	if code, ok := parse(fs, args, exitError); !ok {
@@ -90,6 +91,11 @@ func runAsk(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if req.Question == "" {
 		return fail("a question is required, as in: hitl ask \"Deploy to production?\"")
+	}
+	if req.IdempotencyKey == "" {
+		// Ctrl-C may land after the server stored the question but before
+		// its reply arrived; with a key, asking again finds it to cancel.
+		req.IdempotencyKey = "hitl-ask-" + uuid.NewString()
 	}
 	if *timeout < 0 {
 		return fail("--timeout must be positive")
@@ -139,15 +145,10 @@ func runAsk(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 // interruptedCreate handles Ctrl-C while the question was being sent: the
-// server may have stored it before its reply arrived. With an idempotency
-// key, sending the request again returns that interaction (or creates it),
-// which is then cancelled; without one, a second request could ask twice,
-// so the person is told what may be left.
+// server may have stored it before its reply arrived. req has an
+// idempotency key (--id, or a random one), so sending it again returns
+// that interaction (or creates it), which is then cancelled.
 func interruptedCreate(ctx context.Context, c *client.Client, req hitl.CreateRequest, stderr io.Writer) int {
-	if req.IdempotencyKey == "" {
-		fmt.Fprintln(stderr, "hitl ask: interrupted while asking; if the server got the question, it is still pending (use --id to make an interrupted ask cancel it)")
-		return exitCancelled
-	}
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelTimeout)
 	defer cancel()
 	in, _, err := c.Create(cctx, req)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -159,37 +160,45 @@ func TestAskOutcomes(t *testing.T) {
 		}
 	})
 
-	t.Run("interrupted while asking", func(t *testing.T) {
-		t.Parallel()
-		// A proxy holds back the reply to the first create, so Ctrl-C
-		// lands after the server stored the question but before ask
-		// heard of it.
-		target, err := url.Parse(srv.URL)
-		if err != nil {
-			t.Fatal(err)
-		}
-		held := make(chan struct{})
-		t.Cleanup(func() { close(held) })
-		var creates atomic.Int32
-		proxy := httputil.NewSingleHostReverseProxy(target)
-		proxy.ModifyResponse = func(resp *http.Response) error {
-			if resp.Request.Method == http.MethodPost && resp.Request.URL.Path == "/api/v1/interactions" && creates.Add(1) == 1 {
-				select {
-				case <-held:
-				case <-resp.Request.Context().Done():
-				}
+	for _, key := range []string{"interrupted-asking", ""} {
+		t.Run("interrupted while asking, --id "+strconv.Quote(key), func(t *testing.T) {
+			t.Parallel()
+			// A proxy holds back the reply to the first create, so Ctrl-C
+			// lands after the server stored the question but before ask
+			// heard of it. Without --id, ask's own random key finds the
+			// question again.
+			target, err := url.Parse(srv.URL)
+			if err != nil {
+				t.Fatal(err)
 			}
-			return nil
-		}
-		front := httptest.NewServer(proxy)
-		t.Cleanup(front.Close)
+			held := make(chan struct{})
+			t.Cleanup(func() { close(held) })
+			var creates atomic.Int32
+			proxy := httputil.NewSingleHostReverseProxy(target)
+			proxy.ModifyResponse = func(resp *http.Response) error {
+				if resp.Request.Method == http.MethodPost && resp.Request.URL.Path == "/api/v1/interactions" && creates.Add(1) == 1 {
+					select {
+					case <-held:
+					case <-resp.Request.Context().Done():
+					}
+				}
+				return nil
+			}
+			front := httptest.NewServer(proxy)
+			t.Cleanup(front.Close)
 
-		p := start(t, "ask", "--server", front.URL, "--id", "interrupted-asking", "--type", "approval", "Stop before you hear back?")
-		interrupt(t, p, c, pendingByKey(t, c, "interrupted-asking"))
-		if n := creates.Load(); n != 2 {
-			t.Errorf("%d creates reached the server, want 2 (the held one and the repeat)", n)
-		}
-	})
+			question := "Stop before you hear back? (--id " + strconv.Quote(key) + ")"
+			args := []string{"ask", "--server", front.URL, "--type", "approval", question}
+			if key != "" {
+				args = append(args[:1], append([]string{"--id", key}, args[1:]...)...)
+			}
+			p := start(t, args...)
+			interrupt(t, p, c, pendingByQuestion(t, c, question))
+			if n := creates.Load(); n != 2 {
+				t.Errorf("%d creates reached the server, want 2 (the held one and the repeat)", n)
+			}
+		})
+	}
 
 	t.Run("idempotent repeat of an answered question", func(t *testing.T) {
 		t.Parallel()
@@ -246,6 +255,26 @@ func TestAskErrors(t *testing.T) {
 // interrupt sends Ctrl-C to a waiting "hitl ask" for in, and checks that it
 // exits as cancelled and that in is cancelled on the server, which it
 // returns.
+// pendingByQuestion waits for the pending interaction asking question and
+// returns it.
+func pendingByQuestion(t *testing.T, c *client.Client, question string) *hitl.Interaction {
+	t.Helper()
+	var found *hitl.Interaction
+	waitFor(t, "question "+strconv.Quote(question)+" to be pending", func() bool {
+		list, _, err := c.List(context.Background(), hitl.ListFilter{Status: hitl.StatusPending, Limit: 500})
+		if err != nil {
+			t.Fatalf("list pending: %v", err)
+		}
+		for _, in := range list {
+			if in.Question == question {
+				found = in
+			}
+		}
+		return found != nil
+	})
+	return found
+}
+
 func interrupt(t *testing.T, p *proc, c *client.Client, in *hitl.Interaction) *hitl.Interaction {
 	t.Helper()
 	if err := p.cmd.Process.Signal(syscall.SIGINT); err != nil {
