@@ -49,26 +49,15 @@ var repollPause = time.Second
 //     the server (reason "agent_cancelled", with a fresh context of a few
 //     seconds so the request can still be sent); the interaction returned is
 //     the cancelled one, or the answered one if an answer won the race.
-//
-// A request without an idempotency key is given a random one, so that if
-// ctx ends during the create — the server may have stored the question
-// before the request was cut off — Ask can send the request again, get
-// that interaction (or create it) and cancel it: no question is left
-// pending with nobody waiting. A ctx that has already ended asks nothing.
+//     That holds during the create too (see Create).
 //
 // Waiting is the Service's: the HTTP client long-polls and rides out a
 // server restart; the engine wakes the waiter the moment the answer lands.
 func Ask(ctx context.Context, svc hitl.Service, req hitl.CreateRequest) (*hitl.Interaction, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if req.IdempotencyKey == "" {
-		req.IdempotencyKey = "ask-" + uuid.NewString()
-	}
-	in, _, err := svc.Create(ctx, req)
+	in, err := Create(ctx, svc, req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return cancelUnheard(ctx, svc, req), ctx.Err()
+			return in, ctx.Err()
 		}
 		return nil, fmt.Errorf("ask: create interaction: %w", err)
 	}
@@ -139,6 +128,32 @@ func cancelDetached(ctx context.Context, svc hitl.Service, in *hitl.Interaction)
 		}
 	}
 	return in
+}
+
+// Create asks req through svc without waiting for the answer, and leaves
+// nothing behind when ctx ends during the create. A request without an
+// idempotency key is given a random one, so that if ctx ends then — the
+// server may have stored the question before its reply was cut off —
+// Create sends the request again with a fresh context of a few seconds,
+// gets that interaction (or creates it) and cancels it: no question is
+// left pending with nobody waiting. It then returns the interaction as it
+// ended up (nil when the server could not be reached) with ctx's error.
+// A ctx that has already ended asks nothing. Other errors are svc's.
+func Create(ctx context.Context, svc hitl.Service, req hitl.CreateRequest) (*hitl.Interaction, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if req.IdempotencyKey == "" {
+		req.IdempotencyKey = "ask-" + uuid.NewString()
+	}
+	in, _, err := svc.Create(ctx, req)
+	switch {
+	case err == nil:
+		return in, nil
+	case ctx.Err() != nil:
+		return cancelUnheard(ctx, svc, req), ctx.Err()
+	}
+	return nil, err
 }
 
 // cancelUnheard cancels the interaction of a create whose reply was cut

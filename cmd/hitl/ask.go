@@ -13,8 +13,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/ask"
 	"github.com/hitl-sh/hitl/client"
 )
 
@@ -69,7 +69,7 @@ func runAsk(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	def := fs.String("default", "", "default `value` (JSON, or else text), pre-filled for the person and\nthe answer with --on-timeout default")
 	timeout := fs.Duration("timeout", 0, "how long to wait for an answer, e.g. 5m (default: the server's, 1h)")
 	onTimeout := fs.String("on-timeout", "", "at the deadline: cancel (exit 2) or default (answer with --default)")
-	key := fs.String("id", "", "idempotency `key`: asking again with the same key and question waits on\nthe same interaction (default: a new random key, so that an interrupted\nask can find its question and cancel it)")
+	key := fs.String("id", "", "idempotency `key`: asking again with the same key and question waits on\nthe same interaction (default: a new random key, so that an interrupted\nask can find its question and cancel it: see ask.Create)")
 	agent := fs.String("agent", envOr("HITL_AGENT", ""), "agent `name` shown to the person (HITL_AGENT)")
 	base := serverFlag(fs)
 	if code, ok := parse(fs, args, exitError); !ok {
@@ -91,11 +91,6 @@ func runAsk(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if req.Question == "" {
 		return fail("a question is required, as in: hitl ask \"Deploy to production?\"")
-	}
-	if req.IdempotencyKey == "" {
-		// Ctrl-C may land after the server stored the question but before
-		// its reply arrived; with a key, asking again finds it to cancel.
-		req.IdempotencyKey = "hitl-ask-" + uuid.NewString()
 	}
 	if *timeout < 0 {
 		return fail("--timeout must be positive")
@@ -121,10 +116,10 @@ func runAsk(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 
 	c := newClient(*base)
-	in, _, err := c.Create(ctx, req)
+	in, err := ask.Create(ctx, c, req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return interruptedCreate(ctx, c, req, stderr)
+			return interruptedCreate(in, stderr)
 		}
 		return fail("%s", errText(err))
 	}
@@ -144,23 +139,19 @@ func runAsk(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return printOutcome(got, stdout, stderr)
 }
 
-// interruptedCreate handles Ctrl-C while the question was being sent: the
-// server may have stored it before its reply arrived. req has an
-// idempotency key (--id, or a random one), so sending it again returns
-// that interaction (or creates it), which is then cancelled.
-func interruptedCreate(ctx context.Context, c *client.Client, req hitl.CreateRequest, stderr io.Writer) int {
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelTimeout)
-	defer cancel()
-	in, _, err := c.Create(cctx, req)
-	if err != nil {
-		fmt.Fprintf(stderr, "hitl ask: interrupted while asking, and could not find the question (key %q) to cancel it: %s\n", req.IdempotencyKey, errText(err))
-		return exitCancelled
-	}
-	if in.Status != hitl.StatusPending {
+// interruptedCreate reports Ctrl-C while the question was being sent:
+// ask.Create has found the question again and cancelled it (in), or could
+// not reach the server (nil).
+func interruptedCreate(in *hitl.Interaction, stderr io.Writer) int {
+	switch {
+	case in == nil:
+		fmt.Fprintln(stderr, "hitl ask: interrupted while asking, and the server could not be reached to cancel the question; if it got it, it is still pending")
+	case in.Status == hitl.StatusCancelled:
+		fmt.Fprintf(stderr, "hitl ask: interrupted; interaction %s cancelled\n", in.ID)
+	default:
 		fmt.Fprintf(stderr, "hitl ask: interrupted; interaction %s is already %s\n", in.ID, in.Status)
-		return exitCancelled
 	}
-	return interrupted(ctx, c, in.ID, stderr)
+	return exitCancelled
 }
 
 // interrupted cancels the interaction after Ctrl-C and returns exitCancelled.
