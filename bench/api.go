@@ -23,7 +23,7 @@ import (
 type api struct {
 	host   string // host:port
 	prefix string // path prefix of the base URL
-	auth   string // the Authorization header (no line end), or ""
+	auth   string // the Authorization header line, or ""
 	idle   chan *httpConn
 }
 
@@ -118,15 +118,14 @@ func (a *api) roundTrip(ctx context.Context, method, path string, body []byte) (
 	b = append(b, path...)
 	b = append(b, " HTTP/1.1\r\nHost: "...)
 	b = append(b, a.host...)
-	if a.auth != "" {
-		b = append(b, "\r\n"...)
-		b = append(b, a.auth...)
-	}
+	b = append(b, "\r\n"...)
+	b = append(b, a.auth...)
 	if body != nil {
-		b = append(b, "\r\nContent-Type: application/json\r\nContent-Length: "...)
+		b = append(b, "Content-Type: application/json\r\nContent-Length: "...)
 		b = strconv.AppendInt(b, int64(len(body)), 10)
+		b = append(b, "\r\n"...)
 	}
-	b = append(b, "\r\n\r\n"...)
+	b = append(b, "\r\n"...)
 	b = append(b, body...)
 	hc.buf = b
 	_, err := hc.c.Write(b)

@@ -59,13 +59,11 @@ func floorHTTP(ctx context.Context, n int) (dist, error) {
 // back to back (the disk and the idle CPUs wake up), and the sequential
 // answer → unblock figure answers after such a pause (settle).
 func floorCommit(ctx context.Context, dir string, n int, idle time.Duration) (dist, error) {
-	path := filepath.Join(dir, fmt.Sprintf("floor-%s.db", idle))
-	db, err := sql.Open("sqlite", "file:"+path+"?_journal_mode=WAL&_synchronous=FULL&_txlock=immediate&_busy_timeout=5000")
+	db, err := openFloorDB(filepath.Join(dir, fmt.Sprintf("floor-%s.db", idle)))
 	if err != nil {
 		return dist{}, fmt.Errorf("floor commit: %w", err)
 	}
 	defer db.Close()
-	db.SetMaxOpenConns(1)
 	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)`); err != nil {
 		return dist{}, fmt.Errorf("floor commit: %w", err)
 	}
@@ -95,6 +93,17 @@ func floorCommit(ctx context.Context, dir string, n int, idle time.Duration) (di
 		}
 	}
 	return summarize(samples), nil
+}
+
+// openFloorDB opens the SQLite file at path as the floors use it: WAL,
+// synchronous=FULL, BEGIN IMMEDIATE, one connection.
+func openFloorDB(path string) (*sql.DB, error) {
+	db, err := sql.Open("sqlite", "file:"+path+"?_journal_mode=WAL&_synchronous=FULL&_txlock=immediate&_busy_timeout=5000")
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	return db, nil
 }
 
 // floorCommitPostgres measures n bare durable commits on the PostgreSQL

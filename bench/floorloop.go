@@ -48,12 +48,10 @@ type loopServer struct {
 // startLoopServer serves the loop floor on a loopback port, with its
 // database in a new file in dir.
 func startLoopServer(ctx context.Context, dir string) (*loopServer, error) {
-	path := filepath.Join(dir, "floor-loop.db")
-	db, err := sql.Open("sqlite", "file:"+path+"?_journal_mode=WAL&_synchronous=FULL&_txlock=immediate&_busy_timeout=5000")
+	db, err := openFloorDB(filepath.Join(dir, "floor-loop.db"))
 	if err != nil {
 		return nil, fmt.Errorf("floor loop: %w", err)
 	}
-	db.SetMaxOpenConns(1)
 	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS answers (id TEXT PRIMARY KEY, v TEXT NOT NULL)`); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("floor loop: %w", err)

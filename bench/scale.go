@@ -158,11 +158,8 @@ func streams(ctx context.Context, srv *Server, waiters, subscribers, trials int,
 			return err
 		}
 		polls[i] = c
-		req := "GET " + u.Path + "/api/v1/interactions/" + questions[i%len(questions)] + "/wait?timeout=300 HTTP/1.1\r\nHost: " + u.Host + "\r\n"
-		if h := srv.authHeader(); h != "" {
-			req += h + "\r\n"
-		}
-		req += "\r\n"
+		req := "GET " + u.Path + "/api/v1/interactions/" + questions[i%len(questions)] + "/wait?timeout=300 HTTP/1.1\r\nHost: " + u.Host + "\r\n" +
+			srv.authHeader() + "\r\n"
 		_, err = io.WriteString(c, req)
 		return err
 	})

@@ -32,13 +32,13 @@ type Server struct {
 	Token string
 }
 
-// authHeader is the Authorization header for s's token, without its line
-// end, or "".
+// authHeader is the Authorization header line (CRLF included) for s's
+// token, or "".
 func (s *Server) authHeader() string {
 	if s.Token == "" {
 		return ""
 	}
-	return "Authorization: Bearer " + s.Token
+	return "Authorization: Bearer " + s.Token + "\r\n"
 }
 
 // Existing returns a Launch function that hands every phase the running

@@ -57,11 +57,8 @@ func dialWS(ctx context.Context, srv *Server, laddr net.Addr) (*wsConn, error) {
 		"Host: " + u.Host + "\r\n" +
 		"Upgrade: websocket\r\nConnection: Upgrade\r\n" +
 		"Sec-WebSocket-Key: " + base64.StdEncoding.EncodeToString(key[:]) + "\r\n" +
-		"Sec-WebSocket-Version: 13\r\n"
-	if h := srv.authHeader(); h != "" {
-		req += h + "\r\n"
-	}
-	req += "\r\n"
+		"Sec-WebSocket-Version: 13\r\n" +
+		srv.authHeader() + "\r\n"
 	if d, ok := ctx.Deadline(); ok {
 		_ = c.SetDeadline(d)
 	}
