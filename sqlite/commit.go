@@ -154,8 +154,7 @@ func failAll(batch []*writeReq, err error) {
 func (s *Store) commitTogether(tx *sql.Tx, batch []*writeReq) bool {
 	ran := 0
 	for _, r := range batch {
-		if err := r.ctx.Err(); err != nil {
-			r.err = err // gave up before its turn: nothing was written
+		if gaveUp(r) {
 			continue
 		}
 		if err := r.fn(context.WithoutCancel(r.ctx), tx); err != nil {
@@ -167,13 +166,7 @@ func (s *Store) commitTogether(tx *sql.Tx, batch []*writeReq) bool {
 		}
 		ran++
 	}
-	if ran == 0 {
-		_ = tx.Rollback()
-		return true
-	}
-	if err := tx.Commit(); err != nil {
-		failAll(batch, fmt.Errorf("commit: %w", err))
-	}
+	commitRan(tx, batch, ran)
 	return true
 }
 
@@ -182,8 +175,7 @@ func (s *Store) commitTogether(tx *sql.Tx, batch []*writeReq) bool {
 func (s *Store) commitApart(tx *sql.Tx, batch []*writeReq) {
 	ran := 0
 	for _, r := range batch {
-		if err := r.ctx.Err(); err != nil {
-			r.err = err // gave up before its turn: nothing was written
+		if gaveUp(r) {
 			continue
 		}
 		if _, err := tx.Exec(`SAVEPOINT w`); err != nil {
@@ -209,6 +201,19 @@ func (s *Store) commitApart(tx *sql.Tx, batch []*writeReq) {
 		}
 		ran++
 	}
+	commitRan(tx, batch, ran)
+}
+
+// gaveUp reports whether r's caller gave up before its turn, setting r.err
+// to why: nothing of r is written.
+func gaveUp(r *writeReq) bool {
+	r.err = r.ctx.Err()
+	return r.err != nil
+}
+
+// commitRan commits tx, which holds ran writes of batch, or rolls it back
+// when it holds none.
+func commitRan(tx *sql.Tx, batch []*writeReq, ran int) {
 	if ran == 0 {
 		_ = tx.Rollback()
 		return
