@@ -237,7 +237,9 @@ func (c *wsConn) write(bufs net.Buffers, closing, fast bool) bool {
 
 // writeWithin writes bufs within d, and removes what was written from
 // bufs. It reports whether all was written; false with a nil error means
-// d passed first.
+// d passed first. The deadline is cleared again once the write is done: a
+// deadline left behind would fail every later write on the connection
+// once it passed, the hub's deadline-free writeNow included.
 func writeWithin(nc net.Conn, bufs *net.Buffers, d time.Duration) (bool, error) {
 	if err := nc.SetWriteDeadline(time.Now().Add(d)); err != nil {
 		return false, err
@@ -246,7 +248,13 @@ func writeWithin(nc net.Conn, bufs *net.Buffers, d time.Duration) (bool, error) 
 	if errors.Is(err, os.ErrDeadlineExceeded) {
 		return false, nil
 	}
-	return err == nil, err
+	if err != nil {
+		return false, err
+	}
+	if err := nc.SetWriteDeadline(time.Time{}); err != nil {
+		return false, err
+	}
+	return true, nil
 }
 
 // consume removes the first n bytes from bufs.

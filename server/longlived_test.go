@@ -1,0 +1,142 @@
+package server_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// heldFor is how long the long-lived stream tests keep a connection open:
+// past two WebSocket pings (every 30 s), several SSE keepalives (every
+// 15 s), and well past every write timeout (10 s), so that anything the
+// first minute of a connection leaves behind shows.
+const heldFor = 65 * time.Second
+
+// heldRounds is how many times, spread over heldFor, the long-lived tests
+// ask, answer and cancel.
+const heldRounds = 5
+
+// wsReader reads a WebSocket for the test's whole life in the background,
+// as a browser does (answering the server's pings as it reads), and hands
+// each message on.
+type wsReader struct {
+	msgs <-chan map[string]any // closed when the connection ends
+	err  *error                // why it ended, once msgs is closed
+}
+
+func readWSInBackground(t *testing.T, c *websocket.Conn) *wsReader {
+	t.Helper()
+	ch := make(chan map[string]any, 64)
+	r := &wsReader{msgs: ch, err: new(error)}
+	go func() {
+		defer close(ch)
+		for {
+			_, data, err := c.Read(t.Context())
+			if err != nil {
+				*r.err = err
+				return
+			}
+			var m map[string]any
+			if err := json.Unmarshal(data, &m); err != nil {
+				*r.err = fmt.Errorf("decode %s: %w", data, err)
+				return
+			}
+			ch <- m
+		}
+	}()
+	return r
+}
+
+// expect waits for the next message and checks its type and interaction.
+func (r *wsReader) expect(t *testing.T, typ, id string) {
+	t.Helper()
+	select {
+	case m, ok := <-r.msgs:
+		if !ok {
+			t.Fatalf("the WebSocket ended while waiting for %s %s: %v", typ, id, *r.err)
+		}
+		if m["type"] != typ || m["interaction_id"] != id {
+			t.Fatalf("got %v %v, want %s %s: %v", m["type"], m["interaction_id"], typ, id, m)
+		}
+	case <-time.After(streamTimeout):
+		t.Fatalf("no %s for %s within %s", typ, id, streamTimeout)
+	}
+}
+
+// heldRound asks a question, answers it, asks another and cancels it,
+// expecting the three kinds of message a live client must get.
+func (ts *testServer) heldRound(t *testing.T, round int, expect func(typ, id string)) {
+	t.Helper()
+	asked := ts.create(t, map[string]any{"interaction_type": "approval", "question": fmt.Sprintf("Round %d: ship it?", round)})
+	expect("hitl:question", asked.ID)
+	ts.mustDo(t, "POST", "/api/v1/interactions/"+asked.ID+"/respond", map[string]any{"value": true}, http.StatusOK, nil)
+	expect("hitl:resolved", asked.ID)
+	dropped := ts.create(t, map[string]any{"question": fmt.Sprintf("Round %d: name?", round)})
+	expect("hitl:question", dropped.ID)
+	ts.mustDo(t, "POST", "/api/v1/interactions/"+dropped.ID+"/cancel", nil, http.StatusOK, nil)
+	expect("hitl:cancel", dropped.ID)
+}
+
+// everyRound calls round(i) heldRounds times, spread evenly over heldFor,
+// the last at its end.
+func everyRound(t *testing.T, round func(i int)) {
+	t.Helper()
+	tick := time.NewTicker(heldFor / heldRounds)
+	defer tick.Stop()
+	for i := range heldRounds {
+		select {
+		case <-tick.C:
+		case <-t.Context().Done():
+			return
+		}
+		round(i)
+	}
+}
+
+// A WebSocket that replayed a pending question stays open and keeps
+// delivering: the replay's write must leave no deadline on the connection
+// behind it (it once did, and every open inbox dropped at its first ping).
+func TestWebSocketHeldOpenWithPendingQuestions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("holds a connection for over a minute")
+	}
+	t.Parallel()
+	ts := newTestServer(t)
+	waiting := ts.create(t, map[string]any{"question": "Still there?"})
+
+	c := dialWS(t, ts, nil)
+	r := readWSInBackground(t, c)
+	r.expect(t, "hitl:question", waiting.ID) // the replay
+	everyRound(t, func(i int) {
+		ts.heldRound(t, i, func(typ, id string) { r.expect(t, typ, id) })
+	})
+	// The question pending since the start is still delivered about.
+	ts.mustDo(t, "POST", "/api/v1/interactions/"+waiting.ID+"/respond", map[string]any{"value": "yes"}, http.StatusOK, nil)
+	r.expect(t, "hitl:resolved", waiting.ID)
+	if got := ts.API.WebSockets(); got != 1 {
+		t.Errorf("open WebSockets after %s: %d, want 1", heldFor, got)
+	}
+}
+
+// The same over Server-Sent Events, whose writes also carry deadlines.
+func TestSSEHeldOpenWithPendingQuestions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("holds a connection for over a minute")
+	}
+	t.Parallel()
+	ts := newTestServer(t)
+	waiting := ts.create(t, map[string]any{"question": "Still there?"})
+
+	s := openSSE(t, ts, "", "")
+	defer s.Close()
+	s.expect(t, "hitl:question", waiting.ID, 0)
+	everyRound(t, func(i int) {
+		ts.heldRound(t, i, func(typ, id string) { s.expect(t, typ, id, 0) })
+	})
+	ts.mustDo(t, "POST", "/api/v1/interactions/"+waiting.ID+"/respond", map[string]any{"value": "yes"}, http.StatusOK, nil)
+	s.expect(t, "hitl:resolved", waiting.ID, 0)
+}
