@@ -135,4 +135,3 @@ func newFeedbackRequest(in *hitl.Interaction) feedbackRequest {
 	}
 	return fr
 }
-
