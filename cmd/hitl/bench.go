@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hitl-sh/hitl/bench"
+	"github.com/hitl-sh/hitl/internal/bench"
 )
 
 // runBench measures a hitl server end to end against the machine's floor.
