@@ -18,7 +18,8 @@ func (r Role) Valid() bool {
 	return r == RoleAgent || r == RoleResponder || r == RoleAdmin
 }
 
-// Messages of the refusals below; the second is the second seed's wording.
+// Messages of the refusals below; the second is the AI-Parrot HITL
+// contract's wording.
 const (
 	msgAgentsCannotAnswer  = "agents cannot answer"
 	msgNotIntended         = "forbidden: not the intended respondent"
