@@ -18,8 +18,7 @@ func (r Role) Valid() bool {
 	return r == RoleAgent || r == RoleResponder || r == RoleAdmin
 }
 
-// Messages of the refusals below; the second is the AI-Parrot HITL
-// contract's wording.
+// Messages of the refusals below.
 const (
 	msgAgentsCannotAnswer  = "agents cannot answer"
 	msgNotIntended         = "forbidden: not the intended respondent"
