@@ -68,6 +68,8 @@ func Run(t *testing.T, newStore func(t *testing.T) hitl.Store) {
 		{"LastEventSeq", testLastEventSeq},
 		{"TextNUL", testTextNUL},
 		{"Ping", testPing},
+		{"ListenCatchesUp", testListenCatchesUp},
+		{"ListenReportsCommits", testListenReportsCommits},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
