@@ -1,0 +1,342 @@
+// Package claudetest runs the real Claude Code CLI against a scripted fake
+// Anthropic Messages API on loopback, for tests only. Its own tests confirm,
+// against the installed version, the shapes Claude Code sends to and
+// accepts from hooks and permission-prompt tools; testdata/README.md writes
+// them down.
+package claudetest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// Model is the model name the fake API reports in its replies.
+const Model = "claude-sonnet-4-5"
+
+// Turn is one reply of the scripted model: a tool call, or final text.
+type Turn struct {
+	// Tool is the tool to call; "" means the turn is Text.
+	Tool string
+	// Input is the tool call's input, marshalled to JSON.
+	Input any
+	// ID is the tool_use id; "" means toolu_<n> for the n-th turn.
+	ID string
+	// Text is the final answer when Tool is "".
+	Text string
+}
+
+// ToolUse returns a turn in which the model calls tool with input.
+func ToolUse(tool string, input any) Turn { return Turn{Tool: tool, Input: input} }
+
+// Text returns a turn in which the model answers text and stops.
+func Text(text string) Turn { return Turn{Text: text} }
+
+// Request is one POST /v1/messages the fake API received.
+type Request struct {
+	// Path is the request's path and query.
+	Path string
+	// Header is the request's header.
+	Header http.Header
+	// Body is the request body as sent.
+	Body json.RawMessage
+	// Turn is the index of the scripted turn it was answered with; -1 for a
+	// request outside the conversation (no tools offered).
+	Turn int
+}
+
+// API is a scripted fake of the Anthropic Messages API. A request's place in
+// the script is the number of assistant messages it already holds, so a
+// retried request gets the same turn again.
+type API struct {
+	*httptest.Server
+
+	t     testing.TB
+	turns []Turn
+
+	mu       sync.Mutex
+	requests []Request
+	other    []string // unexpected requests, "METHOD path"
+	waiters  []waiter
+}
+
+// waiter is a channel to close once n conversation requests have arrived.
+type waiter struct {
+	n  int
+	ch chan struct{}
+}
+
+// NewAPI starts a fake Messages API that plays turns. It stops when the test
+// ends. Past the end of the script it answers "done".
+func NewAPI(t testing.TB, turns ...Turn) *API {
+	t.Helper()
+	a := &API{t: t, turns: turns}
+	a.Server = httptest.NewServer(http.HandlerFunc(a.serve))
+	t.Cleanup(a.Close)
+	return a
+}
+
+// Requests returns the conversation requests received so far, in order.
+func (a *API) Requests() []Request {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]Request(nil), a.requests...)
+}
+
+// Received returns a channel that is closed once n conversation requests
+// (those that offer tools) have arrived.
+func (a *API) Received(n int) <-chan struct{} {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	ch := make(chan struct{})
+	if a.conversation() >= n {
+		close(ch)
+		return ch
+	}
+	a.waiters = append(a.waiters, waiter{n, ch})
+	return ch
+}
+
+// conversation counts the conversation requests so far; a.mu is held.
+func (a *API) conversation() int {
+	n := 0
+	for _, r := range a.requests {
+		if r.Turn >= 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// Unexpected returns the requests that were neither HEAD / nor
+// POST /v1/messages, as "METHOD path".
+func (a *API) Unexpected() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]string(nil), a.other...)
+}
+
+func (a *API) serve(w http.ResponseWriter, r *http.Request) {
+	switch {
+	case r.Method == http.MethodHead || (r.Method == http.MethodGet && r.URL.Path == "/"):
+		w.WriteHeader(http.StatusOK)
+	case r.Method == http.MethodPost && r.URL.Path == "/v1/messages":
+		a.serveMessages(w, r)
+	case r.Method == http.MethodPost && r.URL.Path == "/v1/messages/count_tokens":
+		a.note(r)
+		writeJSON(w, http.StatusOK, map[string]int{"input_tokens": 100})
+	case r.Method == http.MethodGet && r.URL.Path == "/v1/models":
+		a.note(r)
+		writeJSON(w, http.StatusOK, map[string]any{
+			"data":     []any{map[string]any{"type": "model", "id": Model, "display_name": "Claude Sonnet 4.5", "created_at": "2025-09-29T00:00:00Z"}},
+			"has_more": false, "first_id": Model, "last_id": Model,
+		})
+	default:
+		a.note(r)
+		writeJSON(w, http.StatusNotFound, map[string]any{
+			"type":  "error",
+			"error": map[string]string{"type": "not_found_error", "message": "the fake Messages API has no " + r.URL.Path},
+		})
+	}
+}
+
+// note records and logs a request the CLI was not expected to send.
+func (a *API) note(r *http.Request) {
+	a.mu.Lock()
+	a.other = append(a.other, r.Method+" "+r.URL.RequestURI())
+	a.mu.Unlock()
+	a.t.Logf("fake Messages API: unexpected %s %s", r.Method, r.URL.RequestURI())
+}
+
+// messagesRequest is the part of a Messages API request the fake reads.
+type messagesRequest struct {
+	Stream   bool `json:"stream"`
+	Messages []struct {
+		Role string `json:"role"`
+	} `json:"messages"`
+	Tools []json.RawMessage `json:"tools"`
+}
+
+func (a *API) serveMessages(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	var req messagesRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		writeJSON(w, http.StatusBadRequest, map[string]any{
+			"type": "error", "error": map[string]string{"type": "invalid_request_error", "message": err.Error()},
+		})
+		return
+	}
+	n := -1
+	turn := Text("ok")
+	if len(req.Tools) > 0 {
+		n = 0
+		for _, m := range req.Messages {
+			if m.Role == "assistant" {
+				n++
+			}
+		}
+		turn = Text("done")
+		if n < len(a.turns) {
+			turn = a.turns[n]
+		}
+	}
+	a.mu.Lock()
+	a.requests = append(a.requests, Request{Path: r.URL.RequestURI(), Header: r.Header.Clone(), Body: body, Turn: n})
+	got, waiting := a.conversation(), a.waiters[:0]
+	for _, w := range a.waiters {
+		if got >= w.n {
+			close(w.ch)
+		} else {
+			waiting = append(waiting, w)
+		}
+	}
+	a.waiters = waiting
+	a.mu.Unlock()
+	if turn.Tool != "" && turn.ID == "" {
+		turn.ID = fmt.Sprintf("toolu_%02d", n)
+	}
+	if req.Stream {
+		streamTurn(w, turn)
+		return
+	}
+	writeJSON(w, http.StatusOK, message(turn, true))
+}
+
+// message returns turn as a whole Messages API message; with content false
+// its content is empty, as in message_start.
+func message(turn Turn, content bool) map[string]any {
+	m := map[string]any{
+		"id": "msg_fake", "type": "message", "role": "assistant", "model": Model,
+		"content": []any{}, "stop_reason": nil, "stop_sequence": nil,
+		"usage": map[string]int{"input_tokens": 100, "output_tokens": 1},
+	}
+	if !content {
+		return m
+	}
+	m["content"] = []any{block(turn, true)}
+	m["stop_reason"] = stopReason(turn)
+	return m
+}
+
+// block returns turn's content block, whole or (full false) as in
+// content_block_start.
+func block(turn Turn, full bool) map[string]any {
+	if turn.Tool == "" {
+		text := ""
+		if full {
+			text = turn.Text
+		}
+		return map[string]any{"type": "text", "text": text}
+	}
+	input := any(map[string]any{})
+	if full {
+		input = turn.Input
+	}
+	return map[string]any{"type": "tool_use", "id": turn.ID, "name": turn.Tool, "input": input}
+}
+
+func stopReason(turn Turn) string {
+	if turn.Tool != "" {
+		return "tool_use"
+	}
+	return "end_turn"
+}
+
+// streamTurn writes turn as the Messages API's server-sent events.
+func streamTurn(w http.ResponseWriter, turn Turn) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	event := func(name string, data any) {
+		b, _ := json.Marshal(data)
+		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, b)
+	}
+	event("message_start", map[string]any{"type": "message_start", "message": message(turn, false)})
+	event("content_block_start", map[string]any{"type": "content_block_start", "index": 0, "content_block": block(turn, false)})
+	if turn.Tool == "" {
+		event("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
+			"delta": map[string]string{"type": "text_delta", "text": turn.Text}})
+	} else {
+		input, _ := json.Marshal(turn.Input)
+		// Sent in two pieces, as the real API splits its JSON.
+		half := len(input) / 2
+		for _, part := range []string{string(input[:half]), string(input[half:])} {
+			event("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
+				"delta": map[string]string{"type": "input_json_delta", "partial_json": part}})
+		}
+	}
+	event("content_block_stop", map[string]any{"type": "content_block_stop", "index": 0})
+	event("message_delta", map[string]any{"type": "message_delta",
+		"delta": map[string]any{"stop_reason": stopReason(turn), "stop_sequence": nil},
+		"usage": map[string]int{"output_tokens": 10}})
+	event("message_stop", map[string]any{"type": "message_stop"})
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
+
+// ToolResult returns the tool_result for the tool call with id, as the model
+// received it in a later request: its content flattened to text, and
+// is_error. ok is false when no request holds it.
+func (a *API) ToolResult(id string) (content string, isError bool, ok bool) {
+	for _, req := range a.Requests() {
+		var body struct {
+			Messages []struct {
+				Content json.RawMessage `json:"content"`
+			} `json:"messages"`
+		}
+		if json.Unmarshal(req.Body, &body) != nil {
+			continue
+		}
+		for _, m := range body.Messages {
+			var blocks []struct {
+				Type      string          `json:"type"`
+				ToolUseID string          `json:"tool_use_id"`
+				Content   json.RawMessage `json:"content"`
+				IsError   bool            `json:"is_error"`
+			}
+			if json.Unmarshal(m.Content, &blocks) != nil {
+				continue
+			}
+			for _, b := range blocks {
+				if b.Type == "tool_result" && b.ToolUseID == id {
+					return flatten(b.Content), b.IsError, true
+				}
+			}
+		}
+	}
+	return "", false, false
+}
+
+// flatten returns a tool_result's content as text: a string as it is, a
+// list of blocks as their texts joined by newlines.
+func flatten(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var blocks []struct {
+		Text string `json:"text"`
+	}
+	json.Unmarshal(raw, &blocks)
+	var texts []string
+	for _, b := range blocks {
+		texts = append(texts, b.Text)
+	}
+	return strings.Join(texts, "\n")
+}

@@ -1,0 +1,238 @@
+package claudetest
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// Version is the Claude Code version test.sh installs and the fixtures in
+// testdata were confirmed against.
+const Version = "2.1.332"
+
+// RequireEnv is the environment variable that, set to 1, makes a missing
+// Claude Code binary fail the test instead of skipping it (test.sh sets it).
+const RequireEnv = "HITL_TEST_REQUIRE_CLAUDE"
+
+// Binary returns the path of the Claude Code binary test.sh installs into
+// this package's testdata, or "" when it is not there.
+func Binary() string {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		return ""
+	}
+	path := filepath.Join(filepath.Dir(file), "testdata", "node_modules", "@anthropic-ai", "claude-code", "bin", "claude.exe")
+	if _, err := os.Stat(path); err != nil {
+		return ""
+	}
+	return path
+}
+
+// RequireBinary returns the Claude Code binary's path. When it is missing it
+// skips the test, or fails it if HITL_TEST_REQUIRE_CLAUDE is 1.
+func RequireBinary(t testing.TB) string {
+	t.Helper()
+	bin := Binary()
+	if bin != "" {
+		return bin
+	}
+	msg := "Claude Code is not installed in internal/claudetest/testdata/node_modules (./test.sh installs @anthropic-ai/claude-code@" + Version + ")"
+	if os.Getenv(RequireEnv) == "1" {
+		t.Fatalf("%s; %s=1, so this fails", msg, RequireEnv)
+	}
+	t.Skip(msg)
+	return ""
+}
+
+// Options configures Start and RunCLI.
+type Options struct {
+	// API is the fake Messages API the CLI talks to; required.
+	API *API
+	// Prompt is the user prompt: passed to -p, or sent as the first user
+	// message with Stream.
+	Prompt string
+	// Settings, if not nil, is marshalled to the scratch directory's
+	// .claude/settings.json (hooks, permissions, …).
+	Settings any
+	// MCPConfig, if not nil, is marshalled to .mcp.json in the scratch
+	// directory and passed with --mcp-config and --strict-mcp-config.
+	MCPConfig any
+	// Args are further arguments, after -p and the output format.
+	Args []string
+	// Stream runs the CLI as the Agent SDK does: --input-format stream-json
+	// and --output-format stream-json (with --verbose). Process.Send writes
+	// to its standard input, which stays open until Process.CloseStdin;
+	// Process.Next reads its output. Without Stream the output format is
+	// json and standard input is empty.
+	Stream bool
+	// Env holds further environment variables, "NAME=value".
+	Env []string
+	// Files are written into the scratch directory before the run, by path
+	// relative to it.
+	Files map[string]string
+	// Timeout bounds the run; 0 means 60 seconds.
+	Timeout time.Duration
+}
+
+// Run is one finished run of the CLI.
+type Run struct {
+	// Dir is the scratch working directory; Home is its HOME.
+	Dir, Home string
+	// Stdout and Stderr are the CLI's output.
+	Stdout, Stderr []byte
+	// ExitCode is the CLI's exit status.
+	ExitCode int
+	// Result is the run's result object: stdout with the json output
+	// format, the last line of type "result" with stream-json; nil if none.
+	Result *Result
+}
+
+// Result is the result object the CLI prints at the end of a run.
+type Result struct {
+	Type              string             `json:"type"`
+	Subtype           string             `json:"subtype"`
+	IsError           bool               `json:"is_error"`
+	Result            string             `json:"result"`
+	SessionID         string             `json:"session_id"`
+	NumTurns          int                `json:"num_turns"`
+	PermissionDenials []PermissionDenial `json:"permission_denials"`
+}
+
+// PermissionDenial is one tool call the run refused, as listed in Result.
+type PermissionDenial struct {
+	ToolName  string          `json:"tool_name"`
+	ToolUseID string          `json:"tool_use_id"`
+	ToolInput json.RawMessage `json:"tool_input"`
+}
+
+// RunCLI runs the CLI to the end; see Start.
+func RunCLI(t testing.TB, opts Options) *Run {
+	t.Helper()
+	return Start(t, opts).Wait()
+}
+
+// Start prepares a scratch directory and HOME (in t.TempDir()), writes the
+// settings, and starts the CLI in it against opts.API. Wait finishes it; it
+// is killed if it outlives the test or opts.Timeout.
+func Start(t testing.TB, opts Options) *Process {
+	t.Helper()
+	bin := RequireBinary(t)
+	if opts.API == nil {
+		t.Fatal("claudetest.Start: Options.API is required")
+	}
+	root := t.TempDir()
+	dir, home := filepath.Join(root, "work"), filepath.Join(root, "home")
+	args := prepare(t, dir, home, opts)
+	timeout := opts.Timeout
+	if timeout == 0 {
+		timeout = 60 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(Env(opts.API.URL, home), opts.Env...)
+	cmd.WaitDelay = 5 * time.Second
+	p := newProcess(t, cmd, cancel, &Run{Dir: dir, Home: home})
+	if opts.Stream {
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			cancel()
+			t.Fatal(err)
+		}
+		p.stdin = stdin
+	}
+	if err := cmd.Start(); err != nil {
+		cancel()
+		t.Fatalf("start claude: %v", err)
+	}
+	go func() {
+		p.err = cmd.Wait()
+		close(p.done)
+	}()
+	t.Cleanup(func() { p.Wait() })
+	if opts.Stream && opts.Prompt != "" {
+		p.Send(UserMessage(opts.Prompt))
+	}
+	return p
+}
+
+// prepare writes the scratch directory dir and HOME home, and returns the
+// CLI's arguments.
+func prepare(t testing.TB, dir, home string, opts Options) []string {
+	t.Helper()
+	for path, content := range opts.Files {
+		writeFile(t, filepath.Join(dir, path), []byte(content))
+	}
+	mkdir(t, dir)
+	// The scratch directory is a trusted workspace, as a project one has
+	// worked in: without this, -p ignores the permission rules of its
+	// .claude/settings.json.
+	writeJSONFile(t, filepath.Join(home, ".claude.json"), map[string]any{
+		"projects": map[string]any{dir: map[string]any{"hasTrustDialogAccepted": true}},
+	})
+	args := []string{"-p"}
+	if opts.Stream {
+		args = append(args, "--input-format", "stream-json", "--output-format", "stream-json", "--verbose")
+	} else {
+		args = append(args, opts.Prompt, "--output-format", "json")
+	}
+	if opts.Settings != nil {
+		writeJSONFile(t, filepath.Join(dir, ".claude", "settings.json"), opts.Settings)
+	}
+	if opts.MCPConfig != nil {
+		path := filepath.Join(dir, ".mcp.json")
+		writeJSONFile(t, path, opts.MCPConfig)
+		args = append(args, "--mcp-config", path, "--strict-mcp-config")
+	}
+	return append(args, opts.Args...)
+}
+
+// Env returns the environment the CLI runs in: the fake API at baseURL, a
+// test key, HOME, and no traffic beyond the Messages API.
+func Env(baseURL, home string) []string {
+	return []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + home,
+		"TMPDIR=" + os.TempDir(),
+		"ANTHROPIC_BASE_URL=" + baseURL,
+		"ANTHROPIC_API_KEY=test",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+		"DISABLE_TELEMETRY=1",
+		"DISABLE_AUTOUPDATER=1",
+		"DISABLE_ERROR_REPORTING=1",
+	}
+}
+
+// UserMessage returns a stream-json user message holding text.
+func UserMessage(text string) map[string]any {
+	return map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": text}}
+}
+
+func mkdir(t testing.TB, dir string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeFile(t testing.TB, path string, b []byte) {
+	t.Helper()
+	mkdir(t, filepath.Dir(path))
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeJSONFile(t testing.TB, path string, v any) {
+	t.Helper()
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatalf("marshal %s: %v", path, err)
+	}
+	writeFile(t, path, b)
+}
