@@ -39,6 +39,22 @@ if ! grep -qs "\"version\": \"$AXE_VERSION\"" ui/testdata/node_modules/axe-core/
     --prefix ui/testdata "axe-core@$AXE_VERSION" >/dev/null
 fi
 
+echo "== claude code (internal/claudetest)"
+# The internal/claudetest tests run the real Claude Code CLI against a fake
+# Messages API on loopback. It comes from the npm registry (a native binary
+# of ~400 MB, in an optional dependency) into the git-ignored
+# internal/claudetest/testdata/node_modules, pinned to the version the
+# fixtures there were confirmed against; installed only when missing.
+CLAUDE_CODE_VERSION=2.1.332
+claude=internal/claudetest/testdata/node_modules/@anthropic-ai/claude-code/bin/claude.exe
+if ! "$claude" --version 2>/dev/null | grep -q "^$CLAUDE_CODE_VERSION "; then
+  npm install --no-save --no-package-lock --no-audit --no-fund --loglevel=error \
+    --prefix internal/claudetest/testdata "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION" >/dev/null
+  "$claude" --version | grep -q "^$CLAUDE_CODE_VERSION "
+fi
+# Set, so the Claude Code tests fail rather than skip when it is missing.
+export HITL_TEST_REQUIRE_CLAUDE=1
+
 echo "== gofmt"
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
 if [ -n "$unformatted" ]; then

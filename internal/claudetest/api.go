@@ -16,7 +16,8 @@ import (
 	"testing"
 )
 
-// Model is the model name the fake API reports in its replies.
+// Model is the model the fake API lists; its replies name the model
+// each request asked for.
 const Model = "claude-sonnet-4-5"
 
 // Turn is one reply of the scripted model: a tool call, or final text.
@@ -61,7 +62,7 @@ type API struct {
 
 	mu       sync.Mutex
 	requests []Request
-	other    []string // unexpected requests, "METHOD path"
+	other    []string // the other requests, "METHOD path"
 	waiters  []waiter
 }
 
@@ -113,9 +114,9 @@ func (a *API) conversation() int {
 	return n
 }
 
-// Unexpected returns the requests that were neither HEAD / nor
-// POST /v1/messages, as "METHOD path".
-func (a *API) Unexpected() []string {
+// Others returns the requests other than POST /v1/messages, in order, as
+// "METHOD path".
+func (a *API) Others() []string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return append([]string(nil), a.other...)
@@ -123,21 +124,22 @@ func (a *API) Unexpected() []string {
 
 func (a *API) serve(w http.ResponseWriter, r *http.Request) {
 	switch {
-	case r.Method == http.MethodHead || (r.Method == http.MethodGet && r.URL.Path == "/"):
+	case (r.Method == http.MethodHead || r.Method == http.MethodGet) && r.URL.Path == "/":
+		a.note(r, false) // the CLI's connectivity check
 		w.WriteHeader(http.StatusOK)
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/messages":
 		a.serveMessages(w, r)
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/messages/count_tokens":
-		a.note(r)
+		a.note(r, true)
 		writeJSON(w, http.StatusOK, map[string]int{"input_tokens": 100})
 	case r.Method == http.MethodGet && r.URL.Path == "/v1/models":
-		a.note(r)
+		a.note(r, true)
 		writeJSON(w, http.StatusOK, map[string]any{
 			"data":     []any{map[string]any{"type": "model", "id": Model, "display_name": "Claude Sonnet 4.5", "created_at": "2025-09-29T00:00:00Z"}},
 			"has_more": false, "first_id": Model, "last_id": Model,
 		})
 	default:
-		a.note(r)
+		a.note(r, true)
 		writeJSON(w, http.StatusNotFound, map[string]any{
 			"type":  "error",
 			"error": map[string]string{"type": "not_found_error", "message": "the fake Messages API has no " + r.URL.Path},
@@ -145,17 +147,21 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// note records and logs a request the CLI was not expected to send.
-func (a *API) note(r *http.Request) {
+// note records a request other than POST /v1/messages, and logs it if the
+// CLI was not expected to send it.
+func (a *API) note(r *http.Request, unexpected bool) {
 	a.mu.Lock()
 	a.other = append(a.other, r.Method+" "+r.URL.RequestURI())
 	a.mu.Unlock()
-	a.t.Logf("fake Messages API: unexpected %s %s", r.Method, r.URL.RequestURI())
+	if unexpected {
+		a.t.Logf("fake Messages API: unexpected %s %s", r.Method, r.URL.RequestURI())
+	}
 }
 
 // messagesRequest is the part of a Messages API request the fake reads.
 type messagesRequest struct {
-	Stream   bool `json:"stream"`
+	Model    string `json:"model"`
+	Stream   bool   `json:"stream"`
 	Messages []struct {
 		Role string `json:"role"`
 	} `json:"messages"`
@@ -205,17 +211,17 @@ func (a *API) serveMessages(w http.ResponseWriter, r *http.Request) {
 		turn.ID = fmt.Sprintf("toolu_%02d", n)
 	}
 	if req.Stream {
-		streamTurn(w, turn)
+		streamTurn(w, req.Model, turn)
 		return
 	}
-	writeJSON(w, http.StatusOK, message(turn, true))
+	writeJSON(w, http.StatusOK, message(req.Model, turn, true))
 }
 
-// message returns turn as a whole Messages API message; with content false
+// message returns turn as a whole Messages API message from model; with content false
 // its content is empty, as in message_start.
-func message(turn Turn, content bool) map[string]any {
+func message(model string, turn Turn, content bool) map[string]any {
 	m := map[string]any{
-		"id": "msg_fake", "type": "message", "role": "assistant", "model": Model,
+		"id": "msg_fake", "type": "message", "role": "assistant", "model": model,
 		"content": []any{}, "stop_reason": nil, "stop_sequence": nil,
 		"usage": map[string]int{"input_tokens": 100, "output_tokens": 1},
 	}
@@ -252,7 +258,7 @@ func stopReason(turn Turn) string {
 }
 
 // streamTurn writes turn as the Messages API's server-sent events.
-func streamTurn(w http.ResponseWriter, turn Turn) {
+func streamTurn(w http.ResponseWriter, model string, turn Turn) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
@@ -260,7 +266,7 @@ func streamTurn(w http.ResponseWriter, turn Turn) {
 		b, _ := json.Marshal(data)
 		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, b)
 	}
-	event("message_start", map[string]any{"type": "message_start", "message": message(turn, false)})
+	event("message_start", map[string]any{"type": "message_start", "message": message(model, turn, false)})
 	event("content_block_start", map[string]any{"type": "content_block_start", "index": 0, "content_block": block(turn, false)})
 	if turn.Tool == "" {
 		event("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,

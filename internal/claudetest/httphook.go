@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// HTTPHookRequest is one request a HTTPHook received.
+// HTTPHookRequest is one request an HTTPHook received.
 type HTTPHookRequest struct {
 	// Method and Path are the request's method and path with query.
 	Method, Path string
@@ -19,25 +19,38 @@ type HTTPHookRequest struct {
 	Body json.RawMessage
 }
 
+// HTTPHookReply is how an HTTPHook answers.
+type HTTPHookReply struct {
+	// Status is the HTTP status; 0 means 200.
+	Status int
+	// Body is the response body, sent as application/json when not empty.
+	Body string
+	// Hang makes the endpoint never answer (until the client gives up).
+	Hang bool
+}
+
 // HTTPHook is an endpoint for Claude Code's "type": "http" hooks: it
-// records every request and answers with a fixed status and body.
+// records every request and answers with a fixed HTTPHookReply.
 type HTTPHook struct {
 	*httptest.Server
 
-	status int
-	body   string
+	reply HTTPHookReply
+	stop  chan struct{} // closed when the test ends, releasing hung requests
 
 	mu       sync.Mutex
 	requests []HTTPHookRequest
 }
 
-// NewHTTPHook starts an endpoint that answers every request with status and
-// body (as JSON when it is not empty). It stops when the test ends.
-func NewHTTPHook(t testing.TB, status int, body string) *HTTPHook {
+// NewHTTPHook starts an endpoint that answers every request with reply. It
+// stops when the test ends.
+func NewHTTPHook(t testing.TB, reply HTTPHookReply) *HTTPHook {
 	t.Helper()
-	h := &HTTPHook{status: status, body: body}
+	h := &HTTPHook{reply: reply, stop: make(chan struct{})}
 	h.Server = httptest.NewServer(http.HandlerFunc(h.serve))
-	t.Cleanup(h.Close)
+	t.Cleanup(func() {
+		close(h.stop)
+		h.Close()
+	})
 	return h
 }
 
@@ -46,11 +59,22 @@ func (h *HTTPHook) serve(w http.ResponseWriter, r *http.Request) {
 	h.mu.Lock()
 	h.requests = append(h.requests, HTTPHookRequest{Method: r.Method, Path: r.URL.RequestURI(), Header: r.Header.Clone(), Body: body})
 	h.mu.Unlock()
-	if h.body != "" {
+	if h.reply.Hang {
+		select {
+		case <-r.Context().Done():
+		case <-h.stop:
+		}
+		return
+	}
+	if h.reply.Body != "" {
 		w.Header().Set("Content-Type", "application/json")
 	}
-	w.WriteHeader(h.status)
-	io.WriteString(w, h.body)
+	status := h.reply.Status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	w.WriteHeader(status)
+	io.WriteString(w, h.reply.Body)
 }
 
 // Requests returns the requests received so far, in order.
