@@ -1,8 +1,3 @@
-// Package claudetest runs the real Claude Code CLI against a scripted fake
-// Anthropic Messages API on loopback, for tests only. Its own tests confirm,
-// against the installed version, the shapes Claude Code sends to and
-// accepts from hooks and permission-prompt tools; testdata/README.md writes
-// them down.
 package claudetest
 
 import (

@@ -14,7 +14,7 @@ import (
 func TestMessagesAPI(t *testing.T) {
 	t.Parallel()
 	api := NewAPI(t, ToolUse("Bash", map[string]any{"command": "echo hi", "description": "Say hi"}), Text("finished"))
-	r := RunCLI(t, Options{API: api, Prompt: "say hi", Args: []string{"--allowedTools", "Bash(echo hi)"}})
+	r := Run(t, Options{API: api, Prompt: "say hi", Args: []string{"--allowedTools", "Bash(echo hi)"}})
 	checkResult(t, r, false)
 	if r.Result.Result != "finished" || r.Result.NumTurns != 2 {
 		t.Errorf("result %q after %d turns; want \"finished\" after 2", r.Result.Result, r.Result.NumTurns)

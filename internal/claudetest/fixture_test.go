@@ -12,7 +12,7 @@ var update = flag.Bool("update", false, "rewrite the fixtures in testdata from t
 
 // checkFixture compares payload, normalized, with testdata/name; with
 // -update it writes it there instead.
-func checkFixture(t *testing.T, r *Run, name string, payload []byte) {
+func checkFixture(t *testing.T, r *Output, name string, payload []byte) {
 	t.Helper()
 	got, err := r.Normalize(payload)
 	if err != nil {

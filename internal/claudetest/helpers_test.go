@@ -16,7 +16,7 @@ func bashTurns(command string) []Turn {
 
 // readOut returns the content of out.txt in the run's directory, and
 // whether it exists.
-func readOut(t *testing.T, r *Run) (string, bool) {
+func readOut(t *testing.T, r *Output) (string, bool) {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(r.Dir, "out.txt"))
 	if os.IsNotExist(err) {
@@ -30,7 +30,7 @@ func readOut(t *testing.T, r *Run) (string, bool) {
 
 // toolResult returns the tool_result of toolu_00 the model received, with
 // the run's directory written $CWD, and whether it is an error.
-func toolResult(t *testing.T, api *API, r *Run) (string, bool) {
+func toolResult(t *testing.T, api *API, r *Output) (string, bool) {
 	t.Helper()
 	content, isError, ok := api.ToolResult("toolu_00")
 	if !ok {
@@ -61,7 +61,7 @@ func object(t *testing.T, raw []byte) map[string]any {
 
 // checkResult checks that the run ended normally and that its
 // permission_denials list toolu_00 exactly when denied.
-func checkResult(t *testing.T, r *Run, denied bool) {
+func checkResult(t *testing.T, r *Output, denied bool) {
 	t.Helper()
 	if r.ExitCode != 0 || r.Result == nil || r.Result.IsError {
 		t.Fatalf("run failed: exit %d, stdout %s", r.ExitCode, r.Stdout)

@@ -98,7 +98,8 @@ func (h *CommandHook) Inputs(t testing.TB) []json.RawMessage {
 }
 
 // Hooks returns settings that run hook (a "type": "command" or
-// "type": "http" hook object) on event for tools matching matcher.
+// "type": "http" hook object) on event (PreToolUse, PermissionRequest, …)
+// for tools matching matcher. Add keys such as "permissions" to the map.
 func Hooks(event, matcher string, hook any) map[string]any {
 	return map[string]any{
 		"hooks": map[string]any{
@@ -110,7 +111,14 @@ func Hooks(event, matcher string, hook any) map[string]any {
 // Hook returns a "type": "command" hook object running h, with a timeout
 // in seconds when timeout is above 0.
 func (h *CommandHook) Hook(timeout int) map[string]any {
-	m := map[string]any{"type": "command", "command": h.Command}
+	return CommandHookConfig(h.Command, timeout)
+}
+
+// CommandHookConfig returns a "type": "command" hook object running the
+// shell command line command (such as "hitl hook claude-code"), with a
+// timeout in seconds when timeout is above 0.
+func CommandHookConfig(command string, timeout int) map[string]any {
+	m := map[string]any{"type": "command", "command": command}
 	if timeout > 0 {
 		m["timeout"] = timeout
 	}

@@ -27,7 +27,7 @@ func TestHTTPHookRequest(t *testing.T) {
 	api := NewAPI(t, bashTurns("echo hi > out.txt")...)
 	hook := NewHTTPHook(t, HTTPHookReply{Body: fixture(t, "pretooluse-allow.json")})
 	cfg := HTTPHookConfig(hook.URL+"/hook?agent=test", hookHeaders, []string{"HOOK_TOKEN"}, 0)
-	r := RunCLI(t, Options{API: api, Prompt: "write hi", Settings: Hooks("PreToolUse", "Bash", cfg), Env: hookEnv})
+	r := Run(t, Options{API: api, Prompt: "write hi", Settings: Hooks("PreToolUse", "Bash", cfg), Env: hookEnv})
 	checkResult(t, r, false)
 	if out, _ := readOut(t, r); out != "hi\n" {
 		t.Errorf("out.txt = %q; want the command's output (the hook allowed it)", out)
@@ -96,7 +96,7 @@ func TestHTTPHook(t *testing.T) {
 				url = hook.URL + "/hook"
 			}
 			settings := Hooks("PreToolUse", "Bash", HTTPHookConfig(url, hookHeaders, []string{"HOOK_TOKEN"}, 1))
-			r := RunCLI(t, Options{API: api, Prompt: "write hi", Settings: settings, Env: hookEnv, Args: []string{"--permission-mode", "acceptEdits"}})
+			r := Run(t, Options{API: api, Prompt: "write hi", Settings: settings, Env: hookEnv, Args: []string{"--permission-mode", "acceptEdits"}})
 			checkResult(t, r, tc.wantOut == "")
 			if n := len(hook.Requests()); n != 1 && tc.url == "" {
 				t.Errorf("the hook got %d requests; want 1", n)

@@ -14,7 +14,7 @@ var uuidRE = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}
 // directory by $CWD, HOME by $HOME, the scratch directory as Claude Code
 // names its project folder by $PROJECT, and every UUID by
 // 00000000-0000-0000-0000-000000000000. Fixtures are kept in this form.
-func (r *Run) Normalize(payload []byte) ([]byte, error) {
+func (r *Output) Normalize(payload []byte) ([]byte, error) {
 	s := string(payload)
 	s = strings.ReplaceAll(s, r.Dir, "$CWD")
 	s = strings.ReplaceAll(s, r.Home, "$HOME")

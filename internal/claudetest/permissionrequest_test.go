@@ -14,7 +14,7 @@ func TestPermissionRequestInput(t *testing.T) {
 	t.Parallel()
 	api := NewAPI(t, bashTurns("echo hi > out.txt")...)
 	hook := NewCommandHook(t, HookReply{Stdout: fixture(t, "permissionrequest-allow.json")})
-	r := RunCLI(t, Options{API: api, Prompt: "write hi", Settings: Hooks("PermissionRequest", "Bash", hook.Hook(0))})
+	r := Run(t, Options{API: api, Prompt: "write hi", Settings: Hooks("PermissionRequest", "Bash", hook.Hook(0))})
 	checkResult(t, r, false)
 	inputs := hook.Inputs(t)
 	if len(inputs) != 1 {
@@ -60,7 +60,7 @@ func TestPermissionRequest(t *testing.T) {
 			t.Parallel()
 			api := NewAPI(t, bashTurns("echo hi > out.txt")...)
 			hook := NewCommandHook(t, tc.reply)
-			r := RunCLI(t, Options{API: api, Prompt: "write hi", Settings: Hooks("PermissionRequest", "Bash", hook.Hook(1)), Args: tc.args})
+			r := Run(t, Options{API: api, Prompt: "write hi", Settings: Hooks("PermissionRequest", "Bash", hook.Hook(1)), Args: tc.args})
 			checkResult(t, r, tc.wantOut == "")
 			if n := len(hook.Inputs(t)); n != tc.calls {
 				t.Errorf("the hook ran %d times; want %d", n, tc.calls)

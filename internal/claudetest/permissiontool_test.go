@@ -14,12 +14,10 @@ import (
 // questions Claude Code would ask a person.
 
 // permissionArgs names the PermissionServer configured as "perm".
-var permissionArgs = []string{"--permission-prompt-tool", "mcp__perm__" + PermissionToolName}
+var permissionArgs = PermissionPromptArgs("perm", PermissionToolName)
 
 // mcpConfig returns an MCP configuration with server as "perm".
-func mcpConfig(server map[string]any) map[string]any {
-	return map[string]any{"mcpServers": map[string]any{"perm": server}}
-}
+func mcpConfig(server map[string]any) map[string]any { return MCPServers("perm", server) }
 
 func TestPermissionToolCall(t *testing.T) {
 	for _, transport := range []string{"stdio", "http"} {
@@ -31,7 +29,7 @@ func TestPermissionToolCall(t *testing.T) {
 			if transport == "http" {
 				cfg = ps.HTTPConfig(t, nil, nil)
 			}
-			r := RunCLI(t, Options{API: api, Prompt: "write hi", MCPConfig: mcpConfig(cfg), Args: permissionArgs})
+			r := Run(t, Options{API: api, Prompt: "write hi", MCPConfig: mcpConfig(cfg), Args: permissionArgs})
 			checkResult(t, r, false)
 			if out, _ := readOut(t, r); out != "hi\n" {
 				t.Errorf("out.txt = %q; want the command's output (the tool allowed it)", out)
@@ -102,7 +100,7 @@ func TestPermissionTool(t *testing.T) {
 				cfg = ps.HTTPConfig(t, nil, nil)
 			}
 			opts := Options{API: api, Prompt: "write hi", MCPConfig: mcpConfig(cfg), Args: append(tc.args, permissionArgs...)}
-			r := RunCLI(t, opts)
+			r := Run(t, opts)
 			checkResult(t, r, tc.wantOut == "" && !tc.unlisted)
 			if n := len(ps.Calls(t)); n != tc.calls {
 				t.Errorf("the permission tool was called %d times; want %d", n, tc.calls)
@@ -148,7 +146,7 @@ func TestPermissionToolAndHook(t *testing.T) {
 			})
 		})
 		hook := NewCommandHook(t, HookReply{Stdout: fixture(t, "permissionrequest-allow.json")})
-		r := RunCLI(t, Options{API: api, Prompt: "write hi", MCPConfig: mcpConfig(cfg), Args: permissionArgs,
+		r := Run(t, Options{API: api, Prompt: "write hi", MCPConfig: mcpConfig(cfg), Args: permissionArgs,
 			Settings: Hooks("PermissionRequest", "Bash", hook.Hook(0))})
 		checkResult(t, r, false)
 		if out, _ := readOut(t, r); out != "hi\n" {
@@ -168,7 +166,7 @@ func TestPermissionToolAndHook(t *testing.T) {
 		api := NewAPI(t, bashTurns("echo hi > out.txt")...)
 		ps := NewPermissionServer(t, PermissionReply{Text: fixture(t, "permission-tool-deny.json")})
 		hook := NewCommandHook(t, HookReply{Hang: true})
-		r := RunCLI(t, Options{API: api, Prompt: "write hi", MCPConfig: mcpConfig(ps.StdioConfig(t, nil)), Args: permissionArgs,
+		r := Run(t, Options{API: api, Prompt: "write hi", MCPConfig: mcpConfig(ps.StdioConfig(t, nil)), Args: permissionArgs,
 			Settings: Hooks("PermissionRequest", "Bash", hook.Hook(30))})
 		checkResult(t, r, true)
 		if result, _ := toolResult(t, api, r); result != "denied by the test: a person said no" {
@@ -212,7 +210,7 @@ func TestPermissionToolSlowServer(t *testing.T) {
 					h.ServeHTTP(w, r)
 				})
 			})
-			r := RunCLI(t, Options{API: api, Prompt: "write hi", MCPConfig: mcpConfig(cfg), Args: permissionArgs})
+			r := Run(t, Options{API: api, Prompt: "write hi", MCPConfig: mcpConfig(cfg), Args: permissionArgs})
 			if <-early {
 				t.Error("the first request to the model was sent while the MCP server was still connecting")
 			}
@@ -225,7 +223,7 @@ func TestPermissionToolSlowServer(t *testing.T) {
 			t.Parallel()
 			api := NewAPI(t, bashTurns("echo hi > out.txt")...)
 			ps := NewPermissionServer(t, Behavior(map[string]any{"behavior": "allow"}))
-			r := RunCLI(t, Options{API: api, Prompt: "write hi", MCPConfig: mcpConfig(ps.StdioConfig(t, extra)), Args: permissionArgs,
+			r := Run(t, Options{API: api, Prompt: "write hi", MCPConfig: mcpConfig(ps.StdioConfig(t, extra)), Args: permissionArgs,
 				Env: []string{"MCP_TIMEOUT=1"}}) // milliseconds: the server cannot connect in time
 			want := "Error: MCP tool mcp__perm__approve (passed via --permission-prompt-tool) not found. Available MCP tools: none\n"
 			if r.ExitCode != 1 || string(r.Stderr) != want {
@@ -247,7 +245,7 @@ func TestPermissionToolNotOffered(t *testing.T) {
 	t.Parallel()
 	api := NewAPI(t, Text("nothing to do"))
 	ps := NewPermissionServer(t, Behavior(map[string]any{"behavior": "allow"}))
-	r := RunCLI(t, Options{API: api, Prompt: "hello", MCPConfig: mcpConfig(ps.StdioConfig(t, nil)), Args: permissionArgs})
+	r := Run(t, Options{API: api, Prompt: "hello", MCPConfig: mcpConfig(ps.StdioConfig(t, nil)), Args: permissionArgs})
 	checkResult(t, r, false)
 	for _, req := range api.Requests() {
 		if bytes.Contains(req.Body, []byte("mcp__perm__")) {

@@ -106,6 +106,19 @@ func (s *PermissionServer) HTTPConfig(t testing.TB, extra map[string]any, wrap f
 	return cfg
 }
 
+// MCPServers returns an MCP configuration (for Options.MCPConfig) holding
+// one server, cfg, named name: a PermissionServer's config, or
+// {"type": "http", "url": …} for any streamable HTTP server.
+func MCPServers(name string, cfg map[string]any) map[string]any {
+	return map[string]any{"mcpServers": map[string]any{name: cfg}}
+}
+
+// PermissionPromptArgs returns the arguments that make tool of the MCP
+// server named server answer Claude Code's permission prompts.
+func PermissionPromptArgs(server, tool string) []string {
+	return []string{"--permission-prompt-tool", "mcp__" + server + "__" + tool}
+}
+
 // Calls returns the calls of the tool so far, in order.
 func (s *PermissionServer) Calls(t testing.TB) []PermissionCall {
 	t.Helper()

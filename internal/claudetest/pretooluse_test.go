@@ -12,7 +12,7 @@ func TestPreToolUseInput(t *testing.T) {
 	t.Parallel()
 	api := NewAPI(t, bashTurns("echo hi > out.txt")...)
 	hook := NewCommandHook(t, HookReply{Stdout: fixture(t, "pretooluse-allow.json")})
-	r := RunCLI(t, Options{API: api, Prompt: "write hi", Settings: Hooks("PreToolUse", "Bash", hook.Hook(0))})
+	r := Run(t, Options{API: api, Prompt: "write hi", Settings: Hooks("PreToolUse", "Bash", hook.Hook(0))})
 	checkResult(t, r, false)
 	inputs := hook.Inputs(t)
 	if len(inputs) != 1 {
@@ -80,7 +80,7 @@ func TestPreToolUse(t *testing.T) {
 			t.Parallel()
 			api := NewAPI(t, bashTurns("echo hi > out.txt")...)
 			hook := NewCommandHook(t, tc.reply)
-			r := RunCLI(t, Options{API: api, Prompt: "write hi", Settings: Hooks("PreToolUse", "Bash", hook.Hook(1)), Args: tc.args})
+			r := Run(t, Options{API: api, Prompt: "write hi", Settings: Hooks("PreToolUse", "Bash", hook.Hook(1)), Args: tc.args})
 			checkResult(t, r, tc.wantOut == "")
 			if n := len(hook.Inputs(t)); n != 1 {
 				t.Errorf("the hook ran %d times; want 1", n)
@@ -107,7 +107,7 @@ func TestPreToolUseWrite(t *testing.T) {
 		"hookEventName": "PreToolUse", "permissionDecision": "allow",
 		"updatedInput": map[string]any{"file_path": "out.txt", "content": "from the hook\n"},
 	}}))
-	r := RunCLI(t, Options{API: api, Prompt: "write", Settings: Hooks("PreToolUse", "Write", hook.Hook(0))})
+	r := Run(t, Options{API: api, Prompt: "write", Settings: Hooks("PreToolUse", "Write", hook.Hook(0))})
 	checkResult(t, r, false)
 	if out, _ := readOut(t, r); out != "from the hook\n" {
 		t.Errorf("out.txt = %q; want the hook's content", out)

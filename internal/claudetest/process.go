@@ -14,21 +14,23 @@ import (
 
 // Process is a CLI run that has started.
 type Process struct {
-	t      testing.TB
-	cmd    *exec.Cmd
-	cancel context.CancelFunc
-	stdin  io.WriteCloser // with Options.Stream
-	stdout *lineWriter
-	stderr bytes.Buffer
-	done   chan struct{} // closed when the CLI has exited; err is set
-	err    error
+	t       testing.TB
+	cmd     *exec.Cmd
+	cancel  context.CancelFunc
+	stdin   io.WriteCloser // with Options.Stream
+	stdout  *lineWriter
+	stderr  bytes.Buffer
+	done    chan struct{} // closed when the CLI has exited; err is set
+	err     error
+	ctx     context.Context
+	timeout time.Duration
 
 	waitOnce sync.Once
-	run      *Run
+	run      *Output
 }
 
-func newProcess(t testing.TB, cmd *exec.Cmd, cancel context.CancelFunc, run *Run) *Process {
-	p := &Process{t: t, cmd: cmd, cancel: cancel, run: run, done: make(chan struct{}),
+func newProcess(t testing.TB, ctx context.Context, cmd *exec.Cmd, cancel context.CancelFunc, run *Output) *Process {
+	p := &Process{t: t, cmd: cmd, cancel: cancel, run: run, done: make(chan struct{}), ctx: ctx,
 		stdout: &lineWriter{ready: make(chan struct{}, 1)}}
 	cmd.Stdout, cmd.Stderr = p.stdout, &p.stderr
 	return p
@@ -97,13 +99,16 @@ func (p *Process) NextOfType(types ...string) json.RawMessage {
 	}
 }
 
-// Wait closes standard input, waits for the CLI to exit and returns the
-// run. Safe to call more than once.
-func (p *Process) Wait() *Run {
+// Wait closes standard input, waits for the CLI to exit and returns what
+// it left. Safe to call more than once.
+func (p *Process) Wait() *Output {
 	p.t.Helper()
 	p.waitOnce.Do(func() {
 		p.CloseStdin()
 		<-p.done
+		if errors.Is(p.ctx.Err(), context.DeadlineExceeded) {
+			p.t.Errorf("claude ran longer than %v and was killed", p.timeout)
+		}
 		p.cancel()
 		var exit *exec.ExitError
 		if p.err != nil && !errors.As(p.err, &exit) {
@@ -121,7 +126,7 @@ func (p *Process) Wait() *Run {
 }
 
 // Lines splits r's stdout into its lines (one JSON value each).
-func (r *Run) Lines() []json.RawMessage {
+func (r *Output) Lines() []json.RawMessage {
 	var lines []json.RawMessage
 	for _, l := range bytes.Split(r.Stdout, []byte("\n")) {
 		if l = bytes.TrimSpace(l); len(l) > 0 {

@@ -49,7 +49,7 @@ func RequireBinary(t testing.TB) string {
 	return ""
 }
 
-// Options configures Start and RunCLI.
+// Options configures Start and Run.
 type Options struct {
 	// API is the fake Messages API the CLI talks to; required.
 	API *API
@@ -79,8 +79,8 @@ type Options struct {
 	Timeout time.Duration
 }
 
-// Run is one finished run of the CLI.
-type Run struct {
+// Output is what a finished run of the CLI left.
+type Output struct {
 	// Dir is the scratch working directory; Home is its HOME.
 	Dir, Home string
 	// Stdout and Stderr are the CLI's output.
@@ -92,33 +92,44 @@ type Run struct {
 	Result *Result
 }
 
-// Result is the result object the CLI prints at the end of a run.
+// Result is the part of the result object the CLI prints at the end of a
+// run that tests read.
 type Result struct {
-	Type              string             `json:"type"`
-	Subtype           string             `json:"subtype"`
-	IsError           bool               `json:"is_error"`
-	Result            string             `json:"result"`
-	SessionID         string             `json:"session_id"`
-	NumTurns          int                `json:"num_turns"`
+	// Type is "result".
+	Type string `json:"type"`
+	// Subtype is "success" or the kind of error.
+	Subtype string `json:"subtype"`
+	// IsError reports a run that failed.
+	IsError bool `json:"is_error"`
+	// Result is the model's final text.
+	Result string `json:"result"`
+	// SessionID is the session's id, as hooks are given it.
+	SessionID string `json:"session_id"`
+	// NumTurns counts the model's turns.
+	NumTurns int `json:"num_turns"`
+	// PermissionDenials are the tool calls that were refused permission.
 	PermissionDenials []PermissionDenial `json:"permission_denials"`
 }
 
 // PermissionDenial is one tool call the run refused, as listed in Result.
 type PermissionDenial struct {
-	ToolName  string          `json:"tool_name"`
-	ToolUseID string          `json:"tool_use_id"`
+	// ToolName and ToolUseID name the call.
+	ToolName  string `json:"tool_name"`
+	ToolUseID string `json:"tool_use_id"`
+	// ToolInput is the call's input.
 	ToolInput json.RawMessage `json:"tool_input"`
 }
 
-// RunCLI runs the CLI to the end; see Start.
-func RunCLI(t testing.TB, opts Options) *Run {
+// Run runs the CLI to the end; see Start.
+func Run(t testing.TB, opts Options) *Output {
 	t.Helper()
 	return Start(t, opts).Wait()
 }
 
 // Start prepares a scratch directory and HOME (in t.TempDir()), writes the
-// settings, and starts the CLI in it against opts.API. Wait finishes it; it
-// is killed if it outlives the test or opts.Timeout.
+// settings, and starts the CLI in it against opts.API. Wait finishes it.
+// The CLI and what it started (hooks, MCP servers) are killed when it
+// outlives opts.Timeout, or the test once it has failed.
 func Start(t testing.TB, opts Options) *Process {
 	t.Helper()
 	bin := RequireBinary(t)
@@ -137,7 +148,9 @@ func Start(t testing.TB, opts Options) *Process {
 	cmd.Dir = dir
 	cmd.Env = append(Env(opts.API.URL, home), opts.Env...)
 	cmd.WaitDelay = 5 * time.Second
-	p := newProcess(t, cmd, cancel, &Run{Dir: dir, Home: home})
+	killGroup(cmd)
+	p := newProcess(t, ctx, cmd, cancel, &Output{Dir: dir, Home: home})
+	p.timeout = timeout
 	if opts.Stream {
 		stdin, err := cmd.StdinPipe()
 		if err != nil {
@@ -154,7 +167,12 @@ func Start(t testing.TB, opts Options) *Process {
 		p.err = cmd.Wait()
 		close(p.done)
 	}()
-	t.Cleanup(func() { p.Wait() })
+	t.Cleanup(func() {
+		if t.Failed() {
+			cancel()
+		}
+		p.Wait()
+	})
 	if opts.Stream && opts.Prompt != "" {
 		p.Send(UserMessage(opts.Prompt))
 	}
