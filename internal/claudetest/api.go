@@ -77,7 +77,8 @@ func NewAPI(t testing.TB, turns ...Turn) *API {
 	return a
 }
 
-// Requests returns the conversation requests received so far, in order.
+// Requests returns the POST /v1/messages requests received so far, in
+// order.
 func (a *API) Requests() []Request {
 	a.mu.Lock()
 	defer a.mu.Unlock()
