@@ -121,8 +121,8 @@ func TestWebSocketReplayPerAudience(t *testing.T) {
 	}
 }
 
-// replayOf connects as a, reads the n questions of the replay, and checks
-// that nothing else follows at once (the replay held exactly n).
+// replayOf connects as a and reads the replay: n questions, then
+// hitl:replay_done listing the same ids.
 func replayOf(t *testing.T, ts *authServer, a actor, n int) []string {
 	t.Helper()
 	c, status := ts.dialWS(t, a)
@@ -130,18 +130,12 @@ func replayOf(t *testing.T, ts *authServer, a actor, n int) []string {
 		t.Fatalf("dial as %s: status %d", a.name, status)
 	}
 	defer c.CloseNow()
-	var got []string
-	for range n {
-		m := readWS(t, c)
-		if m["type"] != "hitl:question" {
-			t.Fatalf("%s: replay message %v, want hitl:question", a.name, m)
-		}
-		got = append(got, m["interaction_id"].(string))
+	got, done := readReplay(t, c)
+	if len(got) != n {
+		t.Errorf("%s: the replay holds %d questions, want %d", a.name, len(got), n)
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
-	defer cancel()
-	if _, data, err := c.Read(ctx); err == nil {
-		t.Errorf("%s: replay holds more than %d questions: %s", a.name, n, data)
+	if fmt.Sprint(done["pending"]) != fmt.Sprint(got) {
+		t.Errorf("%s: hitl:replay_done lists %v, want the replayed %v", a.name, done["pending"], got)
 	}
 	return got
 }

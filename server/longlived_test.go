@@ -51,19 +51,27 @@ func readWSInBackground(t *testing.T, c *websocket.Conn) *wsReader {
 	return r
 }
 
-// expect waits for the next message and checks its type and interaction.
+// expect waits for the next message (past markers, as readWS) and checks
+// its type and interaction.
 func (r *wsReader) expect(t *testing.T, typ, id string) {
 	t.Helper()
-	select {
-	case m, ok := <-r.msgs:
-		if !ok {
-			t.Fatalf("the WebSocket ended while waiting for %s %s: %v", typ, id, *r.err)
+	timeout := time.After(streamTimeout)
+	for {
+		select {
+		case m, ok := <-r.msgs:
+			if !ok {
+				t.Fatalf("the WebSocket ended while waiting for %s %s: %v", typ, id, *r.err)
+			}
+			if marker(m) {
+				continue
+			}
+			if m["type"] != typ || m["interaction_id"] != id {
+				t.Fatalf("got %v %v, want %s %s: %v", m["type"], m["interaction_id"], typ, id, m)
+			}
+			return
+		case <-timeout:
+			t.Fatalf("no %s for %s within %s", typ, id, streamTimeout)
 		}
-		if m["type"] != typ || m["interaction_id"] != id {
-			t.Fatalf("got %v %v, want %s %s: %v", m["type"], m["interaction_id"], typ, id, m)
-		}
-	case <-time.After(streamTimeout):
-		t.Fatalf("no %s for %s within %s", typ, id, streamTimeout)
 	}
 }
 
@@ -109,8 +117,10 @@ func TestWebSocketHeldOpenWithPendingQuestions(t *testing.T) {
 	waiting := ts.create(t, map[string]any{"question": "Still there?"})
 
 	c := dialWS(t, ts, nil)
+	if ids, _ := readReplay(t, c); len(ids) != 1 || ids[0] != waiting.ID {
+		t.Fatalf("replay %v, want %s", ids, waiting.ID)
+	}
 	r := readWSInBackground(t, c)
-	r.expect(t, "hitl:question", waiting.ID) // the replay
 	everyRound(t, func(i int) {
 		ts.heldRound(t, i, func(typ, id string) { r.expect(t, typ, id) })
 	})
@@ -133,7 +143,9 @@ func TestSSEHeldOpenWithPendingQuestions(t *testing.T) {
 
 	s := openSSE(t, ts, "", "")
 	defer s.Close()
-	s.expect(t, "hitl:question", waiting.ID, 0)
+	if ids, _, _ := s.replay(t); len(ids) != 1 || ids[0] != waiting.ID {
+		t.Fatalf("replay %v, want %s", ids, waiting.ID)
+	}
 	everyRound(t, func(i int) {
 		ts.heldRound(t, i, func(typ, id string) { s.expect(t, typ, id, 0) })
 	})

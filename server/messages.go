@@ -1,20 +1,34 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/hitl-sh/hitl"
 )
 
-// Live stream message types (second seed §1.1, §1.2, plus hitl:resolved).
+// Live stream message types: the AI-Parrot HITL contract's hitl:question
+// (§1.1) and hitl:cancel (§1.2), plus hitl:resolved (who answered) and
+// hitl:replay_done (the replay a connection starts with is complete).
 const (
-	msgQuestion = "hitl:question"
-	msgCancel   = "hitl:cancel"
-	msgResolved = "hitl:resolved"
+	msgQuestion   = "hitl:question"
+	msgCancel     = "hitl:cancel"
+	msgResolved   = "hitl:resolved"
+	msgReplayDone = "hitl:replay_done"
 )
 
-// questionMessage is the second seed's hitl:question, field for field.
+// hitl:cancel reasons, besides the agent's own.
+const (
+	cancelTimeout  = "timeout"         // the deadline passed (expired, or answered with the default)
+	cancelByAgent  = "agent_cancelled" // the agent cancelled without a reason
+	cancelAnswered = "answered"        // someone answered, on any channel
+)
+
+// questionMessage is the contract's hitl:question, field for field, plus
+// created_at and session_id (when the interaction has one).
 type questionMessage struct {
 	Type            string          `json:"type"`
 	InteractionID   string          `json:"interaction_id"`
@@ -28,17 +42,18 @@ type questionMessage struct {
 	SourceAgent     string          `json:"source_agent"`
 	Deadline        string          `json:"deadline"`
 	CreatedAt       string          `json:"created_at"`
+	SessionID       string          `json:"session_id,omitempty"`
 }
 
 // optionMessage is an option with description null when absent, as the
-// seed shows.
+// contract shows.
 type optionMessage struct {
 	Key         string  `json:"key"`
 	Label       string  `json:"label"`
 	Description *string `json:"description"`
 }
 
-// cancelMessage is the second seed's hitl:cancel.
+// cancelMessage is the contract's hitl:cancel.
 type cancelMessage struct {
 	Type          string `json:"type"`
 	InteractionID string `json:"interaction_id"`
@@ -56,10 +71,10 @@ type resolvedMessage struct {
 	TimedOut      bool   `json:"timed_out,omitempty"`
 }
 
-// jsonNull is the JSON null literal, for fields the seed always sends.
+// jsonNull is the JSON null literal, for fields the contract always sends.
 var jsonNull = json.RawMessage("null")
 
-// seedTime formats t as ISO-8601 UTC with a Z, as the seed's deadline.
+// seedTime formats t as ISO-8601 UTC with a Z, as the contract's deadline.
 func seedTime(t time.Time) string {
 	return t.UTC().Format("2006-01-02T15:04:05.000Z")
 }
@@ -78,6 +93,7 @@ func newQuestionMessage(in *hitl.Interaction) questionMessage {
 		SourceAgent:     in.SourceAgent,
 		Deadline:        seedTime(in.Deadline),
 		CreatedAt:       seedTime(in.CreatedAt),
+		SessionID:       in.SessionID,
 	}
 	if in.Context != "" {
 		m.Context = &in.Context
@@ -99,30 +115,132 @@ func newQuestionMessage(in *hitl.Interaction) questionMessage {
 	return m
 }
 
-// messageFor renders an event as the live stream message a client sees, or
-// returns false for events clients are not told about.
-func messageFor(ev *hitl.Event) (any, bool) {
+// streamMessage is one encoded message of a live stream: its type (the
+// SSE event name) and its JSON.
+type streamMessage struct {
+	typ  string
+	data []byte
+}
+
+// eventMessages renders an event as the messages clients get, in order,
+// each with the event's sequence number as "seq" (the resume point):
+//
+//   - created: hitl:question;
+//   - expired: hitl:cancel, reason timeout;
+//   - cancelled: hitl:cancel with the agent's reason (agent_cancelled
+//     when it gave none);
+//   - answered: hitl:resolved, then hitl:cancel with reason answered (or
+//     timeout when the deadline applied the default answer).
+//
+// Every way out of pending thus ends in a hitl:cancel, so a client that
+// knows only the contract's two messages never keeps showing a question
+// that is over; one that knows hitl:resolved has dismissed the question
+// on it and ignores the cancel that follows. Other events (notified) give
+// no message. For a created event, question is the hitl:question without
+// seq, as replays send it.
+func eventMessages(ev *hitl.Event) (msgs []streamMessage, question []byte, err error) {
 	in := ev.Interaction
 	if in == nil {
-		return nil, false
+		return nil, nil, nil
+	}
+	add := func(typ string, msg any) error {
+		data, err := marshalMessage(msg)
+		if err != nil {
+			return err
+		}
+		if typ == msgQuestion {
+			question = data
+		}
+		msgs = append(msgs, streamMessage{typ: typ, data: appendSeq(data, ev.Seq)})
+		return nil
+	}
+	cancel := func(reason string) error {
+		return add(msgCancel, cancelMessage{Type: msgCancel, InteractionID: in.ID, Reason: reason})
 	}
 	switch ev.Type {
 	case hitl.EventCreated:
-		return newQuestionMessage(in), true
+		err = add(msgQuestion, newQuestionMessage(in))
 	case hitl.EventExpired:
-		return cancelMessage{Type: msgCancel, InteractionID: in.ID, Reason: "timeout"}, true
+		err = cancel(cancelTimeout)
 	case hitl.EventCancelled:
 		reason := ev.Detail
 		if reason == "" {
-			reason = "agent_cancelled"
+			reason = cancelByAgent
 		}
-		return cancelMessage{Type: msgCancel, InteractionID: in.ID, Reason: reason}, true
+		err = cancel(reason)
 	case hitl.EventAnswered:
 		m := resolvedMessage{Type: msgResolved, InteractionID: in.ID, Status: string(hitl.StatusAnswered), RespondedBy: ev.Actor, Channel: ev.Channel}
-		if in.Result != nil {
-			m.TimedOut = in.Result.TimedOut
+		reason := cancelAnswered
+		if in.Result != nil && in.Result.TimedOut {
+			m.TimedOut, reason = true, cancelTimeout
 		}
-		return m, true
+		if err = add(msgResolved, m); err == nil {
+			err = cancel(reason)
+		}
 	}
-	return nil, false
+	if err != nil {
+		return nil, nil, err
+	}
+	return msgs, question, nil
+}
+
+// appendSeq returns a copy of data, a JSON object, with "seq" added last.
+func appendSeq(data []byte, seq int64) []byte {
+	out := make([]byte, 0, len(data)+32)
+	out = append(out, data[:len(data)-1]...)
+	out = append(out, `,"seq":`...)
+	out = strconv.AppendInt(out, seq, 10)
+	return append(out, '}')
+}
+
+// replayDone returns hitl:replay_done, the message that ends the replay a
+// connection starts with, in two pieces around pending (a JSON array of
+// the pending interactions' ids, or nil after a resume, which sends none):
+//
+//	{"type":"hitl:replay_done","seq":N,"resumed":false,"pending":["…",…]}
+//
+// seq is the event log position the client is now complete up to (every
+// later event follows live), the resume point for its next connection;
+// resumed says whether the connection resumed from the point it gave, in
+// which case it has been sent what it missed, or got a full replay, in
+// which case anything it shows that is not in pending has ended.
+func replayDone(seq int64, resumed bool, pending []byte) (head, tail []byte) {
+	head = append([]byte(`{"type":"`+msgReplayDone+`","seq":`), strconv.FormatInt(seq, 10)...)
+	head = append(head, `,"resumed":`...)
+	head = strconv.AppendBool(head, resumed)
+	if pending == nil {
+		return head, []byte("}")
+	}
+	return append(head, `,"pending":`...), []byte("}")
+}
+
+// marshalMessage renders a stream message as compact JSON on one line,
+// without HTML escaping (as the HTTP API writes JSON).
+func marshalMessage(msg any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(msg); err != nil {
+		return nil, fmt.Errorf("encode stream message: %w", err)
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// idsJSON encodes ids as a JSON array of strings.
+func idsJSON(ids []string) []byte {
+	if len(ids) == 0 {
+		return []byte("[]")
+	}
+	var buf bytes.Buffer
+	buf.Grow(len(ids) * 40)
+	buf.WriteByte('[')
+	for i, id := range ids {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		b, _ := json.Marshal(id) // a string always encodes
+		buf.Write(b)
+	}
+	buf.WriteByte(']')
+	return buf.Bytes()
 }

@@ -101,6 +101,7 @@ func (s *Server) routes() {
 
 	// Live streams.
 	s.mux.HandleFunc("GET /ws", s.handle(s.handleWebSocket))
+	s.mux.HandleFunc("GET /ws/userinfo", s.handle(s.handleWebSocket))
 	s.mux.HandleFunc("GET /api/v1/events", s.handle(s.handleEvents))
 
 	// First seed: human_feedback tool's endpoints.

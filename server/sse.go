@@ -1,20 +1,18 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/broker"
 )
 
-// Server-Sent Events timing and limits.
+// Server-Sent Events timing.
 const (
 	// sseKeepalive is how often a comment is sent on an idle stream, so
 	// proxies keep it open and dead peers are noticed.
@@ -24,36 +22,50 @@ const (
 	sseWriteTimeout = 10 * time.Second
 	// sseRetry is the reconnection delay suggested to clients, in ms.
 	sseRetry = 2000
-	// sseReplayPage is how many logged events are read at a time when a
-	// client resumes.
-	sseReplayPage = 500
 )
 
 // handleEvents serves GET /api/v1/events: the WebSocket's messages as
 // Server-Sent Events. Each event is
 //
-//	event: hitl:question (or hitl:cancel, hitl:resolved)
+//	event: hitl:question (or hitl:cancel, hitl:resolved, hitl:replay_done)
 //	data: the same JSON as on the WebSocket
 //	id: the event's sequence number in the event log
 //
+// An answer gives two events, hitl:resolved and hitl:cancel (see
+// eventMessages); only the second carries the id, so a client that drops
+// between them resumes before both.
+//
 // A client that sends Last-Event-ID (or ?last_event_id=) gets, in order,
-// every event it missed from the log and then live events, each once.
-// Without it, the client first gets every pending interaction as
-// hitl:question with id set to the newest event sequence at that moment
-// (it has everything up to there), then live events. Events that clients
-// are not told about (such as notified) are not sent; a resuming client
-// skips them again.
+// every event it missed from the log, then hitl:replay_done (resumed)
+// with the id it is complete up to, then live events, each once. Without
+// it, the client first gets every pending interaction as hitl:question,
+// without an id, then hitl:replay_done with their ids and, as its id, the
+// newest event sequence it is complete up to, then live events. Events
+// that clients are not told about (such as notified) are not sent; a
+// resuming client skips them again. ?session_id=S (repeatable) limits the
+// stream to the interactions of those sessions, as on the WebSocket.
 //
 // The stream ends when the server shuts down or the client falls too far
 // behind; EventSource then reconnects after the suggested 2 s with
 // Last-Event-ID and loses nothing.
 func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) error {
-	after, resume, err := lastEventID(r)
+	after, resume, err := resumePoint(r, "last_event_id", true)
+	if err != nil {
+		return err
+	}
+	filter, err := parseStreamFilter(r)
 	if err != nil {
 		return err
 	}
 	ctx := r.Context()
 	caller := hitl.CallerFrom(ctx)
+	rc := http.NewResponseController(w)
+	// The stream outlives any read deadline set for the request (its body
+	// is read): left in place, it would end the request's context, and
+	// the stream with it, when it passed.
+	if err := rc.SetReadDeadline(time.Time{}); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		return fmt.Errorf("events: clear the read deadline: %w", err)
+	}
 
 	// Subscribe before reading the log or the pending list, so nothing
 	// committed in between is missed; duplicates are skipped instead.
@@ -72,9 +84,12 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) error {
 			resume = false
 		}
 	}
-	var pending []*hitl.Interaction
+	var (
+		list *replayList // shared with every stream of the same audience
+		upTo int64
+	)
 	if !resume {
-		if pending, err = s.pendingInteractions(ctx); err != nil {
+		if list, upTo, err = s.replaySet(ctx, caller); err != nil {
 			return fmt.Errorf("events: %w", err)
 		}
 	}
@@ -87,126 +102,142 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) error {
 	s.metrics.streamsOpen.WithLabelValues("sse").Inc()
 	defer s.metrics.streamsOpen.WithLabelValues("sse").Dec()
 
-	sw := &sseWriter{w: w, rc: http.NewResponseController(w)}
-	sw.buf.WriteString("retry: " + strconv.Itoa(sseRetry) + "\n\n")
-	if err := sw.flush(); err != nil {
+	sw := &sseWriter{w: w, rc: rc}
+	if err := sw.line("retry: " + strconv.Itoa(sseRetry)); err != nil {
 		return nil
 	}
-
-	// sent is the newest sequence the client has (or need not have);
-	// live events at or before it are skipped.
-	sent := sub.Start
-	replayed := make(map[string]bool, len(pending))
+	st := &sseStream{Server: s, sw: sw, caller: caller, filter: filter, sent: sub.Start}
 	if resume {
-		if sent, err = s.replayLog(ctx, sw, caller, after, sub.Start); err != nil {
-			if ctx.Err() == nil {
-				s.log.Error("events: replay event log", "after", after, "error", err)
-			}
-			return nil
-		}
+		err = st.resume(ctx, after)
 	} else {
-		for _, in := range pending {
-			if err := sw.event(newQuestionMessage(in), sub.Start); err != nil {
-				return nil
-			}
-			replayed[in.ID] = true
+		err = st.replay(list, upTo)
+	}
+	if err != nil {
+		if ctx.Err() == nil && !errors.Is(err, errClientGone) {
+			s.log.Error("events: replay", "error", err)
+		}
+		return nil
+	}
+	st.follow(ctx, sub)
+	return nil
+}
+
+// errClientGone stops a stream whose client cannot be written to.
+var errClientGone = errors.New("client gone")
+
+// sseStream is one open event stream.
+type sseStream struct {
+	*Server
+	sw     *sseWriter
+	caller hitl.Caller
+	filter streamFilter
+	// sent is the newest seq the client has (or need not have); live
+	// events at or before it are skipped.
+	sent int64
+	// replayed holds the interactions of the pending list sent, whose
+	// created events may still come live until the stream passes upTo.
+	replayed map[string]bool
+	upTo     int64
+}
+
+// resume sends the logged events after after, up to the subscription's
+// start (the subscription delivers the rest), then hitl:replay_done.
+func (st *sseStream) resume(ctx context.Context, after int64) error {
+	sent, err := st.walkLog(ctx, st.caller, st.filter, after, st.sent, func(ev *hitl.Event, msgs []streamMessage) error {
+		return st.sw.event(msgs, ev.Seq)
+	})
+	if err != nil {
+		return err
+	}
+	st.sent = max(sent, after)
+	return st.sw.replayDone(st.sent, true, nil)
+}
+
+// replay sends the pending list (the frames the WebSocket replays use,
+// encoded once for every stream), then hitl:replay_done.
+func (st *sseStream) replay(list *replayList, upTo int64) error {
+	var ids []string // the ids sent, when the filter leaves some out
+	for _, in := range list.pending {
+		if !st.filter.match(in) {
+			continue
+		}
+		frame, err := st.hub.frames.question(in)
+		if err != nil {
+			return fmt.Errorf("encode a pending interaction: %w", err)
+		}
+		if err := st.sw.send(msgQuestion, framePayload(frame), 0, false); err != nil {
+			return err
+		}
+		if !st.filter.all() {
+			ids = append(ids, in.ID)
 		}
 	}
+	pending := list.idsJSON()
+	if !st.filter.all() {
+		pending = idsJSON(ids)
+	}
+	if upTo > st.sent {
+		st.replayed, st.upTo = list.ids, upTo
+	}
+	return st.sw.replayDone(st.sent, false, pending)
+}
 
+// follow sends live events until the client goes, the subscription ends
+// (shutdown, or a client too slow) or the credentials no longer hold.
+func (st *sseStream) follow(ctx context.Context, sub *broker.Subscription) {
 	keepalive := time.NewTicker(sseKeepalive)
 	defer keepalive.Stop()
-	recheck := s.streamRecheck()
+	recheck := st.streamRecheck()
 	defer recheck.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			return nil
+			return
 		case <-keepalive.C:
-			sw.buf.WriteString(": ping\n\n")
-			if err := sw.flush(); err != nil {
-				return nil
+			if st.sw.line(": ping") != nil {
+				return
 			}
 		case <-recheck.C:
-			if !s.stillValid(ctx) {
+			if !st.stillValid(ctx) {
 				// EventSource reconnects, and gets 401.
-				sw.buf.WriteString(": " + reasonRevoked + "\n\n")
-				_ = sw.flush()
-				return nil
+				_ = st.sw.line(": " + reasonRevoked)
+				return
 			}
 		case ev, ok := <-sub.C():
 			if !ok {
-				sw.buf.WriteString(": " + endComment(sub.Err()) + "\n\n")
-				_ = sw.flush()
-				return nil
+				_ = st.sw.line(": " + endComment(sub.Err()))
+				return
 			}
-			if ev.Seq <= sent {
-				continue
-			}
-			sent = ev.Seq
-			if !visible(caller, ev) {
-				continue // the caller may not see this interaction
-			}
-			if ev.Type == hitl.EventCreated && replayed[ev.InteractionID] {
-				delete(replayed, ev.InteractionID) // listed and sent already
-				continue
-			}
-			msg, ok := messageFor(ev)
-			if !ok {
-				continue
-			}
-			if err := sw.event(msg, ev.Seq); err != nil {
-				return nil
+			if st.live(ev) != nil {
+				return
 			}
 		}
 	}
 }
 
-// replayLog sends the logged events with sequence in (after, upto] that
-// the caller may see, page by page, and returns the newest sequence it
-// covered.
-func (s *Server) replayLog(ctx context.Context, sw *sseWriter, caller hitl.Caller, after, upto int64) (int64, error) {
-	for after < upto {
-		evs, err := s.broker.Store().Events(ctx, after, sseReplayPage)
-		if err != nil {
-			return after, err
+// live sends a live event, unless the client has it or is not shown it.
+func (st *sseStream) live(ev *hitl.Event) error {
+	if ev.Seq <= st.sent {
+		return nil
+	}
+	st.sent = ev.Seq
+	if !st.filter.shows(st.caller, ev) {
+		return nil
+	}
+	if st.replayed != nil {
+		repeat := ev.Type == hitl.EventCreated && st.replayed[ev.InteractionID]
+		if ev.Seq >= st.upTo {
+			st.replayed = nil
 		}
-		if len(evs) == 0 {
-			break
-		}
-		for _, ev := range evs {
-			if ev.Seq > upto {
-				return upto, nil // the subscription delivers the rest
-			}
-			after = ev.Seq
-			if !visible(caller, ev) {
-				continue
-			}
-			if msg, ok := messageFor(ev); ok {
-				if err := sw.event(msg, ev.Seq); err != nil {
-					return after, err
-				}
-			}
+		if repeat {
+			return nil // listed and sent already
 		}
 	}
-	return max(after, upto), nil
-}
-
-// lastEventID reads the client's resume point from the Last-Event-ID
-// header (sent by EventSource on reconnect) or, failing that, the
-// last_event_id query parameter. resume is false when neither is given.
-func lastEventID(r *http.Request) (after int64, resume bool, err error) {
-	v := strings.TrimSpace(r.Header.Get("Last-Event-ID"))
-	if v == "" {
-		v = strings.TrimSpace(r.URL.Query().Get("last_event_id"))
+	msgs, _, err := eventMessages(ev)
+	if err != nil || len(msgs) == 0 {
+		return err
 	}
-	if v == "" {
-		return 0, false, nil
-	}
-	after, err = strconv.ParseInt(v, 10, 64)
-	if err != nil || after < 0 {
-		return 0, false, hitl.Errorf(hitl.EINVALID, "Last-Event-ID must be the id of an event from this stream (a non-negative integer)")
-	}
-	return after, true, nil
+	return st.sw.event(msgs, ev.Seq)
 }
 
 // endComment says why a stream ended, as a comment clients ignore.
@@ -215,50 +246,4 @@ func endComment(err error) string {
 		return reasonShutdown
 	}
 	return reasonSlow
-}
-
-// sseWriter writes Server-Sent Events, each flushed at once and within
-// sseWriteTimeout.
-type sseWriter struct {
-	w   http.ResponseWriter
-	rc  *http.ResponseController
-	buf bytes.Buffer
-}
-
-// event sends msg (a stream message) as an event named after its type.
-func (sw *sseWriter) event(msg any, id int64) error {
-	data, err := marshalMessage(msg)
-	if err != nil {
-		return err
-	}
-	sw.buf.WriteString("event: " + messageType(msg) + "\n")
-	sw.buf.WriteString("data: ")
-	sw.buf.Write(data) // compact JSON: no raw newlines
-	sw.buf.WriteString("\nid: " + strconv.FormatInt(id, 10) + "\n\n")
-	return sw.flush()
-}
-
-// flush writes what is buffered and flushes it to the client.
-func (sw *sseWriter) flush() error {
-	defer sw.buf.Reset()
-	if err := sw.rc.SetWriteDeadline(time.Now().Add(sseWriteTimeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
-		return err
-	}
-	if _, err := sw.w.Write(sw.buf.Bytes()); err != nil {
-		return err
-	}
-	return sw.rc.Flush()
-}
-
-// messageType returns the type of a stream message from messageFor.
-func messageType(msg any) string {
-	switch m := msg.(type) {
-	case questionMessage:
-		return m.Type
-	case cancelMessage:
-		return m.Type
-	case resolvedMessage:
-		return m.Type
-	}
-	return "message"
 }

@@ -5,13 +5,20 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
+	"net/http/httptest"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/broker"
+	"github.com/hitl-sh/hitl/server"
+	"github.com/hitl-sh/hitl/sqlite"
 )
 
 // sseEvent is one Server-Sent Event as a client parses it.
@@ -109,8 +116,33 @@ func parseSSE(ctx context.Context, sc *bufio.Scanner, ch chan<- sseEvent) {
 	}
 }
 
-// next returns the next event, or errStreamEnded.
+// next returns the next event a test acts on, or errStreamEnded:
+// hitl:replay_done, and the hitl:cancel (reason answered) that follows
+// every hitl:resolved, are read past; nextRaw returns them too.
 func (s *sseStream) next(t *testing.T) (sseEvent, error) {
+	t.Helper()
+	for {
+		ev, err := s.nextRaw(t)
+		if err != nil || !sseMarker(ev) {
+			return ev, err
+		}
+	}
+}
+
+// sseMarker reports whether ev is an event next reads past.
+func sseMarker(ev sseEvent) bool {
+	switch ev.Event {
+	case "hitl:replay_done":
+		return true
+	case "hitl:cancel":
+		var m map[string]any
+		return json.Unmarshal([]byte(ev.Data), &m) == nil && m["reason"] == "answered"
+	}
+	return false
+}
+
+// nextRaw returns the next event, or errStreamEnded.
+func (s *sseStream) nextRaw(t *testing.T) (sseEvent, error) {
 	t.Helper()
 	ctx := testContext(t, streamTimeout)
 	select {
@@ -125,14 +157,21 @@ func (s *sseStream) next(t *testing.T) (sseEvent, error) {
 	}
 }
 
-// nextType returns the next event, checking its type, its data's type
-// field and its id.
+// nextType returns the next event (see next), checking its type, and its
+// data and id (0 when it has none).
 func (s *sseStream) nextType(t *testing.T, typ string) (data map[string]any, id int64) {
 	t.Helper()
 	ev, err := s.next(t)
 	if err != nil {
 		t.Fatalf("want %s: %v", typ, err)
 	}
+	return checkSSE(t, ev, typ)
+}
+
+// checkSSE checks an event's type, decodes its data and parses its id (0
+// when it has none).
+func checkSSE(t *testing.T, ev sseEvent, typ string) (data map[string]any, id int64) {
+	t.Helper()
 	if ev.Event != typ {
 		t.Fatalf("event %q (%s), want %q", ev.Event, ev.Data, typ)
 	}
@@ -142,24 +181,58 @@ func (s *sseStream) nextType(t *testing.T, typ string) (data map[string]any, id 
 	if data["type"] != typ {
 		t.Errorf("data type %v, want %s", data["type"], typ)
 	}
-	id, err = strconv.ParseInt(ev.ID, 10, 64)
+	if ev.ID == "" {
+		return data, 0
+	}
+	id, err := strconv.ParseInt(ev.ID, 10, 64)
 	if err != nil {
 		t.Fatalf("id %q: %v", ev.ID, err)
+	}
+	if seq, ok := data["seq"].(float64); ok && int64(seq) != id {
+		t.Errorf("%s: seq %v, id %d; want them equal", typ, data["seq"], id)
 	}
 	return data, id
 }
 
-// expect reads the next event and checks its type, interaction and id.
+// expect reads the next event (see next) and checks its type,
+// interaction and id, which must be after after; an event without an id
+// (a replayed question, or hitl:resolved, whose hitl:cancel has it)
+// returns after.
 func (s *sseStream) expect(t *testing.T, typ, interactionID string, after int64) int64 {
 	t.Helper()
 	data, id := s.nextType(t, typ)
 	if data["interaction_id"] != interactionID {
 		t.Fatalf("%s for %v, want %s", typ, data["interaction_id"], interactionID)
 	}
+	if id == 0 {
+		return after
+	}
 	if id <= after {
 		t.Fatalf("%s id %d, want after %d", typ, id, after)
 	}
 	return id
+}
+
+// replay reads the replay a stream starts with: the questions (their
+// ids, in order, none with an id), then hitl:replay_done, whose data and
+// id it returns.
+func (s *sseStream) replay(t *testing.T) (ids []string, done map[string]any, id int64) {
+	t.Helper()
+	for {
+		ev, err := s.nextRaw(t)
+		if err != nil {
+			t.Fatalf("in the replay: %v", err)
+		}
+		if ev.Event == "hitl:replay_done" {
+			done, id = checkSSE(t, ev, "hitl:replay_done")
+			return ids, done, id
+		}
+		data, qid := checkSSE(t, ev, "hitl:question")
+		if qid != 0 {
+			t.Errorf("replayed question %v has id %d", data["interaction_id"], qid)
+		}
+		ids = append(ids, data["interaction_id"].(string))
+	}
 }
 
 // Close disconnects the client.
@@ -173,35 +246,50 @@ func TestSSEEvents(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t)
 	s := openSSE(t, ts, "", "")
+	if ids, done, id := s.replay(t); len(ids) != 0 || fmt.Sprint(done["pending"]) != "[]" || id != 0 {
+		t.Fatalf("replay of an empty inbox: %v, %v, id %d", ids, done, id)
+	}
 
 	a := ts.create(t, map[string]any{"interaction_type": "approval", "question": "Ship it?", "source_agent": "deployer"})
 	data, id := s.nextType(t, "hitl:question")
-	if data["interaction_id"] != a.ID || data["question"] != "Ship it?" || data["source_agent"] != "deployer" {
-		t.Errorf("question data %v", data)
+	if data["interaction_id"] != a.ID || data["question"] != "Ship it?" || data["source_agent"] != "deployer" || id == 0 {
+		t.Errorf("question data %v, id %d", data, id)
 	}
+	// An answer: hitl:resolved, then hitl:cancel, which alone carries the
+	// id (a client that drops between the two resumes before both).
 	ts.mustDo(t, "POST", "/api/v1/interactions/"+a.ID+"/respond", map[string]any{"value": "approve"}, http.StatusOK, nil)
-	data, id2 := s.nextType(t, "hitl:resolved")
-	want := map[string]any{"type": "hitl:resolved", "interaction_id": a.ID, "status": "answered", "responded_by": hitl.LocalCaller, "channel": "api"}
-	if !reflect.DeepEqual(data, want) {
-		t.Errorf("resolved data %v, want %v", data, want)
+	ev, err := s.nextRaw(t)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if id2 <= id {
-		t.Errorf("resolved id %d, want after %d", id2, id)
+	data, noID := checkSSE(t, ev, "hitl:resolved")
+	id2 := int64(data["seq"].(float64))
+	want := map[string]any{"type": "hitl:resolved", "interaction_id": a.ID, "status": "answered", "responded_by": hitl.LocalCaller, "channel": "api", "seq": float64(id2)}
+	if !reflect.DeepEqual(data, want) || noID != 0 {
+		t.Errorf("resolved data %v id %d, want %v and no id", data, noID, want)
+	}
+	if ev, err = s.nextRaw(t); err != nil {
+		t.Fatal(err)
+	}
+	data, id3 := checkSSE(t, ev, "hitl:cancel")
+	want = map[string]any{"type": "hitl:cancel", "interaction_id": a.ID, "reason": "answered", "seq": float64(id2)}
+	if !reflect.DeepEqual(data, want) || id3 != id2 || id2 <= id {
+		t.Errorf("cancel after the answer: %v id %d, want %v with id %d (after %d)", data, id3, want, id2, id)
 	}
 
 	// A notification is logged but not streamed.
 	b := ts.create(t, map[string]any{"question": "Name?"})
-	id3 := s.expect(t, "hitl:question", b.ID, id2)
+	id4 := s.expect(t, "hitl:question", b.ID, id3)
 	if _, err := ts.Broker.AppendEvent(t.Context(), &hitl.Event{Type: hitl.EventNotified, InteractionID: b.ID, Channel: hitl.ChannelSlack}); err != nil {
 		t.Fatalf("append notified: %v", err)
 	}
 	ts.mustDo(t, "POST", "/api/v1/interactions/"+b.ID+"/cancel", map[string]any{"reason": "moved on"}, http.StatusOK, nil)
-	data, id4 := s.nextType(t, "hitl:cancel")
+	data, id5 := s.nextType(t, "hitl:cancel")
 	if data["interaction_id"] != b.ID || data["reason"] != "moved on" {
 		t.Errorf("cancel data %v", data)
 	}
-	if id4 <= id3+1 {
-		t.Errorf("cancel id %d, want after the notified event (question was %d)", id4, id3)
+	if id5 <= id4+1 {
+		t.Errorf("cancel id %d, want after the notified event (question was %d)", id5, id4)
 	}
 }
 
@@ -209,6 +297,7 @@ func TestSSEResumeWithLastEventID(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t)
 	s := openSSE(t, ts, "", "")
+	s.replay(t)
 	a := ts.create(t, map[string]any{"question": "A?"})
 	seen := s.expect(t, "hitl:question", a.ID, 0)
 	s.Close()
@@ -221,20 +310,40 @@ func TestSSEResumeWithLastEventID(t *testing.T) {
 	}
 	ts.mustDo(t, "POST", "/api/v1/interactions/"+b.ID+"/cancel", nil, http.StatusOK, nil)
 	c := ts.create(t, map[string]any{"question": "C?"})
-	missed := []struct{ typ, id string }{
-		{"hitl:resolved", a.ID}, {"hitl:question", b.ID}, {"hitl:cancel", b.ID}, {"hitl:question", c.ID},
+	last, err := ts.Store.LastEventSeq(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	missed := []struct{ typ, id, reason string }{
+		{"hitl:resolved", a.ID, ""}, {"hitl:cancel", a.ID, "answered"},
+		{"hitl:question", b.ID, ""}, {"hitl:cancel", b.ID, "agent_cancelled"}, {"hitl:question", c.ID, ""},
 	}
 
 	// The header (as EventSource sends it) and the query parameter (for a
-	// page that kept the id) resume the same way.
+	// page that kept the id) resume the same way: what was missed, in
+	// order, then hitl:replay_done (resumed) with the id the client has.
 	resumed := []*sseStream{
 		openSSE(t, ts, strconv.FormatInt(seen, 10), ""),
 		openSSE(t, ts, "", "?last_event_id="+strconv.FormatInt(seen, 10)),
 	}
 	for _, r := range resumed {
-		last := seen
 		for _, m := range missed {
-			last = r.expect(t, m.typ, m.id, last)
+			ev, err := r.nextRaw(t)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, _ := checkSSE(t, ev, m.typ)
+			if data["interaction_id"] != m.id || (m.reason != "" && data["reason"] != m.reason) {
+				t.Errorf("missed: got %v, want %s %s %s", data, m.typ, m.id, m.reason)
+			}
+		}
+		ev, err := r.nextRaw(t)
+		if err != nil {
+			t.Fatal(err)
+		}
+		done, id := checkSSE(t, ev, "hitl:replay_done")
+		if want := map[string]any{"type": "hitl:replay_done", "seq": float64(last), "resumed": true}; !reflect.DeepEqual(done, want) || id != last {
+			t.Errorf("end of the resume: %v id %d, want %v id %d", done, id, want, last)
 		}
 	}
 	// Then live events, none twice: the next event after D's question is
@@ -242,7 +351,7 @@ func TestSSEResumeWithLastEventID(t *testing.T) {
 	d := ts.create(t, map[string]any{"question": "D?"})
 	ts.mustDo(t, "POST", "/api/v1/interactions/"+c.ID+"/respond", map[string]any{"value": "ok"}, http.StatusOK, nil)
 	for _, r := range resumed {
-		id := r.expect(t, "hitl:question", d.ID, seen)
+		id := r.expect(t, "hitl:question", d.ID, last)
 		r.expect(t, "hitl:resolved", c.ID, id)
 	}
 }
@@ -259,16 +368,15 @@ func TestSSEWithoutLastEventIDSendsPending(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// Pending questions, oldest first, each with the id of the newest event
-	// so far. An id from another event log (beyond the newest) starts over
-	// the same way.
+	// Pending questions, oldest first, without ids, then hitl:replay_done
+	// with their ids and, as its id, the newest event so far. An id from
+	// another event log (beyond the newest) starts over the same way.
 	for _, lastEventID := range []string{"", strconv.FormatInt(start+1000, 10)} {
 		s := openSSE(t, ts, lastEventID, "")
-		for _, in := range []*hitl.Interaction{a, b} {
-			data, id := s.nextType(t, "hitl:question")
-			if data["interaction_id"] != in.ID || id != start {
-				t.Errorf("Last-Event-ID %q: question %v id %d, want %s id %d", lastEventID, data["interaction_id"], id, in.ID, start)
-			}
+		ids, done, id := s.replay(t)
+		want := map[string]any{"type": "hitl:replay_done", "seq": float64(start), "resumed": false, "pending": []any{a.ID, b.ID}}
+		if fmt.Sprint(ids) != fmt.Sprint([]string{a.ID, b.ID}) || !reflect.DeepEqual(done, want) || id != start {
+			t.Errorf("Last-Event-ID %q: replay %v then %v id %d; want %v then %v id %d", lastEventID, ids, done, id, []string{a.ID, b.ID}, want, start)
 		}
 		s.Close()
 	}
@@ -321,5 +429,83 @@ func TestStreamMetrics(t *testing.T) {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("metrics lack %q", want)
 		}
+	}
+}
+
+// TestStreamsOutliveARequestReadDeadline: a read deadline set on the
+// request's connection (by middleware bounding how long a body may take)
+// ends neither stream when it passes: left on an SSE request, it would end
+// the request's context, and the stream with it; a WebSocket's connection
+// is taken over with its deadlines cleared.
+func TestStreamsOutliveARequestReadDeadline(t *testing.T) {
+	t.Parallel()
+	const readDeadline = 300 * time.Millisecond
+	store, err := sqlite.Open(filepath.Join(t.TempDir(), "hitl.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := broker.New(store, nil)
+	if err := b.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	srv := server.New(b, nil)
+	bounded := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(readDeadline))
+		srv.Handler().ServeHTTP(w, r)
+	})
+	hs := httptest.NewServer(bounded)
+	ts := &testServer{Server: hs, Broker: b, Store: store, API: srv}
+	t.Cleanup(ts.Stop)
+
+	s := openSSE(t, ts, "", "")
+	s.replay(t)
+	c := dialWS(t, ts, nil)
+	readReplay(t, c)
+	// Past the deadline (this wait is the test: no event marks it).
+	select {
+	case <-time.After(3 * readDeadline):
+	case <-t.Context().Done():
+		return
+	}
+	// Asked in process: the question's own request is not the point.
+	in, _, err := b.Create(t.Context(), hitl.CreateRequest{Question: "Still streaming?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.expect(t, "hitl:question", in.ID, 0)
+	readWSType(t, c, "hitl:question", in.ID)
+}
+
+// TestSSEReplaysShareTheList: streams that open while nothing changes
+// share one read of the pending list (and its encoding), as WebSockets do,
+// rather than each holding a copy of every pending question.
+func TestSSEReplaysShareTheList(t *testing.T) {
+	t.Parallel()
+	store, err := sqlite.Open(filepath.Join(t.TempDir(), "hitl.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	counted := &listCounter{Store: store}
+	b := broker.New(counted, nil)
+	if err := b.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	srv := server.New(b, nil)
+	ts := &testServer{Server: httptest.NewServer(srv.Handler()), Broker: b, Store: store, API: srv}
+	t.Cleanup(ts.Stop)
+	var ids []string
+	for i := range 3 {
+		ids = append(ids, ts.create(t, map[string]any{"question": fmt.Sprintf("Question %d?", i), "context": strings.Repeat("x", 10<<10)}).ID)
+	}
+	counted.pages.Store(0)
+	for i := range 5 {
+		s := openSSE(t, ts, "", "")
+		if got, _, _ := s.replay(t); fmt.Sprint(got) != fmt.Sprint(ids) {
+			t.Fatalf("stream %d: replay %v, want %v", i, got, ids)
+		}
+		s.Close()
+	}
+	if pages := counted.pages.Load(); pages != 1 {
+		t.Errorf("5 streams opened with nothing changing read %d pages of the pending list, want 1", pages)
 	}
 }

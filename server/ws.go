@@ -3,8 +3,6 @@ package server
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -22,10 +20,24 @@ const (
 	reasonRevoked  = "credentials revoked or expired; log in again"
 )
 
-// handleWebSocket serves GET /ws: the second seed's live channel. On
-// connect it sends every pending interaction as hitl:question, oldest
-// first, then every hitl:question, hitl:cancel and hitl:resolved as they
-// happen. Messages the client sends are read and ignored.
+// handleWebSocket serves GET /ws and GET /ws/userinfo (the name the
+// AI-Parrot HITL contract's frontend connects to): the live channel.
+//
+// On connect it replays, then streams every hitl:question, hitl:cancel
+// and hitl:resolved as they happen (see eventMessages), each carrying
+// the event's seq. The replay is one of:
+//
+//   - every pending interaction the caller may see, as hitl:question
+//     (without seq), oldest first, then hitl:replay_done with the
+//     pending ids and the seq to resume from;
+//   - with ?after=SEQ (a seq the client got earlier), the messages of
+//     every event it missed since, in order, then hitl:replay_done
+//     (resumed); when SEQ is not from this event log or too far behind,
+//     the full replay above instead.
+//
+// ?session_id=S (repeatable) limits the stream, replay included, to the
+// interactions of those sessions. Messages the client sends are read and
+// ignored.
 //
 // Origins: a request without an Origin header (a non-browser client) or
 // whose Origin host equals the request's Host is accepted; any other
@@ -44,6 +56,14 @@ func (s *Server) handleWebSocket(w http.ResponseWriter, r *http.Request) error {
 		w.Header().Set("Connection", "Upgrade")
 		w.Header().Set("Upgrade", "websocket")
 		return hitl.Errorf(hitl.EINVALID, "this endpoint speaks WebSocket only: send Connection: Upgrade and Upgrade: websocket")
+	}
+	filter, err := parseStreamFilter(r)
+	if err != nil {
+		return err
+	}
+	after, resume, err := resumePoint(r, "after", false)
+	if err != nil {
+		return err
 	}
 	if !sameOrigin(r) {
 		return hitl.Errorf(hitl.EFORBIDDEN, "cross-origin WebSocket refused: the Origin host must be the request's Host")
@@ -68,6 +88,9 @@ func (s *Server) handleWebSocket(w http.ResponseWriter, r *http.Request) error {
 		caller: caller,
 		ctx:    context.WithValue(hitl.WithCaller(context.Background(), caller), credentialKey{}, cred),
 		cred:   cred.kind + ":" + string(cred.hash),
+		filter: filter,
+		after:  after,
+		resume: resume,
 		// The replay is written below, by this goroutine alone.
 		replaying: true,
 		busy:      true,
@@ -113,16 +136,4 @@ func sameOrigin(r *http.Request) bool {
 	}
 	u, err := url.Parse(origin)
 	return err == nil && u.Host != "" && strings.EqualFold(u.Host, r.Host)
-}
-
-// marshalMessage renders a stream message as compact JSON on one line,
-// without HTML escaping (as the HTTP API writes JSON).
-func marshalMessage(msg any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(msg); err != nil {
-		return nil, fmt.Errorf("encode stream message: %w", err)
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }

@@ -104,8 +104,26 @@ func dialWS(t *testing.T, ts *testServer, opts *websocket.DialOptions) *websocke
 	return c
 }
 
-// readWS reads one JSON text message.
+// readWS reads the next message a test acts on: hitl:replay_done, and
+// the hitl:cancel (reason answered) that follows every hitl:resolved, are
+// read past; readWSRaw reads them too.
 func readWS(t *testing.T, c *websocket.Conn) map[string]any {
+	t.Helper()
+	for {
+		m := readWSRaw(t, c)
+		if !marker(m) {
+			return m
+		}
+	}
+}
+
+// marker reports whether m is a message readWS reads past.
+func marker(m map[string]any) bool {
+	return m["type"] == "hitl:replay_done" || (m["type"] == "hitl:cancel" && m["reason"] == "answered")
+}
+
+// readWSRaw reads one JSON text message.
+func readWSRaw(t *testing.T, c *websocket.Conn) map[string]any {
 	t.Helper()
 	ctx := testContext(t, streamTimeout)
 	typ, data, err := c.Read(ctx)
@@ -120,6 +138,26 @@ func readWS(t *testing.T, c *websocket.Conn) map[string]any {
 		t.Fatalf("decode message %s: %v", data, err)
 	}
 	return m
+}
+
+// readReplay reads the replay a connection starts with: the questions
+// (their ids, in order), then hitl:replay_done, which it returns.
+func readReplay(t *testing.T, c *websocket.Conn) (ids []string, done map[string]any) {
+	t.Helper()
+	for {
+		m := readWSRaw(t, c)
+		switch m["type"] {
+		case "hitl:replay_done":
+			return ids, m
+		case "hitl:question":
+			if _, ok := m["seq"]; ok {
+				t.Errorf("replayed question %v has a seq", m["interaction_id"])
+			}
+			ids = append(ids, m["interaction_id"].(string))
+		default:
+			t.Fatalf("in the replay: %v", m)
+		}
+	}
 }
 
 // readWSType reads one message and checks its type and interaction.
@@ -206,6 +244,15 @@ func TestWebSocketQuestionContract(t *testing.T) {
 			},
 		},
 		{
+			name:   "a session's question says which session",
+			create: map[string]any{"question": "Continue?", "session_id": "chat-42", "timeout": 60},
+			want: map[string]any{
+				"interaction_type": "free_text", "question": "Continue?", "context": nil,
+				"options": []any{}, "form_schema": nil, "default_response": nil,
+				"timeout": 60.0, "source_agent": "", "session_id": "chat-42",
+			},
+		},
+		{
 			name:   "form with schema",
 			create: map[string]any{"interaction_type": "form", "question": "How many?", "form_schema": schema, "default_response": map[string]any{"n": 2}, "timeout": 1.5},
 			want: map[string]any{
@@ -214,6 +261,10 @@ func TestWebSocketQuestionContract(t *testing.T) {
 			},
 		},
 	}
+	if ids, done := readReplay(t, c); len(ids) != 0 || done["resumed"] != false || fmt.Sprint(done["pending"]) != "[]" {
+		t.Fatalf("replay of an empty inbox: %v, %v", ids, done)
+	}
+	last := 0.0
 	for _, tc := range cases {
 		in := ts.create(t, tc.create)
 		got := readWSType(t, c, "hitl:question", in.ID)
@@ -222,7 +273,13 @@ func TestWebSocketQuestionContract(t *testing.T) {
 		if _, ok := got["timeout"].(float64); !ok {
 			t.Errorf("%s: timeout = %#v, want a JSON number", tc.name, got["timeout"])
 		}
-		want := map[string]any{"type": "hitl:question", "interaction_id": in.ID, "deadline": got["deadline"], "created_at": got["created_at"]}
+		// seq is the created event's place in the log: it grows.
+		if seq, ok := got["seq"].(float64); !ok || seq <= last {
+			t.Errorf("%s: seq = %#v, want a number after %v", tc.name, got["seq"], last)
+		} else {
+			last = seq
+		}
+		want := map[string]any{"type": "hitl:question", "interaction_id": in.ID, "deadline": got["deadline"], "created_at": got["created_at"], "seq": got["seq"]}
 		for k, v := range tc.want {
 			want[k] = v
 		}
@@ -250,19 +307,61 @@ func roundTrip(t *testing.T, v map[string]any) map[string]any {
 	return out
 }
 
+// TestWebSocketResolvedAndCancel: every way out of pending ends in a
+// hitl:cancel, so a client that knows only the contract's two messages
+// never keeps a question that is over; an answer is announced first by
+// hitl:resolved, with who and how. Both messages of an event carry its
+// seq.
 func TestWebSocketResolvedAndCancel(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t)
 	c := dialWS(t, ts, nil)
+	readReplay(t, c)
 
-	// Answered over HTTP: hitl:resolved with who and through which channel.
-	in := ts.create(t, map[string]any{"interaction_type": "approval", "question": "Ship it?"})
-	readWSType(t, c, "hitl:question", in.ID)
+	// next reads the messages about in after its question, up to and
+	// including the hitl:cancel, and checks they share one seq.
+	next := func(in *hitl.Interaction) []map[string]any {
+		t.Helper()
+		var got []map[string]any
+		for {
+			m := readWSRaw(t, c)
+			if m["interaction_id"] != in.ID {
+				t.Fatalf("a message about another interaction: %v", m)
+			}
+			got = append(got, m)
+			if m["type"] == "hitl:cancel" {
+				break
+			}
+		}
+		first := got[0]["seq"]
+		for _, m := range got {
+			if seq, ok := m["seq"].(float64); !ok || seq != first {
+				t.Errorf("%v: seq %v, want a number, the same for the event's messages", m["type"], m["seq"])
+			}
+			delete(m, "seq")
+		}
+		return got
+	}
+	ask := func(req map[string]any) *hitl.Interaction {
+		t.Helper()
+		in := ts.create(t, req)
+		readWSType(t, c, "hitl:question", in.ID)
+		return in
+	}
+	cancel := func(in *hitl.Interaction, reason string) map[string]any {
+		return map[string]any{"type": "hitl:cancel", "interaction_id": in.ID, "reason": reason}
+	}
+
+	// Answered over HTTP: hitl:resolved with who and through which
+	// channel, then hitl:cancel.
+	in := ask(map[string]any{"interaction_type": "approval", "question": "Ship it?"})
 	ts.mustDo(t, "POST", "/api/v1/interactions/"+in.ID+"/respond", map[string]any{"value": true, "channel": "web"}, http.StatusOK, nil)
-	got := readWSType(t, c, "hitl:resolved", in.ID)
-	want := map[string]any{"type": "hitl:resolved", "interaction_id": in.ID, "status": "answered", "responded_by": hitl.LocalCaller, "channel": "web"}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("resolved: got %v, want %v", got, want)
+	want := []map[string]any{
+		{"type": "hitl:resolved", "interaction_id": in.ID, "status": "answered", "responded_by": hitl.LocalCaller, "channel": "web"},
+		cancel(in, "answered"),
+	}
+	if got := next(in); !reflect.DeepEqual(got, want) {
+		t.Errorf("answered: got %v, want %v", got, want)
 	}
 
 	// Cancelled by the agent, without and with a reason.
@@ -273,23 +372,27 @@ func TestWebSocketResolvedAndCancel(t *testing.T) {
 		{nil, "agent_cancelled"},
 		{map[string]any{"reason": "user left the chat"}, "user left the chat"},
 	} {
-		in := ts.create(t, map[string]any{"question": "Name?"})
-		readWSType(t, c, "hitl:question", in.ID)
+		in := ask(map[string]any{"question": "Name?"})
 		ts.mustDo(t, "POST", "/api/v1/interactions/"+in.ID+"/cancel", tc.body, http.StatusOK, nil)
-		got := readWSType(t, c, "hitl:cancel", in.ID)
-		want := map[string]any{"type": "hitl:cancel", "interaction_id": in.ID, "reason": tc.want}
-		if !reflect.DeepEqual(got, want) {
+		if got, want := next(in), []map[string]any{cancel(in, tc.want)}; !reflect.DeepEqual(got, want) {
 			t.Errorf("cancel: got %v, want %v", got, want)
 		}
 	}
 
-	// The deadline passes: hitl:cancel with reason timeout, from the
-	// broker's own timer.
-	in = ts.create(t, map[string]any{"question": "Quick?", "timeout": 0.2})
-	readWSType(t, c, "hitl:question", in.ID)
-	got = readWSType(t, c, "hitl:cancel", in.ID)
-	if got["reason"] != "timeout" || len(got) != 3 {
-		t.Errorf("expiry: got %v, want reason timeout", got)
+	// The deadline passes, from the broker's own timer: hitl:cancel with
+	// reason timeout; with on_timeout default, after hitl:resolved saying
+	// the default was used.
+	in = ask(map[string]any{"question": "Quick?", "timeout": 0.2})
+	if got, want := next(in), []map[string]any{cancel(in, "timeout")}; !reflect.DeepEqual(got, want) {
+		t.Errorf("expiry: got %v, want %v", got, want)
+	}
+	in = ask(map[string]any{"question": "Quick, or the default?", "timeout": 0.2, "on_timeout": "default", "default_response": "later"})
+	want = []map[string]any{
+		{"type": "hitl:resolved", "interaction_id": in.ID, "status": "answered", "responded_by": "", "channel": "timeout", "timed_out": true},
+		cancel(in, "timeout"),
+	}
+	if got := next(in); !reflect.DeepEqual(got, want) {
+		t.Errorf("default at the deadline: got %v, want %v", got, want)
 	}
 }
 
@@ -306,12 +409,22 @@ func TestWebSocketReplaysPendingOnConnect(t *testing.T) {
 
 	first := dialWS(t, ts, nil)
 	second := dialWS(t, ts, nil)
+	last, err := ts.Store.LastEventSeq(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []*websocket.Conn{first, second} {
 		for i, id := range ids {
 			m := readWSType(t, c, "hitl:question", id)
 			if want := fmt.Sprintf("Question %d?", i); m["question"] != want {
 				t.Errorf("replay %d: question %v, want %q", i, m["question"], want)
 			}
+		}
+		// The replay ends with the pending ids and where it is complete.
+		done := readWSRaw(t, c)
+		want := map[string]any{"type": "hitl:replay_done", "seq": float64(last), "resumed": false, "pending": []any{ids[0], ids[1], ids[2]}}
+		if !reflect.DeepEqual(done, want) {
+			t.Errorf("end of the replay: got %v, want %v", done, want)
 		}
 	}
 	live := ts.create(t, map[string]any{"question": "Live?"})
@@ -330,6 +443,7 @@ func TestWebSocketIgnoresClientMessages(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t)
 	c := dialWS(t, ts, nil)
+	readReplay(t, c)
 	ctx := testContext(t, streamTimeout)
 	if err := c.Write(ctx, websocket.MessageText, []byte(`{"type":"hello"}`)); err != nil {
 		t.Fatalf("write: %v", err)

@@ -27,6 +27,9 @@ type wsConn struct {
 	caller hitl.Caller
 	ctx    context.Context // the caller and credential, for the rechecks
 	cred   string          // connections with the same cred are rechecked once
+	filter streamFilter    // the sessions the client asked for
+	after  int64           // with resume, the event the client has seen last
+	resume bool            // the client asked to resume after after
 
 	// The hub's, under hub.connMu.
 	start    int64     // the newest event before the connection joined

@@ -1,9 +1,9 @@
 package server
 
 import (
+	"encoding/binary"
 	"sync"
 
-	"github.com/gobwas/ws"
 	"github.com/hitl-sh/hitl"
 )
 
@@ -34,7 +34,7 @@ func (fc *frameCache) question(in *hitl.Interaction) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	f = ws.MustCompileFrame(ws.NewTextFrame(data))
+	f = appendFrame(nil, data)
 	fc.put(in.ID, f)
 	return f, nil
 }
@@ -67,4 +67,37 @@ func (fc *frameCache) observe(ev *hitl.Event, frame []byte) {
 	case hitl.EventAnswered, hitl.EventExpired, hitl.EventCancelled:
 		fc.forget(ev.InteractionID)
 	}
+}
+
+// appendFrame appends data to dst as one unmasked WebSocket text frame,
+// as a server sends it.
+func appendFrame(dst, data []byte) []byte {
+	dst = appendFrameHeader(dst, len(data))
+	return append(dst, data...)
+}
+
+// appendFrameHeader appends the header of an unmasked, final text frame
+// of n bytes.
+func appendFrameHeader(dst []byte, n int) []byte {
+	const finText = 0x81
+	switch {
+	case n <= 125:
+		return append(dst, finText, byte(n))
+	case n <= 0xffff:
+		return append(dst, finText, 126, byte(n>>8), byte(n))
+	default:
+		return binary.BigEndian.AppendUint64(append(dst, finText, 127), uint64(n))
+	}
+}
+
+// framePayload returns the payload of a frame appendFrame made (the JSON
+// of a message, for Server-Sent Events).
+func framePayload(frame []byte) []byte {
+	switch frame[1] & 0x7f {
+	case 126:
+		return frame[4:]
+	case 127:
+		return frame[10:]
+	}
+	return frame[2:]
 }

@@ -189,7 +189,7 @@ func (h *wsHub) deliver(batch []*hitl.Event) {
 			continue
 		}
 		for _, c := range h.conns {
-			if ev.Seq <= c.start || !visible(c.caller, ev) {
+			if ev.Seq <= c.start || !c.filter.shows(c.caller, ev) {
 				continue
 			}
 			schedule, closed := c.push(e, h.limit)
@@ -207,21 +207,32 @@ func (h *wsHub) deliver(batch []*hitl.Event) {
 	}
 }
 
-// encode returns ev's frame, or nil for an event clients are not told
-// about.
+// encode returns ev's frames (one per message, back to back: see
+// eventMessages), or nil for an event clients are not told about. A new
+// question's frame, without seq, is kept for replays.
 func (h *wsHub) encode(ev *hitl.Event) *wsEvent {
-	msg, ok := messageFor(ev)
-	if !ok {
-		return nil
-	}
-	data, err := marshalMessage(msg)
+	msgs, question, err := eventMessages(ev)
 	if err != nil {
 		h.log.Error("websocket: encode event", "seq", ev.Seq, "error", err)
 		return nil
 	}
-	e := &wsEvent{ev: ev, frame: ws.MustCompileFrame(ws.NewTextFrame(data))}
-	h.frames.observe(ev, e.frame)
-	return e
+	var replayFrame []byte
+	if question != nil {
+		replayFrame = appendFrame(nil, question)
+	}
+	h.frames.observe(ev, replayFrame)
+	if len(msgs) == 0 {
+		return nil
+	}
+	size := 0
+	for _, m := range msgs {
+		size += len(m.data) + 10
+	}
+	frame := make([]byte, 0, size)
+	for _, m := range msgs {
+		frame = appendFrame(frame, m.data)
+	}
+	return &wsEvent{ev: ev, frame: frame}
 }
 
 // schedule queues connections for the writers, starting writers as

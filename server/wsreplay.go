@@ -12,10 +12,29 @@ import (
 	"github.com/hitl-sh/hitl"
 )
 
-// replay writes every pending interaction the caller may see to c, oldest
-// first, then hands c to the hub with the live events that arrived
-// meanwhile.
+// replay sends c what it missed before going live, then hands c to the
+// hub with the live events that arrived meanwhile: the logged events
+// after the point it resumes from when it can (resumeWS), else every
+// pending interaction it may see and asked for (replayPending).
 func (s *Server) replay(ctx context.Context, c *wsConn) {
+	if c.resume {
+		done, err := s.resumeWS(ctx, c)
+		if err != nil {
+			s.log.Error("websocket: replay the event log", "after", c.after, "error", err)
+			c.drop()
+		}
+		if done || err != nil {
+			return
+		}
+	}
+	s.replayPending(ctx, c)
+}
+
+// replayPending writes every pending interaction c may see and asked for,
+// oldest first, and hitl:replay_done with their ids and c.start: live
+// events after c.start follow (those the list already shows are
+// harmless, and a created event it already shows is skipped).
+func (s *Server) replayPending(ctx context.Context, c *wsConn) {
 	// A replayed interaction's created event is in the log up to upTo (it
 	// was committed with the interaction), so the stream can only repeat
 	// it until it passes upTo.
@@ -25,32 +44,81 @@ func (s *Server) replay(ctx context.Context, c *wsConn) {
 		c.drop()
 		return
 	}
-	const chunk = 64 // frames per write
-	var bufs net.Buffers
-	for i, in := range list.pending {
+	rw := replayWriter{c: c}
+	var ids []string // the ids sent, when the filter leaves some out
+	for _, in := range list.pending {
+		if !c.filter.match(in) {
+			continue
+		}
 		frame, err := s.hub.frames.question(in)
 		if err != nil {
 			s.log.Error("websocket: encode a pending interaction", "interaction_id", in.ID, "error", err)
 			c.drop()
 			return
 		}
-		bufs = append(bufs, frame)
-		if len(bufs) == chunk || i == len(list.pending)-1 {
-			if !c.write(bufs, false, false) {
-				return
-			}
-			bufs = bufs[:0]
+		if !c.filter.all() {
+			ids = append(ids, in.ID)
+		}
+		if !rw.add(frame) {
+			return
 		}
 	}
+	pending := list.idsJSON()
+	if !c.filter.all() {
+		pending = idsJSON(ids)
+	}
+	if !rw.done(c.start, false, pending) {
+		return
+	}
+	c.goLive(list.ids, upTo, 0)
+}
 
+// replayWriter writes a replay to its connection a few frames at a time.
+type replayWriter struct {
+	c    *wsConn
+	bufs net.Buffers
+}
+
+// replayChunk is how many frames a replay writes at a time.
+const replayChunk = 64
+
+// add queues frames and writes them once there are enough; false means
+// the connection was dropped.
+func (rw *replayWriter) add(frames ...[]byte) bool {
+	rw.bufs = append(rw.bufs, frames...)
+	return len(rw.bufs) < replayChunk || rw.flush()
+}
+
+// flush writes what is queued; false means the connection was dropped.
+func (rw *replayWriter) flush() bool {
+	if len(rw.bufs) == 0 {
+		return true
+	}
+	ok := rw.c.write(rw.bufs, false, false)
+	rw.bufs = rw.bufs[:0]
+	return ok
+}
+
+// done writes hitl:replay_done (see replayDone) after what is queued.
+func (rw *replayWriter) done(seq int64, resumed bool, pending []byte) bool {
+	head, tail := replayDone(seq, resumed, pending)
+	hdr := appendFrameHeader(nil, len(head)+len(pending)+len(tail))
+	return rw.add(hdr, head, pending, tail) && rw.flush()
+}
+
+// goLive ends c's replay: the live events held meanwhile are queued,
+// except those at or before skip (the client has them) and the created
+// events of the replayed interactions (until the stream passes upTo), and
+// the hub's writers take over.
+func (c *wsConn) goLive(replayed map[string]bool, upTo, skip int64) {
 	c.mu.Lock()
 	c.replaying = false
-	if upTo > c.start {
-		c.replayed, c.upTo = list.ids, upTo
+	if replayed != nil && upTo > c.start {
+		c.replayed, c.upTo = replayed, upTo
 	}
 	if !c.closing {
 		for _, e := range c.held {
-			if !c.repeatLocked(e.ev) {
+			if e.ev.Seq > skip && !c.repeatLocked(e.ev) {
 				c.queue = append(c.queue, e.frame)
 			}
 		}
@@ -65,6 +133,9 @@ func (s *Server) replay(ctx context.Context, c *wsConn) {
 type replayList struct {
 	pending []*hitl.Interaction // oldest first
 	ids     map[string]bool     // the ids in pending
+
+	idsOnce sync.Once
+	idsData []byte // the ids as a JSON array, in order, made once
 }
 
 func newReplayList(pending []*hitl.Interaction) *replayList {
@@ -73,6 +144,18 @@ func newReplayList(pending []*hitl.Interaction) *replayList {
 		l.ids[in.ID] = true
 	}
 	return l
+}
+
+// idsJSON returns the ids of the list, oldest first, as a JSON array.
+func (l *replayList) idsJSON() []byte {
+	l.idsOnce.Do(func() {
+		ids := make([]string, len(l.pending))
+		for i, in := range l.pending {
+			ids[i] = in.ID
+		}
+		l.idsData = idsJSON(ids)
+	})
+	return l.idsData
 }
 
 // replaySet returns the pending interactions caller may see and the event

@@ -1,0 +1,55 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/hitl-sh/hitl"
+)
+
+// maxResumeEvents bounds how far behind a WebSocket client may resume
+// from: one further behind gets the pending list instead, which then
+// costs less than the log.
+const maxResumeEvents = 10000
+
+// errConnDropped stops a replay whose connection was dropped.
+var errConnDropped = errors.New("connection dropped")
+
+// resumeWS writes to c, which resumes after c.after, the messages of every
+// logged event it missed up to c.start (later ones come live), then
+// hitl:replay_done (resumed, at the newer of the two), and takes c live.
+// It reports false, having written nothing, when c cannot resume: c.after
+// is not from this event log (the database was replaced), or is more than
+// maxResumeEvents behind.
+func (s *Server) resumeWS(ctx context.Context, c *wsConn) (bool, error) {
+	last, err := s.broker.Store().LastEventSeq(ctx)
+	if err != nil {
+		return false, fmt.Errorf("read the event log position: %w", err)
+	}
+	if c.after > last || c.start-c.after > maxResumeEvents {
+		return false, nil
+	}
+	rw := replayWriter{c: c}
+	_, err = s.walkLog(ctx, c.caller, c.filter, c.after, c.start, func(_ *hitl.Event, msgs []streamMessage) error {
+		for _, m := range msgs {
+			if !rw.add(appendFrame(nil, m.data)) {
+				return errConnDropped
+			}
+		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, errConnDropped):
+		return true, nil
+	case err != nil:
+		return true, err
+	}
+	// When the client is ahead of this server's feed (another replica's
+	// events not yet here), the feed's events up to c.after are skipped.
+	if !rw.done(max(c.start, c.after), true, nil) {
+		return true, nil
+	}
+	c.goLive(nil, 0, c.after)
+	return true, nil
+}
