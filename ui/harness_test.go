@@ -245,7 +245,10 @@ type faults struct {
 	wsDown     bool
 	sockets    []net.Conn
 	failPosts  int
-	wsRequests int // requests for /ws seen
+	wsRequests int      // requests for /ws seen
+	wsQueries  []string // their queries
+	noResume   bool     // /ws is served as if it could not resume
+	heldPosts  chan struct{}
 }
 
 func (f *faults) wrap(next http.Handler) http.Handler {
@@ -253,8 +256,19 @@ func (f *faults) wrap(next http.Handler) http.Handler {
 		f.mu.Lock()
 		if r.URL.Path == "/ws" {
 			f.wsRequests++
+			f.wsQueries = append(f.wsQueries, r.URL.RawQuery)
+			if f.noResume {
+				q := r.URL.Query()
+				q.Del("after")
+				r.URL.RawQuery = q.Encode()
+			}
 		}
 		switch {
+		case r.Method == http.MethodPost && r.URL.Path == "/api/v1/agents/hitl/respond" && f.heldPosts != nil:
+			held := f.heldPosts
+			f.mu.Unlock()
+			holdResponse(w, r, next, held)
+			return
 		case r.URL.Path == "/ws" && f.wsDown:
 			f.mu.Unlock()
 			http.Error(w, "down for the test", http.StatusServiceUnavailable)
@@ -283,6 +297,53 @@ func (f *faults) setWS(down bool) {
 		}
 		f.sockets = nil
 	}
+}
+
+// holdResponse serves r into a recorder, so the request has its full
+// effect at once, and sends the response only once held is closed.
+func holdResponse(w http.ResponseWriter, r *http.Request, next http.Handler, held <-chan struct{}) {
+	rec := httptest.NewRecorder()
+	next.ServeHTTP(rec, r)
+	select {
+	case <-held:
+	case <-r.Context().Done():
+		return
+	}
+	for k, v := range rec.Header() {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(rec.Code)
+	_, _ = w.Write(rec.Body.Bytes())
+}
+
+// holdPosts makes answers take effect at once but their responses wait
+// until release is called.
+func (f *faults) holdPosts() (release func()) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	held := make(chan struct{})
+	f.heldPosts = held
+	return func() {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.heldPosts = nil
+		close(held)
+	}
+}
+
+// setNoResume makes the server ignore where a reconnecting page resumes
+// from (as after its database was replaced): it replays everything.
+func (f *faults) setNoResume(on bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.noResume = on
+}
+
+// wsQueryLog returns the queries of the requests for /ws seen.
+func (f *faults) wsQueryLog() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.wsQueries...)
 }
 
 // wsCount returns how many requests for /ws the server has seen.
@@ -462,6 +523,12 @@ func openSignIn(t *testing.T, srv *hitlServer, setup ...chromedp.Action[chromedp
 // setup steps and loads the inbox.
 func openTab(t *testing.T, srv *hitlServer, isolated bool, setup ...chromedp.Action[chromedp.Void]) *page {
 	t.Helper()
+	return openTabWithin(t, srv, isolated, 60*time.Second, setup...)
+}
+
+// openTabWithin is openTab for a tab that may stay open for timeout.
+func openTabWithin(t *testing.T, srv *hitlServer, isolated bool, timeout time.Duration, setup ...chromedp.Action[chromedp.Void]) *page {
+	t.Helper()
 	requireChromium(t)
 	bctx, err := startBrowser()
 	if err != nil {
@@ -476,7 +543,7 @@ func openTab(t *testing.T, srv *hitlServer, isolated bool, setup ...chromedp.Act
 		cancelTab()
 		t.Fatalf("open tab: %v", err)
 	}
-	ctx, cancelTimeout := context.WithTimeout(tabCtx, 60*time.Second)
+	ctx, cancelTimeout := context.WithTimeout(tabCtx, timeout)
 	p := &page{t: t, ctx: ctx, srv: srv}
 	messages := chromedp.Console(tabCtx)
 	done := make(chan struct{})

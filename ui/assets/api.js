@@ -111,18 +111,3 @@ export function listInteractions({ status = "", limit = 50, cursor = "" } = {}) 
   if (cursor) q.set("cursor", cursor);
   return getJSON(`/api/v1/interactions?${q}`);
 }
-
-// pendingIDs returns the ids of every pending interaction, or null when
-// the list could not be read.
-export async function pendingIDs() {
-  const ids = new Set();
-  let cursor = "";
-  for (let page = 0; page < 20; page++) {
-    const r = await listInteractions({ status: "pending", limit: 500, cursor });
-    if (!r.ok) return null;
-    for (const it of r.data.interactions) ids.add(it.interaction_id);
-    if (!r.data.next_cursor || r.data.next_cursor === cursor) break;
-    cursor = r.data.next_cursor;
-  }
-  return ids;
-}

@@ -5,7 +5,7 @@
 import { Inbox } from "./inbox.js";
 import { History } from "./history.js";
 import { connect } from "./live.js";
-import { onUnauthorized, pendingIDs } from "./api.js";
+import { onUnauthorized } from "./api.js";
 import { setupNotifications } from "./notify.js";
 import { SignIn, logout, me } from "./session.js";
 import { SlackSettings } from "./slack.js";
@@ -162,25 +162,28 @@ let liveGen = 0;
 function startLive() {
   const gen = ++liveGen;
   const current = () => gen === liveGen && session === "in";
+  let replays = 0;
   live = connect({
-    onMessage: (msg) => inbox.handle(msg),
-    async onState(state) {
+    onMessage(msg) {
+      if (!current()) return;
+      inbox.handle(msg);
+      if (msg.type !== "hitl:replay_done") return;
+      // Every pending card is on the page: a link can be followed, and
+      // after a reconnect the history may have grown.
+      if (replays++ === 0) followLink(Array.isArray(msg.pending) ? new Set(msg.pending) : null);
+      else history.changed();
+    },
+    onState(state) {
       if (!current()) return;
       clearTimeout(calmTimer);
       switch (state) {
         case "connecting":
           setConn("connecting", "Connecting…");
           break;
-        case "live": {
+        case "live":
+          // The replay follows; hitl:replay_done ends it.
           setConn("live", "Live");
-          // The replay follows the open; once the list of pending questions
-          // is read, an empty inbox really is empty.
-          const pending = await pendingIDs();
-          if (!current()) break;
-          inbox.setReady();
-          followLink(pending);
           break;
-        }
         case "reconnecting":
           setConn("reconnecting", "Reconnecting…");
           if (!dropped) announce("Connection lost. Reconnecting…");
@@ -191,9 +194,6 @@ function startLive() {
           setConn("reconnected", "Reconnected");
           announce("Reconnected.");
           calmTimer = setTimeout(() => setConn("live", "Live"), 4000);
-          inbox.setReady();
-          await inbox.reconcile();
-          history.changed();
           break;
       }
     },

@@ -25,6 +25,7 @@ export class Card {
     this.expired = false;
     this.busy = false;
     this.sent = false;
+    this.answerHeard = false; // the live channel said it was answered (hitl:resolved)
     this.warned = false;
     this.build();
     this.restoreDraft();
@@ -118,16 +119,18 @@ export class Card {
       this.resolve("answered", this.deferred);
       return;
     }
-    switch (res.status) {
-      case 409:
+    switch (over(res) || res.status) {
+      case "conflict":
         this.resolve("answered", "Someone else answered first.");
         this.hooks.lookup?.(this);
         return;
-      case 410:
-        if (res.code === "cancelled") this.resolve("cancelled", MOVED_ON);
-        else this.resolve("expired", "Too late — this question expired before your answer arrived.");
+      case "cancelled":
+        this.resolve("cancelled", MOVED_ON);
         return;
-      case 404:
+      case "expired":
+        this.resolve("expired", "Too late — this question expired before your answer arrived.");
+        return;
+      case "not_found":
         this.resolve("gone", "This question no longer exists.");
         return;
       case 422: {
@@ -320,6 +323,17 @@ export class Card {
       // ignore
     }
   }
+}
+
+// over says why an answer was refused when the question is over:
+// "conflict" (answered already), "expired", "cancelled" or "not_found";
+// "" when it was refused for another reason. The AI-Parrot HITL
+// contract's respond route answers 404 for all four, with the reason as
+// the error's code; the native route answers 409, 410 or 404.
+function over(res) {
+  if (![404, 409, 410].includes(res.status)) return "";
+  if (["conflict", "expired", "cancelled", "not_found"].includes(res.code)) return res.code;
+  return { 404: "not_found", 409: "conflict", 410: "expired" }[res.status];
 }
 
 // short trims a question for announcements and notifications.

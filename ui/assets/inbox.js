@@ -3,7 +3,7 @@
 
 import { isTyping } from "./dom.js";
 import { Card, MOVED_ON, short } from "./card.js";
-import { getInteraction, pendingIDs } from "./api.js";
+import { getInteraction } from "./api.js";
 import { answeredBy, ago, channelName } from "./format.js";
 import { notify, dismiss } from "./notify.js";
 
@@ -41,17 +41,34 @@ export class Inbox {
         if (msg.interaction_id) this.add(msg);
         break;
       case "hitl:cancel": {
+        // Every question that ends gets one, an answered one after
+        // hitl:resolved: that card keeps its outcome (its own answer may
+        // still be in flight, and be the one that won).
         const card = this.cards.get(msg.interaction_id);
-        card?.resolve("cancelled", MOVED_ON);
+        if (card && !card.answerHeard) card.resolve("cancelled", MOVED_ON);
         break;
       }
       case "hitl:resolved": {
         const card = this.cards.get(msg.interaction_id);
-        if (!card || card.sent) break;
+        if (!card) break;
+        card.answerHeard = true;
+        if (card.sent) break;
         card.answeredElsewhere(msg.timed_out ? DEFAULT_USED : answeredBy(msg.responded_by, msg.channel));
         break;
       }
+      case "hitl:replay_done":
+        this.replayDone(msg);
+        break;
     }
+  }
+
+  // replayDone runs when a connection's replay is complete: every card
+  // that is still pending is on the page. After a full replay, a card
+  // whose question is not among the pending ones ended while the page was
+  // not listening; after a resume the page was sent what it missed.
+  replayDone(msg) {
+    this.setReady();
+    if (!msg.resumed && Array.isArray(msg.pending)) this.reconcile(new Set(msg.pending));
   }
 
   add(q) {
@@ -233,14 +250,12 @@ export class Inbox {
     this.render();
   }
 
-  // reconcile runs after a reconnect: the server has replayed every pending
-  // question; a card that is no longer pending ended while the connection
-  // was down, so its outcome is fetched and shown.
-  async reconcile() {
-    const ids = await pendingIDs();
-    if (!ids) return;
+  // reconcile drops the cards that are not in pending (the ids a full
+  // replay listed): their questions ended while the page was not
+  // listening, so what became of each is fetched and shown.
+  async reconcile(pending) {
     for (const card of [...this.cards.values()]) {
-      if (card.resolved || ids.has(card.id)) continue;
+      if (card.resolved || pending.has(card.id)) continue;
       const r = await getInteraction(card.id);
       if (card.resolved) continue;
       if (!r.ok) {

@@ -1,6 +1,9 @@
-// The live channel: /ws, reconnecting with exponential backoff. The server
-// replays every pending question on each connect, so nothing is lost while
-// the connection is down.
+// The live channel: /ws, reconnecting with exponential backoff. Each
+// connection starts with a replay that hitl:replay_done ends: every
+// pending question on the first connect; on a reconnect, what happened
+// while the connection was down (the server resumes from the seq of the
+// last message heard, ?after=), or, when it cannot, every pending
+// question again. Nothing is lost while the connection is down.
 
 const MIN_DELAY = 500;
 const MAX_DELAY = 10000;
@@ -17,14 +20,18 @@ export function connect({ onMessage, onState, onClose }) {
   let timer = null;
   let stopped = false;
 
-  const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`;
+  const base = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`;
+  // The resume point: the seq of hitl:replay_done, or of any message
+  // since, on the connections this call has opened.
+  let seq = null;
+  const url = () => (seq === null ? base : `${base}?after=${seq}`);
 
   function open() {
     clearTimeout(timer);
     timer = null;
     if (stopped) return;
     onState(everOpen ? "reconnecting" : "connecting");
-    const sock = new WebSocket(url);
+    const sock = new WebSocket(url());
     ws = sock;
     let closed = false;
     let opened = false;
@@ -43,7 +50,13 @@ export function connect({ onMessage, onState, onClose }) {
       } catch {
         return;
       }
-      if (msg && typeof msg === "object") onMessage(msg);
+      if (!msg || typeof msg !== "object") return;
+      if (Number.isSafeInteger(msg.seq) && msg.seq >= 0) {
+        // A full replay's seq may be lower than the last one heard (the
+        // server's database was replaced): it is the point from now on.
+        seq = msg.type === "hitl:replay_done" ? msg.seq : Math.max(seq ?? 0, msg.seq);
+      }
+      onMessage(msg);
     });
     const lost = () => {
       if (closed) return;
