@@ -269,3 +269,35 @@ func TestReplicaReadyz(t *testing.T) {
 	r.Store.Close()
 	r.mustDo(t, "GET", "/readyz", nil, http.StatusServiceUnavailable, nil)
 }
+
+// TestReplicasResume: a client resumes on another replica from the seq it
+// got on the first, and is sent what it missed, whichever replica did it:
+// the seqs are the shared event log's.
+func TestReplicasResume(t *testing.T) {
+	t.Parallel()
+	rs := newReplicas(t, 2)
+	a, b := rs[0], rs[1]
+	c := dialWS(t, a.testServer, nil)
+	readReplay(t, c)
+	asked := a.ask(t, nil)
+	seq := int64(readWSType(t, c, "hitl:question", asked)["seq"].(float64))
+	c.CloseNow()
+
+	b.mustDo(t, "POST", "/api/v1/interactions/"+asked+"/respond", map[string]any{"value": "go"}, http.StatusOK, nil)
+	later := b.ask(t, nil)
+	resumed := dialWSAt(t, b.testServer, fmt.Sprintf("/ws?after=%d", seq))
+	var got []string
+	var done map[string]any
+	for len(got) < 3 || done == nil {
+		m := readWSRaw(t, resumed)
+		if m["type"] == "hitl:replay_done" {
+			done = m
+			continue
+		}
+		got = append(got, fmt.Sprint(m["type"], " ", m["interaction_id"]))
+	}
+	want := []string{"hitl:resolved " + asked, "hitl:cancel " + asked, "hitl:question " + later}
+	if fmt.Sprint(got) != fmt.Sprint(want) || done["resumed"] != true {
+		t.Errorf("resumed on B: %q and %v, want %q and a resumed hitl:replay_done", got, done, want)
+	}
+}
