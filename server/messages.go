@@ -74,8 +74,8 @@ type resolvedMessage struct {
 // jsonNull is the JSON null literal, for fields the contract always sends.
 var jsonNull = json.RawMessage("null")
 
-// seedTime formats t as ISO-8601 UTC with a Z, as the contract's deadline.
-func seedTime(t time.Time) string {
+// contractTime formats t as ISO-8601 UTC with a Z, as the contract's deadline.
+func contractTime(t time.Time) string {
 	return t.UTC().Format("2006-01-02T15:04:05.000Z")
 }
 
@@ -91,8 +91,8 @@ func newQuestionMessage(in *hitl.Interaction) questionMessage {
 		DefaultResponse: in.DefaultResponse,
 		Timeout:         in.Timeout,
 		SourceAgent:     in.SourceAgent,
-		Deadline:        seedTime(in.Deadline),
-		CreatedAt:       seedTime(in.CreatedAt),
+		Deadline:        contractTime(in.Deadline),
+		CreatedAt:       contractTime(in.CreatedAt),
 		SessionID:       in.SessionID,
 	}
 	if in.Context != "" {

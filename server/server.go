@@ -101,6 +101,7 @@ func (s *Server) routes() {
 
 	// Live streams.
 	s.mux.HandleFunc("GET /ws", s.handle(s.handleWebSocket))
+	// The name the AI-Parrot HITL contract's chat connects to.
 	s.mux.HandleFunc("GET /ws/userinfo", s.handle(s.handleWebSocket))
 	s.mux.HandleFunc("GET /api/v1/events", s.handle(s.handleEvents))
 

@@ -8,7 +8,7 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// movedOn is the second seed's message for a withdrawn question (§3.3).
+// movedOn is the AI-Parrot HITL contract's message for a withdrawn question (§3.3).
 const movedOn = "The agent moved on — this question expired."
 
 func TestReloadKeepsCardAndDraft(t *testing.T) {

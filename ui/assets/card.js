@@ -7,7 +7,7 @@ import { buildWidget } from "./widgets.js";
 import { respond } from "./api.js";
 import { TYPE_LABELS, countdown, spokenDuration, timeEl } from "./format.js";
 
-// The seed's words for a question the agent withdrew (§3.3).
+// The AI-Parrot HITL contract's words for a question the agent withdrew (§3.3).
 export const MOVED_ON = "The agent moved on — this question expired.";
 
 const isMac = /Mac|iPhone|iPad/.test(navigator.platform || "");
