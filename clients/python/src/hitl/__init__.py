@@ -1,0 +1,63 @@
+"""Ask a person a question through a hitl server and wait for a typed answer.
+
+>>> from hitl import Client
+>>> hitl = Client()   # HITL_URL, HITL_TOKEN and HITL_AGENT from the environment
+>>> if hitl.yes_no("Deploy build 1432 to production?", timeout=600):
+...     deploy()
+
+:class:`Client` blocks; :class:`AsyncClient` is the same for asyncio. Both
+raise :class:`Expired` when nobody answers in time, :class:`Cancelled` when
+the question is withdrawn, :class:`Unreachable` when the server cannot be
+reached, and for a refused request the :class:`HitlError` subclass of the
+server's error code. Validation is the server's: the clients pass its errors
+on as they are.
+"""
+
+from ._async import AsyncClient
+from ._client import Client
+from ._errors import (
+    Cancelled,
+    Conflict,
+    Expired,
+    Forbidden,
+    HitlError,
+    InvalidAnswer,
+    InvalidRequest,
+    NotFound,
+    RateLimited,
+    Unauthorized,
+    Unavailable,
+    Unreachable,
+)
+from ._questions import CANCEL_REASON, AskOptions, ChoiceSpec
+from ._schema import schema_for
+from ._transport import DEFAULT_URL, VERSION
+from ._types import Interaction, Option, Page, Result
+
+__version__ = VERSION
+
+__all__ = [
+    "AsyncClient",
+    "AskOptions",
+    "CANCEL_REASON",
+    "ChoiceSpec",
+    "Cancelled",
+    "Client",
+    "Conflict",
+    "DEFAULT_URL",
+    "Expired",
+    "Forbidden",
+    "HitlError",
+    "Interaction",
+    "InvalidAnswer",
+    "InvalidRequest",
+    "NotFound",
+    "Option",
+    "Page",
+    "RateLimited",
+    "Result",
+    "Unauthorized",
+    "Unavailable",
+    "Unreachable",
+    "schema_for",
+]
