@@ -131,9 +131,13 @@ class AsyncClient:
 
     async def wait(self, interaction_id: str, *, timeout: float | None = None) -> Interaction:
         """Waits until the interaction ends and returns it (see :meth:`hitl.Client.wait`)."""
+        return await self._wait(interaction_id, timeout, None)
+
+    async def _wait(self, interaction_id: str, timeout: float | None, last: Interaction | None) -> Interaction:
+        # last is the interaction as last seen: once the server has been
+        # reached, failures are retried (see keep_trying).
         path = interaction_path(interaction_id, "wait")
         stop = None if timeout is None else time.monotonic() + timeout
-        last: Interaction | None = None
         attempt = 0
         while True:
             poll = self._poll if stop is None else max(0.0, min(self._poll, stop - time.monotonic()))
@@ -178,7 +182,7 @@ class AsyncClient:
         interaction: Interaction | None = None
         try:
             interaction = await self._create_retrying(req)
-            return q.outcome(await self.wait(interaction.id))
+            return q.outcome(await self._wait(interaction.id, None, interaction))
         except asyncio.CancelledError:
             await in_thread(withdraw, self._http, req, interaction)
             raise

@@ -163,9 +163,13 @@ class Client:
         (or answers 502/503/504) after it was reached once, the poll is
         retried with backoff until a minute past the interaction's deadline;
         then Unreachable is raised."""
+        return self._wait(interaction_id, timeout, None)
+
+    def _wait(self, interaction_id: str, timeout: float | None, last: Interaction | None) -> Interaction:
+        # last is the interaction as last seen: once the server has been
+        # reached, failures are retried (see keep_trying).
         path = interaction_path(interaction_id, "wait")
         stop = None if timeout is None else time.monotonic() + timeout
-        last: Interaction | None = None
         attempt = 0
         while True:
             poll = self._poll if stop is None else max(0.0, min(self._poll, stop - time.monotonic()))
@@ -222,7 +226,7 @@ class Client:
         interaction: Interaction | None = None
         try:
             interaction = self._create_retrying(req)
-            return q.outcome(self.wait(interaction.id))
+            return q.outcome(self._wait(interaction.id, None, interaction))
         except KeyboardInterrupt:
             withdraw(self._http, req, interaction)
             raise

@@ -1,0 +1,43 @@
+"""Every Python example in README.md runs against a real server, with a
+person answering whatever it asks."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hitlserver import PATIENCE, AutoPerson, Server
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+SRC = str(Path(__file__).resolve().parents[1] / "src")
+EXAMPLES = re.findall(r"^```python\n(.*?)^```$", README.read_text(), flags=re.S | re.M)
+
+
+@pytest.fixture(scope="module")
+def answered_server(hitl_bin: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    srv = Server(hitl_bin, tmp_path_factory.mktemp("readme") / "hitl.db")
+    AutoPerson(srv)
+    yield srv
+    srv.stop()
+
+
+def test_readme_has_examples() -> None:
+    assert len(EXAMPLES) >= 5
+
+
+@pytest.mark.parametrize("code", EXAMPLES, ids=[f"example{i + 1}" for i in range(len(EXAMPLES))])
+def test_readme_example(code: str, answered_server: Server, tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": SRC, "HITL_URL": answered_server.url, "HITL_AGENT": "readme"}
+    env.pop("HITL_TOKEN", None)
+    script = tmp_path / "example.py"
+    script.write_text(code)
+    done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=PATIENCE)
+    assert done.returncode == 0, f"example failed:\n{code}\nstderr:\n{done.stderr}"
+    assert done.stdout.strip(), "every example prints what it got"
+    status, doc = answered_server.request("GET", "/api/v1/interactions?status=pending")
+    assert status == 200 and doc["interactions"] == [], "the example left a question pending"
