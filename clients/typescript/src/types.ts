@@ -1,0 +1,120 @@
+/**
+ * What the server sends and takes, as TypeScript types: the JSON of the
+ * HTTP API, field for field.
+ * @module
+ */
+
+/** The kind of answer a question expects. */
+export type InteractionType = "approval" | "single_choice" | "multi_choice" | "form" | "free_text";
+
+/**
+ * The answer's type for each interaction type: the value an answered
+ * interaction's `result.value` holds. A new interaction type is one more
+ * entry here.
+ */
+export interface AnswerTypes {
+  approval: boolean;
+  single_choice: string;
+  multi_choice: string[];
+  form: Record<string, unknown>;
+  free_text: string;
+}
+
+/** The answer's type for interaction type T. */
+export type Answer<T extends InteractionType> = AnswerTypes[T];
+
+/** Where an interaction is in its life: pending, then exactly one of the others. */
+export type Status = "pending" | "answered" | "expired" | "cancelled";
+
+/** A JSON Schema (draft 2020-12) object, for a form. */
+export type JsonSchema = { [keyword: string]: unknown };
+
+/** One choice: the `key` an answer refers to and the `label` the person sees. */
+export interface Option<K extends string = string> {
+  key: K;
+  label: string;
+  description?: string;
+}
+
+/** Who may answer; empty means anyone. */
+export interface Targets {
+  users?: string[];
+  groups?: string[];
+}
+
+/** How an interaction ended. */
+export interface Result<V = unknown> {
+  /** The answer, in the type of the question (absent when cancelled or expired). */
+  value?: V;
+  responded_by?: string;
+  /** Where the answer came from: api, web, cli, mcp, slack, or timeout. */
+  channel?: string;
+  responded_at: string;
+  /** Whether the default answer was used at the deadline. */
+  timed_out: boolean;
+  /** Why it was cancelled or expired. */
+  reason?: string;
+}
+
+/** One question from an agent to people, as the server returns it. */
+export interface Interaction<T extends InteractionType = InteractionType> {
+  interaction_id: string;
+  interaction_type: T;
+  question: string;
+  context?: string;
+  options: Option[];
+  form_schema?: JsonSchema;
+  default_response?: Answer<T>;
+  /** Seconds from creation to the deadline. */
+  timeout: number;
+  /** RFC 3339. */
+  deadline: string;
+  on_timeout: "cancel" | "default";
+  idempotency_key?: string;
+  source_agent?: string;
+  session_id?: string;
+  metadata?: Record<string, unknown>;
+  targets?: Targets;
+  notify?: Record<string, unknown>;
+  created_by: string;
+  created_via: string;
+  created_at: string;
+  status: Status;
+  result?: Result<Answer<T>>;
+}
+
+/** The body of `POST /api/v1/interactions`. */
+export interface CreateRequest<T extends InteractionType = InteractionType> {
+  /** Default `free_text`. */
+  interaction_type?: T;
+  question: string;
+  context?: string;
+  /** Labels (the key is derived) or options. */
+  options?: Array<string | Option>;
+  form_schema?: JsonSchema;
+  default_response?: unknown;
+  /** Seconds the person has; default one hour. */
+  timeout?: number;
+  /** An absolute deadline (RFC 3339); wins over timeout. */
+  deadline?: string;
+  on_timeout?: "cancel" | "default";
+  idempotency_key?: string;
+  source_agent?: string;
+  session_id?: string;
+  metadata?: Record<string, unknown>;
+  targets?: Targets;
+  /** Per-question notification settings, such as `{ slack: false }`. */
+  notify?: Record<string, unknown>;
+}
+
+/** A page of interactions, newest first. */
+export interface Page {
+  interactions: Interaction[];
+  /** The cursor of the next page, or null on the last. */
+  next_cursor: string | null;
+}
+
+/** Whether a status is final. */
+export function isTerminal(status: Status): boolean {
+  return status === "answered" || status === "expired" || status === "cancelled";
+}
