@@ -11,6 +11,13 @@ from hitlserver import Person, Server, build_hitl
 import hitl
 
 
+@pytest.fixture(autouse=True)
+def no_client_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keeps a developer's own HITL_URL, HITL_TOKEN and HITL_AGENT out of the tests."""
+    for name in ("HITL_URL", "HITL_TOKEN", "HITL_AGENT"):
+        monkeypatch.delenv(name, raising=False)
+
+
 @pytest.fixture(scope="session")
 def hitl_bin(tmp_path_factory: pytest.TempPathFactory) -> str:
     """The hitl binary under test."""

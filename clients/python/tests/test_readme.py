@@ -14,8 +14,12 @@ import pytest
 from hitlserver import PATIENCE, AutoPerson, Server
 
 README = Path(__file__).resolve().parents[1] / "README.md"
+TOP_README = Path(__file__).resolve().parents[3] / "README.md"
 SRC = str(Path(__file__).resolve().parents[1] / "src")
-EXAMPLES = re.findall(r"^```python\n(.*?)^```$", README.read_text(), flags=re.S | re.M)
+# This package's README, and the top README's example beside Go's and TypeScript's.
+EXAMPLES = re.findall(r"^```python\n(.*?)^```$", README.read_text(), flags=re.S | re.M) + re.findall(
+    r"^<!-- snippet: clients-python -->\n\n```python\n(.*?)^```$", TOP_README.read_text(), flags=re.S | re.M
+)
 
 
 @pytest.fixture(scope="module")
@@ -27,7 +31,8 @@ def answered_server(hitl_bin: str, tmp_path_factory: pytest.TempPathFactory) -> 
 
 
 def test_readme_has_examples() -> None:
-    assert len(EXAMPLES) >= 5
+    assert len(EXAMPLES) >= 6
+    assert "hitl.yes_no(" in EXAMPLES[-1], "the top README's example is found"
 
 
 @pytest.mark.parametrize("code", EXAMPLES, ids=[f"example{i + 1}" for i in range(len(EXAMPLES))])

@@ -25,6 +25,9 @@ export const PACKAGE = join(REPO, "clients", "typescript");
 /** How long a test waits for something the server does at once, in ms. */
 export const PATIENCE = 30_000;
 
+// Keep a developer's own server settings out of the tests.
+for (const name of ["HITL_URL", "HITL_TOKEN", "HITL_AGENT"]) delete process.env[name];
+
 let built: string | undefined;
 
 /** Returns the hitl binary: HITL_BIN, or one built from the repository. */

@@ -9,10 +9,14 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
 
-import { PACKAGE, Server, autoAnswer } from "./harness.js";
+import { PACKAGE, REPO, Server, autoAnswer } from "./harness.js";
 
 const run = promisify(execFile);
-const examples = [...readFileSync(join(PACKAGE, "README.md"), "utf8").matchAll(/^```ts\n(.*?)^```$/gms)].map((m) => m[1]!);
+// This package's README, and the top README's example beside Go's and Python's.
+const examples = [
+  ...readFileSync(join(PACKAGE, "README.md"), "utf8").matchAll(/^```ts\n(.*?)^```$/gms),
+  ...readFileSync(join(REPO, "README.md"), "utf8").matchAll(/^<!-- snippet: clients-typescript -->\n\n```ts\n(.*?)^```$/gms),
+].map((m) => m[1]!);
 // Inside the package, so that "@hitl/client" resolves to it by its own name.
 const dir = join(PACKAGE, "build", "readme");
 
@@ -36,7 +40,8 @@ before(async () => {
 after(() => server?.stop());
 
 test("the README has examples", () => {
-  assert.ok(examples.length >= 5, `${examples.length} examples`);
+  assert.ok(examples.length >= 7, `${examples.length} examples`);
+  assert.match(examples.at(-1)!, /hitl\.yesNo\(/, "the top README's example is found");
 });
 
 examples.forEach((code, i) => {
