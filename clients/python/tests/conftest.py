@@ -6,7 +6,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hitlserver import Person, Server, build_hitl
+from hitlserver import Server, build_hitl
+from person import Person
 
 import hitl
 

@@ -7,7 +7,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
-from hitlserver import Person, Server, fresh, make_token
+from hitlserver import Server, fresh, make_token
+from person import Person
 
 import hitl
 

@@ -12,7 +12,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hitlserver import PATIENCE, HoldingProxy, Person, Server, fresh
+from hitlserver import PATIENCE, Server, fresh
+from person import Person
+from proxy import HoldingProxy
 
 import hitl
 

@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from typing import Literal, TypedDict
 
 import pytest
-from hitlserver import Person, Server, fresh
+from hitlserver import Server, fresh
+from person import Person
 
 import hitl
 

@@ -7,7 +7,8 @@ import asyncio
 import threading
 
 import pytest
-from hitlserver import Person, Server, fresh
+from hitlserver import Server, fresh
+from person import Person
 
 import hitl
 

@@ -11,7 +11,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hitlserver import PATIENCE, AutoPerson, Server
+from hitlserver import PATIENCE, Server
+from person import AutoPerson
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 TOP_README = Path(__file__).resolve().parents[3] / "README.md"

@@ -9,7 +9,8 @@ import threading
 from pathlib import Path
 
 import pytest
-from hitlserver import Person, Server, fresh
+from hitlserver import Server, fresh
+from person import Person
 
 import hitl
 

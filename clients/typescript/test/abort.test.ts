@@ -5,7 +5,9 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 
 import { CANCEL_REASON, Client } from "../src/index.js";
-import { HoldingProxy, Person, Server, fresh } from "./harness.js";
+import { Person } from "./person.js";
+import { HoldingProxy } from "./proxy.js";
+import { Server, fresh } from "./server.js";
 
 let server: Server;
 let person: Person;

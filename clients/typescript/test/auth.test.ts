@@ -5,7 +5,8 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 
 import { Client, Forbidden, Unauthorized } from "../src/index.js";
-import { Person, Server, fresh, makeToken, tempDb } from "./harness.js";
+import { Person } from "./person.js";
+import { Server, fresh, makeToken, tempDb } from "./server.js";
 
 let server: Server;
 let agentToken: string;

@@ -5,7 +5,8 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 
 import { Cancelled, Client, Conflict, Expired, HitlError, InvalidAnswer, InvalidRequest, NotFound } from "../src/index.js";
-import { Person, Server, fresh } from "./harness.js";
+import { Person } from "./person.js";
+import { Server, fresh } from "./server.js";
 
 let server: Server;
 let person: Person;

@@ -9,7 +9,8 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
 
-import { PACKAGE, REPO, Server, autoAnswer } from "./harness.js";
+import { autoAnswer } from "./person.js";
+import { PACKAGE, REPO, Server } from "./server.js";
 
 const run = promisify(execFile);
 // This package's README, and the top README's example beside Go's and Python's.

@@ -5,7 +5,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { Client, Unreachable } from "../src/index.js";
-import { Person, Server, closedPortUrl, fresh, tempDb } from "./harness.js";
+import { Person } from "./person.js";
+import { Server, closedPortUrl, fresh, tempDb } from "./server.js";
 
 test("server down", async () => {
   const url = await closedPortUrl();
