@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence, TypeVar, ove
 
 from . import _questions as q
 from ._client import (
-    _CREATE_ATTEMPTS,
-    _READ_SLACK,
+    CREATE_ATTEMPTS,
     DEFAULT_POLL_TIMEOUT,
     DEFAULT_REQUEST_TIMEOUT,
+    READ_SLACK,
     interaction_path,
     keep_trying,
     list_path,
@@ -143,7 +143,7 @@ class AsyncClient:
             poll = self._poll if stop is None else max(0.0, min(self._poll, stop - time.monotonic()))
             started = time.monotonic()
             try:
-                doc = await self._request("GET", f"{path}?timeout={poll:.3f}", timeout=poll + _READ_SLACK)
+                doc = await self._request("GET", f"{path}?timeout={poll:.3f}", timeout=poll + READ_SLACK)
                 last = Interaction.from_json(doc)
                 if last.terminal or (stop is not None and time.monotonic() >= stop):
                     return last
@@ -188,11 +188,11 @@ class AsyncClient:
             raise
 
     async def _create_retrying(self, req: Mapping[str, Any]) -> Interaction:
-        for attempt in range(_CREATE_ATTEMPTS):
+        for attempt in range(CREATE_ATTEMPTS):
             try:
                 return await self.create(req)
             except (Unreachable, Unavailable):
-                if attempt == _CREATE_ATTEMPTS - 1:
+                if attempt == CREATE_ATTEMPTS - 1:
                     raise
                 await asyncio.sleep(backoff(attempt))
         raise AssertionError("unreachable")  # pragma: no cover

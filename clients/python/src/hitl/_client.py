@@ -33,10 +33,10 @@ DEFAULT_POLL_TIMEOUT = 60.0
 #: The socket timeout of every request that is not a long-poll.
 DEFAULT_REQUEST_TIMEOUT = 30.0
 # Added to a long-poll's socket timeout, for the server's reply to arrive.
-_READ_SLACK = 15.0
+READ_SLACK = 15.0
 # How often a create is sent before an unreachable server is reported; the
 # idempotency key makes a repeat return the same interaction.
-_CREATE_ATTEMPTS = 3
+CREATE_ATTEMPTS = 3
 # How long after an interaction's deadline an unreachable server is still
 # waited for: the answer may have come in before the deadline.
 _DEADLINE_GRACE = 60.0
@@ -175,7 +175,7 @@ class Client:
             poll = self._poll if stop is None else max(0.0, min(self._poll, stop - time.monotonic()))
             started = time.monotonic()
             try:
-                _, doc = self._http.request("GET", f"{path}?timeout={poll:.3f}", timeout=poll + _READ_SLACK)
+                _, doc = self._http.request("GET", f"{path}?timeout={poll:.3f}", timeout=poll + READ_SLACK)
                 last = Interaction.from_json(doc)
                 if last.terminal or (stop is not None and time.monotonic() >= stop):
                     return last
@@ -232,11 +232,11 @@ class Client:
             raise
 
     def _create_retrying(self, req: Mapping[str, Any]) -> Interaction:
-        for attempt in range(_CREATE_ATTEMPTS):
+        for attempt in range(CREATE_ATTEMPTS):
             try:
                 return self.create(req)
             except (Unreachable, Unavailable):
-                if attempt == _CREATE_ATTEMPTS - 1:
+                if attempt == CREATE_ATTEMPTS - 1:
                     raise
                 time.sleep(backoff(attempt))
         raise AssertionError("unreachable")  # pragma: no cover
