@@ -11,7 +11,7 @@ export const DEFAULT_URL = "http://127.0.0.1:7878";
 /** The package version, sent in the User-Agent header. */
 export const VERSION = "0.1.0";
 
-/** Reads an environment variable where there is one (Node, Deno, Bun); "" is unset. */
+/** Reads an environment variable where the runtime has process.env; "" is unset. */
 export function env(name: string): string | undefined {
   const proc = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process;
   const value = proc?.env?.[name];
