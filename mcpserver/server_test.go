@@ -172,6 +172,23 @@ func TestToolErrors(t *testing.T) {
 					t.Errorf("human_feedback %v: %v, %v; want an invalid-request tool error", args, res, err)
 				}
 			}
+			// An argument the tool's schema does not have (additionalProperties:
+			// false) is refused, not dropped: nothing is asked.
+			for name, args := range map[string]map[string]any{
+				tools.HumanFeedbackName: {"message_for_user": "Delete the database?", "unique_id": "db-1", "targets": map[string]any{"users": []string{"dba"}}},
+				tools.AskHumanName:      {"question": "Delete the database?", "interaction_type": "approval", "approver": "dba"},
+			} {
+				// Bounded, so that a call that asks fails rather than waits.
+				cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+				res, err := s.CallTool(cctx, &mcp.CallToolParams{Name: name, Arguments: args})
+				cancel()
+				if err != nil || !res.IsError || !strings.HasPrefix(text(t, res), "invalid request: unknown argument ") {
+					t.Errorf("%s with an unknown argument: %v, %v; want an invalid-request tool error", name, res, err)
+				}
+			}
+			if list, _, err := f.broker.List(ctx, hitl.ListFilter{Status: hitl.StatusPending}); err != nil || len(list) != 0 {
+				t.Errorf("pending after refused calls: %d (%v), want none", len(list), err)
+			}
 			res, err = s.CallTool(ctx, &mcp.CallToolParams{Name: tools.AskHumanName, Arguments: map[string]any{"question": "Pick", "interaction_type": "multi_choice"}})
 			if err != nil || !res.IsError || text(t, res) != "invalid request: multi_choice needs at least one option" {
 				t.Errorf("ask_human without options: %v, %v; want an invalid-request tool error", res, err)

@@ -148,13 +148,13 @@ func Request(name string, args json.RawMessage) (hitl.CreateRequest, error) {
 	switch name {
 	case HumanFeedbackName:
 		var a HumanFeedbackArgs
-		if err := decodeArgs(args, &a); err != nil {
+		if err := decodeArgs(name, args, &a); err != nil {
 			return hitl.CreateRequest{}, err
 		}
 		return a.Request()
 	case AskHumanName:
 		var a AskHumanArgs
-		if err := decodeArgs(args, &a); err != nil {
+		if err := decodeArgs(name, args, &a); err != nil {
 			return hitl.CreateRequest{}, err
 		}
 		return a.Request()
@@ -162,9 +162,12 @@ func Request(name string, args json.RawMessage) (hitl.CreateRequest, error) {
 	return hitl.CreateRequest{}, hitl.Errorf(hitl.ENOTFOUND, "unknown tool %q: hitl offers %s and %s", name, AskHumanName, HumanFeedbackName)
 }
 
-// decodeArgs decodes a model's arguments, which may be absent, into v.
-// Unknown fields are ignored.
-func decodeArgs(args json.RawMessage, v any) error {
+// decodeArgs decodes a model's arguments for the named tool, which may be
+// absent, into v. An argument the tool does not take is refused, as its
+// input schema says (additionalProperties: false): a model that sends one
+// has misread the tool, and should learn so rather than have part of what
+// it meant silently dropped.
+func decodeArgs(tool string, args json.RawMessage, v any) error {
 	args = bytes.TrimSpace(args)
 	if len(args) == 0 || bytes.Equal(args, []byte("null")) {
 		args = []byte("{}")
@@ -172,7 +175,9 @@ func decodeArgs(args json.RawMessage, v any) error {
 	if args[0] != '{' || !json.Valid(args) {
 		return hitl.Errorf(hitl.EINVALID, "arguments must be a JSON object")
 	}
-	err := json.Unmarshal(args, v)
+	d := json.NewDecoder(bytes.NewReader(args))
+	d.DisallowUnknownFields()
+	err := d.Decode(v)
 	if err == nil {
 		return nil
 	}
@@ -185,8 +190,45 @@ func decodeArgs(args json.RawMessage, v any) error {
 		}
 		return hitl.Errorf(hitl.EINVALID, "%s must be %s", field, want)
 	}
+	if name, ok := unknownField(err); ok {
+		return hitl.Errorf(hitl.EINVALID, "unknown argument %q: %s takes %s", name, tool, argNames(v))
+	}
 	// Errors from the fields' own decoders (OptionList) say what is wrong.
 	return hitl.Errorf(hitl.EINVALID, "invalid arguments: %s", strings.TrimPrefix(err.Error(), "json: "))
+}
+
+// unknownField returns the name in encoding/json's error for an unknown
+// field (`json: unknown field "x"`), which has no type of its own.
+func unknownField(err error) (string, bool) {
+	rest, ok := strings.CutPrefix(err.Error(), "json: unknown field ")
+	if !ok {
+		return "", false
+	}
+	name, uerr := strconv.Unquote(rest)
+	if uerr != nil {
+		return rest, true
+	}
+	return name, true
+}
+
+// argNames lists the arguments of v, an arguments struct, from its JSON
+// tags, in order: "a, b and c".
+func argNames(v any) string {
+	t := reflect.TypeOf(v)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	var names []string
+	for f := range t.Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			names = append(names, name)
+		}
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // fieldTypes says what each argument must be, for error messages.

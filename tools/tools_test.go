@@ -75,6 +75,9 @@ func TestSchemaAgreesWithRequest(t *testing.T) {
 		{AskHumanName, `{"interaction_type": "approval"}`, false},
 		{AskHumanName, `{"question": "Env?", "options": [1]}`, false},
 		{AskHumanName, `{"question": "Env?", "timeout": true}`, false},
+		// additionalProperties: false, for both tools.
+		{HumanFeedbackName, `{"message_for_user": "Code?", "unique_id": "otp-1", "urgent": true}`, false},
+		{AskHumanName, `{"question": "Deploy?", "interaction_type": "approval", "targets": {"users": ["alice"]}}`, false},
 	}
 	for _, tt := range tests {
 		tool, _ := Lookup(tt.tool)
@@ -144,6 +147,10 @@ func TestRequestErrors(t *testing.T) {
 		{AskHumanName, `{"question": "q", "timeout": 100000}`, "timeout must be between 1 and 86400 seconds; got 100000", hitl.EINVALID},
 		{AskHumanName, `{"question": "q", "form_schema": "not json"}`, "form_schema must be a JSON Schema object", hitl.EINVALID},
 		{AskHumanName, `{"question": "q", "options": {"a": 1}}`, "options must be an array", hitl.EINVALID},
+		{HumanFeedbackName, `{"message_for_user": "x", "unique_id": "y", "timeout": 60}`,
+			`unknown argument "timeout": human_feedback takes message_for_user, unique_id, options and timeout_seconds`, hitl.EINVALID},
+		{AskHumanName, `{"question": "q", "message_for_user": "x"}`,
+			`unknown argument "message_for_user": ask_human takes question, interaction_type, options, context, timeout, form_schema, default_response and on_timeout`, hitl.EINVALID},
 		{"delete_everything", `{}`, `unknown tool "delete_everything"`, hitl.ENOTFOUND},
 	}
 	for _, tt := range tests {
