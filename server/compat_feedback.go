@@ -36,8 +36,8 @@ func (s *Server) handleFeedbackSubmit(w http.ResponseWriter, r *http.Request) er
 	if req.UniqueID == "" {
 		return hitl.Errorf(hitl.EINVALID, "unique_id is required")
 	}
-	if len(req.Response) == 0 {
-		return hitl.Errorf(hitl.EINVALID, "response is required")
+	if err := requireValue("response", req.Response); err != nil {
+		return err
 	}
 	ctx := r.Context()
 	id, err := s.resolveUniqueID(r, req.UniqueID)

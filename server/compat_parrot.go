@@ -44,8 +44,8 @@ func (s *Server) hitlRespond(w http.ResponseWriter, r *http.Request) error {
 	if req.InteractionID == "" {
 		return hitl.Errorf(hitl.EINVALID, "interaction_id is required")
 	}
-	if len(req.Value) == 0 {
-		return hitl.Errorf(hitl.EINVALID, "value is required")
+	if err := requireValue("value", req.Value); err != nil {
+		return err
 	}
 	value := req.Value
 	if req.ResponseType != "" {

@@ -11,3 +11,7 @@ func SetWebSocketPing(s *Server, every, wait time.Duration) {
 // SetParkSweep sets how often s looks for agents that hung up on parked
 // long-polls, for tests. Call it before Listener.
 func SetParkSweep(s *Server, every time.Duration) { s.parkSweep = every }
+
+// SetBodyTimeout sets how long a request body may take to arrive, for
+// tests.
+func SetBodyTimeout(s *Server, d time.Duration) { s.bodyTimeout = d }

@@ -3,19 +3,17 @@ package server
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
 	"net/http"
-	"strings"
 
 	"github.com/hitl-sh/hitl"
 )
 
-// errEmptyBody is the message for a request without a body.
-const errEmptyBody = "request body is empty; send a JSON object"
-
-// maxBodyBytes bounds every request body.
-const maxBodyBytes = 1 << 20
+// Error codes of the HTTP layer alone, beside the application's: they
+// describe the request as HTTP sees it, not anything the engine decides.
+const (
+	codeMethodNotAllowed = "method_not_allowed" // 405, with Allow
+	codeTimeout          = "request_timeout"    // 408: the body came too slowly
+)
 
 // handlerFunc is an HTTP handler that returns its failure instead of
 // writing it; handle renders every failure the same way.
@@ -44,6 +42,9 @@ var statusOf = map[string]int{
 	hitl.ERATELIMITED:  http.StatusTooManyRequests,
 	hitl.EUNAVAILABLE:  http.StatusServiceUnavailable,
 	hitl.EINTERNAL:     http.StatusInternalServerError,
+
+	codeMethodNotAllowed: http.StatusMethodNotAllowed,
+	codeTimeout:          http.StatusRequestTimeout,
 }
 
 // errorBody is the JSON shape of every error.
@@ -51,8 +52,24 @@ type errorBody struct {
 	Error struct {
 		Code    string `json:"code"`
 		Message string `json:"message"`
+		// Candidates are the interactions a request could have meant, when
+		// it named more than one (see ambiguousError).
+		Candidates []string `json:"candidates,omitempty"`
 	} `json:"error"`
 }
+
+// ambiguousError is a conflict: the request named several interactions,
+// and answering one of them would be a guess. Its candidates go into the
+// error body, so the caller can choose.
+type ambiguousError struct {
+	err        *hitl.Error
+	candidates []string
+}
+
+func (e *ambiguousError) Error() string { return e.err.Error() }
+
+// Unwrap gives the application error, for its code and message.
+func (e *ambiguousError) Unwrap() error { return e.err }
 
 // writeError renders err as {"error":{"code","message"}} with its status.
 // Errors that are not application errors are logged and shown as
@@ -72,6 +89,10 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var body errorBody
 	body.Error.Code = code
 	body.Error.Message = hitl.ErrorMessage(err)
+	var amb *ambiguousError
+	if errors.As(err, &amb) {
+		body.Error.Candidates = amb.candidates
+	}
 	writeJSON(w, status, body)
 }
 
@@ -85,46 +106,34 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = enc.Encode(v)
 }
 
-// decodeJSON reads a JSON request body into v: at most maxBodyBytes (413
-// beyond), one JSON value, an object. Unknown fields are allowed, so newer
-// clients work with older servers. Any Content-Type is accepted (curl -d
-// sends a form type); cross-origin browser requests are refused before
-// this by the CSRF protection in Handler.
-func decodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
-	body := http.MaxBytesReader(w, r.Body, maxBodyBytes)
-	data, err := io.ReadAll(body)
-	var tooBig *http.MaxBytesError
-	if errors.As(err, &tooBig) {
-		return hitl.Errorf(hitl.ETOOLARGE, "request body is larger than %d bytes", maxBodyBytes)
-	} else if err != nil {
-		return hitl.Errorf(hitl.EINVALID, "read request body: %v", err)
+// route serves r through the mux, or, when no route matches, answers
+// with a JSON error: 405 with an Allow header listing the methods the
+// path does take, else 404.
+func (s *Server) route(w http.ResponseWriter, r *http.Request) {
+	h, pattern := s.mux.Handler(r)
+	if pattern != "" {
+		s.mux.ServeHTTP(w, r) // sets the pattern and path values
+		return
 	}
-	if len(strings.TrimSpace(string(data))) == 0 {
-		return hitl.Errorf(hitl.EINVALID, "%s", errEmptyBody)
+	// The mux's own answer says which case this is (and the methods).
+	probe := routeProbe{header: http.Header{}}
+	h.ServeHTTP(&probe, r)
+	if probe.status == http.StatusMethodNotAllowed {
+		allow := probe.header.Get("Allow")
+		w.Header().Set("Allow", allow)
+		s.writeError(w, r, hitl.Errorf(codeMethodNotAllowed, "method %s is not allowed on %s; use %s", r.Method, r.URL.Path, allow))
+		return
 	}
-	if err := json.Unmarshal(data, v); err != nil {
-		var typeErr *json.UnmarshalTypeError
-		if errors.As(err, &typeErr) && typeErr.Field != "" {
-			return hitl.Errorf(hitl.EINVALID, "field %s must be %s", typeErr.Field, typeErr.Type)
-		}
-		return hitl.Errorf(hitl.EINVALID, "malformed JSON: %s", jsonProblem(err))
-	}
-	return nil
+	s.writeError(w, r, hitl.Errorf(hitl.ENOTFOUND, "no route %s %s", r.Method, r.URL.Path))
 }
 
-// jsonProblem describes a JSON decoding error without echoing the body.
-func jsonProblem(err error) string {
-	var syn *json.SyntaxError
-	if errors.As(err, &syn) {
-		return fmt.Sprintf("syntax error at byte %d", syn.Offset)
-	}
-	var typeErr *json.UnmarshalTypeError
-	if errors.As(err, &typeErr) {
-		return fmt.Sprintf("expected %s, got %s", typeErr.Type, typeErr.Value)
-	}
-	return strings.TrimPrefix(err.Error(), "json: ")
+// routeProbe records the status and headers of the mux's answer to a
+// request that no route matches.
+type routeProbe struct {
+	header http.Header
+	status int
 }
 
-func (s *Server) handleNotFound(w http.ResponseWriter, r *http.Request) error {
-	return hitl.Errorf(hitl.ENOTFOUND, "no route %s %s", r.Method, r.URL.Path)
-}
+func (p *routeProbe) Header() http.Header         { return p.header }
+func (p *routeProbe) Write(b []byte) (int, error) { return len(b), nil }
+func (p *routeProbe) WriteHeader(status int)      { p.status = status }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"net/http"
 	"strconv"
 	"time"
@@ -91,7 +92,7 @@ func (s *Server) handleWait(w http.ResponseWriter, r *http.Request) error {
 	d := defaultWait
 	if v := r.URL.Query().Get("timeout"); v != "" {
 		secs, err := strconv.ParseFloat(v, 64)
-		if err != nil || secs < 0 {
+		if err != nil || secs < 0 || math.IsNaN(secs) || math.IsInf(secs, 0) {
 			return hitl.Errorf(hitl.EINVALID, "timeout must be a number of seconds between 0 and %d", int(maxWait.Seconds()))
 		}
 		d = min(time.Duration(secs*float64(time.Second)), maxWait)
@@ -125,6 +126,9 @@ type respondRequest struct {
 func (s *Server) handleRespond(w http.ResponseWriter, r *http.Request) error {
 	var req respondRequest
 	if err := decodeJSON(w, r, &req); err != nil {
+		return err
+	}
+	if err := requireValue("value", req.Value); err != nil {
 		return err
 	}
 	ctx, err := withChannel(r.Context(), req.Channel)

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bufio"
+	"errors"
 	"net"
 	"net/http"
 	"runtime/debug"
@@ -99,6 +100,33 @@ func (s *Server) recoverPanics(next http.Handler) http.Handler {
 				s.writeError(w, r, hitl.Errorf(hitl.EINTERNAL, "internal error"))
 			}
 		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// bodyReadTimeout is how long a request's body may take to arrive, from
+// the end of its headers: a megabyte (the most a body may be) at 300
+// kbit/s. Headers have their own bound (http.Server.ReadHeaderTimeout).
+const bodyReadTimeout = 30 * time.Second
+
+// bodyDeadline bounds the time a request with a body may take to send
+// it, so that clients sending slowly (or not at all) cannot each hold a
+// goroutine and a connection for long. It sets a read deadline on the
+// connection, which works under any http.Server; net/http clears it
+// once the body has been read to its end, before it watches the
+// connection for a hang-up (and when a handler takes the connection
+// over), so long-polls and streams that outlive it are unaffected.
+// Requests without a body get none: net/http is already reading their
+// connection in the background, and a deadline would end that read as a
+// hang-up.
+func (s *Server) bodyDeadline(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body != nil && r.Body != http.NoBody && r.ContentLength != 0 {
+			err := http.NewResponseController(w).SetReadDeadline(time.Now().Add(s.bodyTimeout))
+			if err != nil && !errors.Is(err, http.ErrNotSupported) {
+				s.log.Debug("set a request body deadline", "path", r.URL.Path, "error", err)
+			}
+		}
 		next.ServeHTTP(w, r)
 	})
 }

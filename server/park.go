@@ -49,6 +49,15 @@ func (s *Server) parkWait(w http.ResponseWriter, r *http.Request, l *parkingList
 		stop()
 		return fmt.Errorf("park a long-poll: %w", err)
 	}
+	// No read deadline may outlive the request (such as bodyDeadline's):
+	// the sweep's peek (hungUp) and the agent's next request read this
+	// connection later. net/http clears deadlines when it hands a
+	// connection over; this does not rely on it.
+	if err := nc.SetReadDeadline(time.Time{}); err != nil {
+		stop()
+		_ = nc.Close()
+		return nil
+	}
 	p.nc = nc
 	if n := rw.Reader.Buffered(); n > 0 {
 		// The client sent its next request already.

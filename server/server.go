@@ -59,6 +59,9 @@ type Server struct {
 	// parkSweep is how often parked long-polls are checked for agents
 	// that hung up (a field for tests).
 	parkSweep time.Duration
+	// bodyTimeout bounds the arrival of a request body (a field for
+	// tests; bodyReadTimeout).
+	bodyTimeout time.Duration
 }
 
 // New returns a server over b.
@@ -73,7 +76,8 @@ func New(b *broker.Broker, opts *Options) *Server {
 		mux:     http.NewServeMux(),
 		slack:   opts.Slack,
 
-		parkSweep: parkSweep,
+		parkSweep:   parkSweep,
+		bodyTimeout: bodyReadTimeout,
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -136,8 +140,6 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /readyz", s.handle(s.handleReady))
 	s.mux.Handle("GET /metrics", s.metrics.handler())
 
-	s.mux.HandleFunc("/api/", s.handle(s.handleNotFound))
-
 	// The web inbox: index.html at / and content-hashed assets.
 	inbox := ui.Handler()
 	s.mux.Handle("GET /{$}", inbox)
@@ -186,5 +188,5 @@ func (s *Server) Handler() http.Handler {
 	csrf.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, hitl.Errorf(hitl.EFORBIDDEN, "cross-origin request refused"))
 	}))
-	return s.recoverPanics(s.logRequests(csrf.Handler(s.identify(s.mux))))
+	return s.recoverPanics(s.logRequests(s.bodyDeadline(csrf.Handler(s.identify(http.HandlerFunc(s.route))))))
 }

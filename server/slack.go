@@ -1,13 +1,9 @@
 package server
 
 import (
-	"encoding/json"
-	"errors"
-	"io"
 	"net/http"
 	"strings"
 
-	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/slack"
 )
 
@@ -47,18 +43,15 @@ func (s *Server) handleSlackSetConfig(w http.ResponseWriter, r *http.Request) er
 // handleSlackTest checks the saved configuration, or the settings in the
 // body laid over it (so a settings form can be tested before saving).
 func (s *Server) handleSlackTest(w http.ResponseWriter, r *http.Request) error {
-	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
-	var tooBig *http.MaxBytesError
-	if errors.As(err, &tooBig) {
-		return hitl.Errorf(hitl.ETOOLARGE, "request body is larger than %d bytes", maxBodyBytes)
-	} else if err != nil {
-		return hitl.Errorf(hitl.EINVALID, "read request body: %v", err)
+	data, err := readBody(w, r)
+	if err != nil {
+		return err
 	}
 	var u *slack.ConfigUpdate
 	if strings.TrimSpace(string(data)) != "" {
 		u = new(slack.ConfigUpdate)
-		if err := json.Unmarshal(data, u); err != nil {
-			return hitl.Errorf(hitl.EINVALID, "malformed JSON: %s", jsonProblem(err))
+		if err := unmarshalBody(data, u); err != nil {
+			return err
 		}
 	}
 	res, err := s.slack.Test(r.Context(), u)
