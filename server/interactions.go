@@ -49,12 +49,6 @@ func (s *Server) handleGet(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// listResponse is a page of interactions.
-type listResponse struct {
-	Interactions []*hitl.Interaction `json:"interactions"`
-	NextCursor   *string             `json:"next_cursor"`
-}
-
 // handleList serves GET /api/v1/interactions?status=&limit=&cursor=.
 func (s *Server) handleList(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
@@ -74,14 +68,18 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	resp := listResponse{Interactions: list}
-	if resp.Interactions == nil {
-		resp.Interactions = []*hitl.Interaction{}
-	}
+	tail := `,"next_cursor":null`
 	if next != "" {
-		resp.NextCursor = &next
+		cursor, _ := json.Marshal(next)
+		tail = `,"next_cursor":` + string(cursor)
 	}
-	writeJSON(w, http.StatusOK, resp)
+	out := startList(w, "interactions") // {"interactions": […], "next_cursor": …}
+	for _, in := range list {
+		out.add(in)
+	}
+	if err := out.end(tail); err != nil {
+		abortList()
+	}
 	return nil
 }
 
