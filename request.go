@@ -13,12 +13,34 @@ import (
 	"unicode/utf8"
 )
 
-// Limits bound what a request may ask for.
+// Limits bound what a request may ask for, field by field, so that no
+// field can make an interaction large: an interaction is read, held and
+// written whole by every list, stream and page that carries it, hundreds
+// at a time. Lengths are in bytes of UTF-8. The README's "Limits" table
+// lists them with the reasons; the form's schema and answers have their
+// own (MaxFormSchemaLen and the rest, in schema.go).
 const (
-	MaxQuestionLen = 16 << 10 // bytes
-	MaxContextLen  = 64 << 10
-	MaxOptions     = 200
-	MaxKeyLen      = 200
+	// MaxQuestionLen: the question is the whole message of the
+	// human_feedback contract, which has no context field.
+	MaxQuestionLen = 16 << 10
+	// MaxContextLen: supporting detail, such as a diff or a log excerpt.
+	MaxContextLen = 64 << 10
+	// MaxOptions: Slack's menus hold 100, and more is a search, not a
+	// choice.
+	MaxOptions = 100
+	// MaxKeyLen bounds option keys and idempotency keys.
+	MaxKeyLen = 200
+	// MaxLabelLen bounds option labels: a button's text.
+	MaxLabelLen = 200
+	// MaxDescriptionLen bounds option descriptions: a sentence or two.
+	MaxDescriptionLen = 1 << 10
+	// MaxProvenanceLen bounds source_agent and session_id. (Target names
+	// name users and groups, whose names are at most MaxNameLen.)
+	MaxProvenanceLen = 200
+	// MaxTargets bounds targets.users and targets.groups, each.
+	MaxTargets = 100
+	// MaxMetadataLen bounds metadata, encoded as JSON.
+	MaxMetadataLen = 16 << 10
 )
 
 // Default timing for requests that name none.
@@ -120,17 +142,8 @@ func NewInteraction(req CreateRequest, caller Caller, now time.Time) (*Interacti
 	if in.Question == "" {
 		return nil, Errorf(EINVALID, "question is required")
 	}
-	if len(in.Question) > MaxQuestionLen || len(in.Context) > MaxContextLen {
-		return nil, Errorf(EINVALID, "question is limited to %d bytes and context to %d", MaxQuestionLen, MaxContextLen)
-	}
-	if !validText(in.Question) || !validText(in.Context) {
-		return nil, Errorf(EINVALID, "question and context must be valid UTF-8 without NUL bytes")
-	}
-	if len(in.IdempotencyKey) > MaxKeyLen {
-		return nil, Errorf(EINVALID, "idempotency_key is limited to %d bytes", MaxKeyLen)
-	}
-	if !validText(in.IdempotencyKey) || !validText(in.SourceAgent) || !validText(in.SessionID) {
-		return nil, Errorf(EINVALID, "idempotency_key, source_agent and session_id must be valid UTF-8 without NUL bytes")
+	if err := in.checkText(); err != nil {
+		return nil, err
 	}
 	switch in.OnTimeout {
 	case "":
@@ -166,6 +179,37 @@ func NewInteraction(req CreateRequest, caller Caller, now time.Time) (*Interacti
 	return in, nil
 }
 
+// checkText checks the interaction's text fields against their limits.
+func (in *Interaction) checkText() error {
+	for _, f := range []struct {
+		name, value string
+		max         int
+	}{
+		{"question", in.Question, MaxQuestionLen},
+		{"context", in.Context, MaxContextLen},
+		{"idempotency_key", in.IdempotencyKey, MaxKeyLen},
+		{"source_agent", in.SourceAgent, MaxProvenanceLen},
+		{"session_id", in.SessionID, MaxProvenanceLen},
+	} {
+		if err := checkText(f.name, f.value, f.max); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkText checks a text field: at most max bytes, and text every store
+// can hold (see validText).
+func checkText(name, value string, max int) error {
+	if len(value) > max {
+		return Errorf(EINVALID, "%s is limited to %d bytes; got %d", name, max, len(value))
+	}
+	if !validText(value) {
+		return Errorf(EINVALID, "%s must be valid UTF-8 without NUL bytes", name)
+	}
+	return nil
+}
+
 // setMetadata keeps m as it reads back from JSON (numbers as float64): a
 // copy that shares nothing with the caller's request and equals what any
 // store returns.
@@ -174,6 +218,9 @@ func (in *Interaction) setMetadata(m map[string]any) error {
 		return nil
 	}
 	b, err := json.Marshal(m)
+	if err == nil && len(b) > MaxMetadataLen {
+		return Errorf(EINVALID, "metadata is limited to %d bytes of JSON; got %d", MaxMetadataLen, len(b))
+	}
 	if err == nil {
 		err = json.Unmarshal(b, &in.Metadata)
 	}
@@ -203,7 +250,7 @@ func (in *Interaction) normalizeOptions() error {
 		return nil
 	}
 	if len(in.Options) > MaxOptions {
-		return Errorf(EINVALID, "at most %d options", MaxOptions)
+		return Errorf(EINVALID, "options: at most %d options; got %d", MaxOptions, len(in.Options))
 	}
 	seen := make(map[string]bool, len(in.Options))
 	for i := range in.Options {
@@ -215,14 +262,19 @@ func (in *Interaction) normalizeOptions() error {
 		if o.Key == "" {
 			return Errorf(EINVALID, "option %d needs a non-empty key", i)
 		}
-		if len(o.Key) > MaxKeyLen {
-			return Errorf(EINVALID, "option key %d is longer than %d bytes", i, MaxKeyLen)
-		}
 		if o.Label == "" {
 			o.Label = o.Key
 		}
 		if !utf8.ValidString(o.Key) || !utf8.ValidString(o.Label) || !utf8.ValidString(o.Description) {
 			return Errorf(EINVALID, "option %d must be valid UTF-8", i)
+		}
+		for _, f := range []struct {
+			name, value string
+			max         int
+		}{{"key", o.Key, MaxKeyLen}, {"label", o.Label, MaxLabelLen}, {"description", o.Description, MaxDescriptionLen}} {
+			if len(f.value) > f.max {
+				return Errorf(EINVALID, "options[%d].%s is limited to %d bytes; got %d", i, f.name, f.max, len(f.value))
+			}
 		}
 		if seen[o.Key] {
 			return Errorf(EINVALID, "option keys must be unique; %q appears twice", o.Key)
@@ -306,11 +358,17 @@ func (in *Interaction) setTargets(t *Targets) error {
 		if len(names) == 0 {
 			return nil, nil
 		}
+		if len(names) > MaxTargets {
+			return nil, Errorf(EINVALID, "targets: at most %d %ss; got %d", MaxTargets, what, len(names))
+		}
 		out := make([]string, len(names))
 		for i, n := range names {
 			out[i] = strings.TrimSpace(n)
 			if out[i] == "" {
 				return nil, Errorf(EINVALID, "targets: %s %d is empty", what, i)
+			}
+			if err := checkText(fmt.Sprintf("targets.%ss[%d]", what, i), out[i], MaxNameLen); err != nil {
+				return nil, err
 			}
 		}
 		return out, nil

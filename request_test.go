@@ -149,10 +149,10 @@ func TestNewInteractionRejects(t *testing.T) {
 		{"duplicate derived keys", hitl.CreateRequest{Type: hitl.TypeMultiChoice, Question: "q", Options: hitl.OptionList{{Label: "Yes"}, {Label: "yes!"}}}, []string{"unique", `"yes"`}},
 		{"empty key and label", hitl.CreateRequest{Type: hitl.TypeSingleChoice, Question: "q", Options: hitl.OptionList{{Key: "a"}, {Key: "  "}}}, []string{"option 1 needs a non-empty key"}},
 		{"label of only spaces", hitl.CreateRequest{Type: hitl.TypeSingleChoice, Question: "q", Options: hitl.OptionList{{Label: "   "}}}, []string{"option 0 needs a non-empty key"}},
-		{"key too long", hitl.CreateRequest{Type: hitl.TypeSingleChoice, Question: "q", Options: hitl.OptionList{{Key: strings.Repeat("k", hitl.MaxKeyLen+1)}}}, []string{"longer than"}},
+		{"key too long", hitl.CreateRequest{Type: hitl.TypeSingleChoice, Question: "q", Options: hitl.OptionList{{Key: strings.Repeat("k", hitl.MaxKeyLen+1)}}}, []string{"options[0].key is limited to 200 bytes; got 201"}},
 		{"label not UTF-8", hitl.CreateRequest{Type: hitl.TypeSingleChoice, Question: "q", Options: hitl.OptionList{{Key: "a", Label: "\xff"}}}, []string{"option 0", "UTF-8"}},
 		{"key not UTF-8", hitl.CreateRequest{Type: hitl.TypeSingleChoice, Question: "q", Options: hitl.OptionList{{Label: "\xfe\xff"}}}, []string{"option 0", "UTF-8"}},
-		{"too many options", hitl.CreateRequest{Type: hitl.TypeMultiChoice, Question: "q", Options: manyOptions}, []string{"at most 200 options"}},
+		{"too many options", hitl.CreateRequest{Type: hitl.TypeMultiChoice, Question: "q", Options: manyOptions}, []string{"options: at most 100 options; got 101"}},
 		{"options for free_text", hitl.CreateRequest{Question: "q", Options: choice}, []string{"free_text takes no options"}},
 		{"options for form", hitl.CreateRequest{Type: hitl.TypeForm, Question: "q", Options: choice, FormSchema: form}, []string{"form takes no options"}},
 		{"approval with three options", hitl.CreateRequest{Type: hitl.TypeApproval, Question: "q", Options: hitl.OptionList{{Key: "y"}, {Key: "n"}, {Key: "m"}}}, []string{"exactly two options", "got 3"}},
@@ -182,6 +182,7 @@ func TestNewInteractionRejects(t *testing.T) {
 		{"huge timeout", hitl.CreateRequest{Question: "q", Timeout: 1e300}, []string{"timeout is at most"}},
 		{"timeout under a millisecond", hitl.CreateRequest{Question: "q", Timeout: 0.0004}, []string{"at least a millisecond"}},
 
+		{"target user with NUL", hitl.CreateRequest{Question: "q", Targets: &hitl.Targets{Users: []string{"al\x00ice"}}}, []string{"targets.users[0] must be valid UTF-8 without NUL bytes"}},
 		{"empty target user", hitl.CreateRequest{Question: "q", Targets: &hitl.Targets{Users: []string{"alice", " "}}}, []string{"targets", "user 1 is empty"}},
 		{"empty target group", hitl.CreateRequest{Question: "q", Targets: &hitl.Targets{Groups: []string{""}}}, []string{"targets", "group 0 is empty"}},
 	}
@@ -196,6 +197,108 @@ func TestNewInteractionRejects(t *testing.T) {
 				t.Errorf("got interaction %+v along with the error, want nil", in)
 			}
 			wantErr(t, err, hitl.ErrInvalid, tt.want...)
+		})
+	}
+}
+
+// TestNewInteractionLimits checks every field's limit: at the limit it is
+// accepted, one byte (or item) over it is refused with a message naming
+// the field and the limit.
+func TestNewInteractionLimits(t *testing.T) {
+	t.Parallel()
+	options := func(n int, key, label, desc string) hitl.OptionList {
+		out := make(hitl.OptionList, n)
+		for i := range out {
+			out[i] = hitl.Option{Key: fmt.Sprintf("%03d", i) + key, Label: label, Description: desc}
+		}
+		return out
+	}
+	names := func(n, size int) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = fmt.Sprintf("%03d", i) + strings.Repeat("n", size-3)
+		}
+		return out
+	}
+	// A metadata object of n bytes, encoded.
+	metadata := func(n int) map[string]any {
+		return map[string]any{"k": strings.Repeat("m", n-len(`{"k":""}`))}
+	}
+	choice := func(o hitl.OptionList) hitl.CreateRequest {
+		return hitl.CreateRequest{Type: hitl.TypeSingleChoice, Question: "q", Options: o}
+	}
+	tests := []struct {
+		name     string
+		at, over hitl.CreateRequest
+		wantOver string
+	}{
+		{"question",
+			hitl.CreateRequest{Question: strings.Repeat("q", hitl.MaxQuestionLen)},
+			hitl.CreateRequest{Question: strings.Repeat("q", hitl.MaxQuestionLen+1)},
+			"question is limited to 16384 bytes; got 16385"},
+		{"context",
+			hitl.CreateRequest{Question: "q", Context: strings.Repeat("c", hitl.MaxContextLen)},
+			hitl.CreateRequest{Question: "q", Context: strings.Repeat("c", hitl.MaxContextLen+1)},
+			"context is limited to 65536 bytes; got 65537"},
+		{"idempotency_key",
+			hitl.CreateRequest{Question: "q", IdempotencyKey: strings.Repeat("k", hitl.MaxKeyLen)},
+			hitl.CreateRequest{Question: "q", IdempotencyKey: strings.Repeat("k", hitl.MaxKeyLen+1)},
+			"idempotency_key is limited to 200 bytes; got 201"},
+		{"source_agent",
+			hitl.CreateRequest{Question: "q", SourceAgent: strings.Repeat("a", hitl.MaxProvenanceLen)},
+			hitl.CreateRequest{Question: "q", SourceAgent: strings.Repeat("a", hitl.MaxProvenanceLen+1)},
+			"source_agent is limited to 200 bytes; got 201"},
+		{"session_id",
+			hitl.CreateRequest{Question: "q", SessionID: strings.Repeat("s", hitl.MaxProvenanceLen)},
+			hitl.CreateRequest{Question: "q", SessionID: strings.Repeat("s", hitl.MaxProvenanceLen+1)},
+			"session_id is limited to 200 bytes; got 201"},
+		{"options",
+			choice(options(hitl.MaxOptions, "", "", "")),
+			choice(options(hitl.MaxOptions+1, "", "", "")),
+			"options: at most 100 options; got 101"},
+		{"option key",
+			choice(options(1, strings.Repeat("k", hitl.MaxKeyLen-3), "", "")),
+			choice(options(1, strings.Repeat("k", hitl.MaxKeyLen-2), "", "")),
+			"options[0].key is limited to 200 bytes; got 201"},
+		{"option label",
+			choice(options(2, "", strings.Repeat("l", hitl.MaxLabelLen), "")),
+			choice(options(2, "", strings.Repeat("l", hitl.MaxLabelLen+1), "")),
+			"options[0].label is limited to 200 bytes; got 201"},
+		{"option description",
+			choice(options(2, "", "L", strings.Repeat("d", hitl.MaxDescriptionLen))),
+			choice(options(2, "", "L", strings.Repeat("d", hitl.MaxDescriptionLen+1))),
+			"options[0].description is limited to 1024 bytes; got 1025"},
+		{"metadata",
+			hitl.CreateRequest{Question: "q", Metadata: metadata(hitl.MaxMetadataLen)},
+			hitl.CreateRequest{Question: "q", Metadata: metadata(hitl.MaxMetadataLen + 1)},
+			"metadata is limited to 16384 bytes of JSON; got 16385"},
+		{"target users",
+			hitl.CreateRequest{Question: "q", Targets: &hitl.Targets{Users: names(hitl.MaxTargets, hitl.MaxNameLen)}},
+			hitl.CreateRequest{Question: "q", Targets: &hitl.Targets{Users: names(hitl.MaxTargets+1, 8)}},
+			"targets: at most 100 users; got 101"},
+		{"target groups",
+			hitl.CreateRequest{Question: "q", Targets: &hitl.Targets{Groups: names(hitl.MaxTargets, 8)}},
+			hitl.CreateRequest{Question: "q", Targets: &hitl.Targets{Groups: names(hitl.MaxTargets+1, 8)}},
+			"targets: at most 100 groups; got 101"},
+		{"target user name",
+			hitl.CreateRequest{Question: "q", Targets: &hitl.Targets{Users: names(1, hitl.MaxNameLen)}},
+			hitl.CreateRequest{Question: "q", Targets: &hitl.Targets{Users: names(1, hitl.MaxNameLen+1)}},
+			"targets.users[0] is limited to 64 bytes; got 65"},
+		{"target group name",
+			hitl.CreateRequest{Question: "q", Targets: &hitl.Targets{Groups: names(1, hitl.MaxNameLen)}},
+			hitl.CreateRequest{Question: "q", Targets: &hitl.Targets{Groups: names(1, hitl.MaxNameLen+1)}},
+			"targets.groups[0] is limited to 64 bytes; got 65"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if _, err := hitl.NewInteraction(tt.at, agent, now); err != nil {
+				t.Errorf("at the limit: %v", err)
+			}
+			_, err := hitl.NewInteraction(tt.over, agent, now)
+			if hitl.ErrorCode(err) != hitl.EINVALID || hitl.ErrorMessage(err) != tt.wantOver {
+				t.Errorf("over the limit: %v, want %s %q", err, hitl.EINVALID, tt.wantOver)
+			}
 		})
 	}
 }

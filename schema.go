@@ -28,14 +28,23 @@ var printer = message.NewPrinter(language.English)
 
 // CompileSchema compiles a form's JSON Schema (draft 2020-12 unless
 // "$schema" says otherwise). External references are never loaded, formats
-// are asserted, and the schema must describe an object.
+// are asserted, and the schema must describe an object. It must keep
+// within the bounds in formlimits.go, which are checked first, before
+// any compiling: a schema stored before they existed is refused as
+// quickly when an answer compiles it.
 func CompileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
+	if len(raw) > MaxFormSchemaLen {
+		return nil, Errorf(EINVALID, "form_schema is limited to %d bytes; got %d", MaxFormSchemaLen, len(raw))
+	}
 	key := sha256.Sum256(raw)
 	schemaCache.Lock()
 	s, ok := schemaCache.m[key]
 	schemaCache.Unlock()
 	if ok {
 		return s, nil
+	}
+	if err := checkSchemaShape(raw); err != nil {
+		return nil, err
 	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
@@ -63,6 +72,9 @@ func CompileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
 	if err != nil {
 		return nil, Errorf(EINVALID, "form_schema is not a valid JSON Schema: %s", firstLine(err.Error()))
 	}
+	if err := checkFanOut(s); err != nil {
+		return nil, err
+	}
 	schemaCache.Lock()
 	if schemaCache.m == nil || len(schemaCache.m) >= maxCachedSchemas {
 		schemaCache.m = make(map[[32]byte]*jsonschema.Schema)
@@ -80,6 +92,9 @@ func validateForm(schema json.RawMessage, value json.RawMessage) (json.RawMessag
 	if err != nil {
 		return nil, err
 	}
+	if len(value) > MaxFormValueLen {
+		return nil, Errorf(EVALUE, "form value is limited to %d bytes; got %d", MaxFormValueLen, len(value))
+	}
 	if !json.Valid(value) {
 		return nil, Errorf(EVALUE, "form value is not valid JSON")
 	}
@@ -94,6 +109,9 @@ func validateForm(schema json.RawMessage, value json.RawMessage) (json.RawMessag
 	}
 	if _, ok := doc.(map[string]any); !ok {
 		return nil, Errorf(EVALUE, "form value must be an object")
+	}
+	if err := checkValueNumbers(doc, nil); err != nil {
+		return nil, err
 	}
 	err = s.Validate(doc)
 	var ve *jsonschema.ValidationError

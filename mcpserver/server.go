@@ -18,8 +18,10 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/tools"
@@ -163,9 +165,23 @@ func (s *Server) sourceAgent(req *mcp.CallToolRequest) string {
 		return ""
 	}
 	if info := req.ClientInfo(); info != nil {
-		return info.Name
+		return clip(info.Name, hitl.MaxProvenanceLen)
 	}
 	return ""
+}
+
+// clip shortens s to at most n bytes without cutting a character: a
+// client's name is whatever the client says, and should not make its
+// questions fail for being longer than source_agent may be.
+func clip(s string, n int) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // reportProgress sends a progress notification for tok every interval

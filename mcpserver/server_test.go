@@ -318,3 +318,35 @@ func TestUnreachableServer(t *testing.T) {
 		t.Errorf("result %q (isError %v), want an unreachable tool error saying how to start the server", got, res.IsError)
 	}
 }
+
+// TestLongClientName checks that a client's name longer than source_agent
+// may be is shortened, not made a reason to refuse its questions.
+func TestLongClientName(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := mcpserver.New(f.broker, nil).Connect(context.Background(), st)
+	if err != nil {
+		t.Fatalf("server connect: %v", err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	name := strings.Repeat("agent-", 40) + "é" // 241 bytes, é across byte 200
+	name = name[:199] + "é" + name[199:]
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1"}, nil).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	s := &session{ClientSession: cs}
+	c := s.start(context.Background(), &mcp.CallToolParams{Name: tools.AskHumanName, Arguments: map[string]any{"question": "Ship?"}})
+	in := f.pending(t, 1)
+	if want := name[:199]; in.SourceAgent != want {
+		t.Errorf("source_agent = %q (%d bytes), want the first 199 bytes", in.SourceAgent, len(in.SourceAgent))
+	}
+	if _, err := f.person.Respond(context.Background(), in.ID, json.RawMessage(`"ok"`)); err != nil {
+		t.Fatalf("respond: %v", err)
+	}
+	if res, err := c.wait(t); err != nil || res.IsError {
+		t.Errorf("call: %v, %v; want an answer", res, err)
+	}
+}

@@ -42,6 +42,9 @@ func (a HumanFeedbackArgs) Request() (hitl.CreateRequest, error) {
 		return req, hitl.Errorf(hitl.EINVALID, "timeout_seconds must be between %d and %d; got %s", MinFeedbackTimeout, MaxFeedbackTimeout, formatSeconds(t))
 	}
 	req.Timeout = t
+	if len(a.Options) > hitl.MaxOptions {
+		return req, tooManyOptions(len(a.Options))
+	}
 	if len(a.Options) > 0 {
 		req.Type = hitl.TypeSingleChoice
 		for i, label := range a.Options {
@@ -83,6 +86,9 @@ func (a AskHumanArgs) Request() (hitl.CreateRequest, error) {
 	if strings.TrimSpace(a.Question) == "" {
 		return req, hitl.Errorf(hitl.EINVALID, "question is required")
 	}
+	if len(a.Options) > hitl.MaxOptions {
+		return req, tooManyOptions(len(a.Options))
+	}
 	schema := bytes.TrimSpace(a.FormSchema)
 	if len(schema) > 0 && schema[0] == '"' {
 		var s string
@@ -113,6 +119,12 @@ func (a AskHumanArgs) Request() (hitl.CreateRequest, error) {
 	}
 	req.Timeout = t
 	return req, nil
+}
+
+// tooManyOptions is the error for n options, more than a question may
+// have (the tools' schemas say maxItems).
+func tooManyOptions(n int) error {
+	return hitl.Errorf(hitl.EINVALID, "options: at most %d options; got %d", hitl.MaxOptions, n)
 }
 
 // Seconds is a number of seconds that also accepts a numeric string

@@ -99,6 +99,7 @@ const humanFeedbackInput = `{
     "options": {
       "type": "array",
       "items": {"type": "string"},
+      "maxItems": 100,
       "description": "Optional choices; the user picks one and you get its text back. Omit for a free-text reply."
     },
     "timeout_seconds": {
@@ -152,6 +153,7 @@ const askHumanInput = `{
           }
         ]
       },
+      "maxItems": 100,
       "description": "Choices for single_choice and multi_choice (required there). For approval, optionally two options relabelling approve (first) and reject (second)."
     },
     "context": {

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -75,6 +76,10 @@ func TestSchemaAgreesWithRequest(t *testing.T) {
 		{AskHumanName, `{"interaction_type": "approval"}`, false},
 		{AskHumanName, `{"question": "Env?", "options": [1]}`, false},
 		{AskHumanName, `{"question": "Env?", "timeout": true}`, false},
+		{HumanFeedbackName, `{"message_for_user": "Pick", "unique_id": "p", "options": ` + manyOptions(100) + `}`, true},
+		{HumanFeedbackName, `{"message_for_user": "Pick", "unique_id": "p", "options": ` + manyOptions(101) + `}`, false},
+		{AskHumanName, `{"question": "Pick", "options": ` + manyOptions(100) + `}`, true},
+		{AskHumanName, `{"question": "Pick", "options": ` + manyOptions(101) + `}`, false},
 		// additionalProperties: false, for both tools.
 		{HumanFeedbackName, `{"message_for_user": "Code?", "unique_id": "otp-1", "urgent": true}`, false},
 		{AskHumanName, `{"question": "Deploy?", "interaction_type": "approval", "targets": {"users": ["alice"]}}`, false},
@@ -94,6 +99,16 @@ func TestSchemaAgreesWithRequest(t *testing.T) {
 			t.Errorf("%s %s: Request valid = %v (%v), want %v", tt.tool, tt.args, got, reqErr, tt.valid)
 		}
 	}
+}
+
+// manyOptions returns a JSON array of n distinct option strings.
+func manyOptions(n int) string {
+	opts := make([]string, n)
+	for i := range opts {
+		opts[i] = fmt.Sprintf("option %d", i)
+	}
+	b, _ := json.Marshal(opts)
+	return string(b)
 }
 
 func TestRequest(t *testing.T) {
