@@ -3,7 +3,10 @@ package server
 import (
 	"html/template"
 	"net/http"
+	"net/url"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/hitl-sh/hitl"
 )
@@ -145,10 +148,25 @@ func (s *Server) handleLoginCSS(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write([]byte(loginCSS))
 }
 
+// maxNextLen bounds the page a login goes on to.
+const maxNextLen = 2048
+
 // safeNext returns next if it is a path on this server, else "": a login
-// must not send people to another site.
+// must not send people to another site. Browsers drop tabs and newlines
+// anywhere in a URL (and control characters and spaces around it), and
+// read a backslash as a slash, so "/\t/evil.example" and "/\\evil.example"
+// are both "//evil.example", another site: next must start with one
+// slash, hold no control character (C0, DEL or C1) and no backslash, be
+// valid UTF-8, and parse as a path alone (no scheme, host or user).
 func safeNext(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.ContainsAny(next, "\\\r\n") {
+	switch {
+	case len(next) > maxNextLen, !utf8.ValidString(next),
+		!strings.HasPrefix(next, "/"), strings.HasPrefix(next, "//"),
+		strings.ContainsRune(next, '\\'), strings.ContainsFunc(next, unicode.IsControl):
+		return ""
+	}
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" {
 		return ""
 	}
 	return next

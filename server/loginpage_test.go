@@ -79,3 +79,46 @@ func TestLoginPageInLocalMode(t *testing.T) {
 		t.Errorf("GET /login in local mode: %d\n%s", status, body)
 	}
 }
+
+// TestLoginNextStaysOnSite checks the page a login goes on to: a path on
+// this server only, in every spelling a browser would take for another
+// site (it drops tabs and newlines, and reads a backslash as a slash).
+func TestLoginNextStaysOnSite(t *testing.T) {
+	t.Parallel()
+	ts := newAuthServer(t, newSQLiteAuthStore(t), server.AuthOptions{LoginRate: 100, LoginBurst: 100})
+	cases := map[string]string{
+		"/inbox?x=1":                    "/inbox?x=1",
+		"/a/b#c":                        "/a/b#c",
+		"/%09/evil.example":             "/%09/evil.example", // escaped: a path here
+		"/\t/evil.example":              "/",
+		"/\n/evil.example":              "/",
+		"/\r\n/evil.example":            "/",
+		"/\t\t/evil.example":            "/",
+		"/\x00/evil.example":            "/",
+		"/\x1f/evil.example":            "/",
+		"/\x7f/evil.example":            "/",
+		"/\u0085/evil.example":          "/", // C1 control
+		" //evil.example":               "/",
+		"\t//evil.example":              "/",
+		"//evil.example/":               "/",
+		"/\\evil.example":               "/",
+		"/x\\..\\\\evil.example":        "/",
+		"https://evil.example/":         "/",
+		"javascript:alert(1)":           "/",
+		"/\xff":                         "/",
+		"/" + strings.Repeat("a", 3000): "/",
+	}
+	for next, want := range cases {
+		resp, body := ts.call(t, ts.anon, "POST", "/login", url.Values{"username": {"alice"}, "password": {alicePassword}, "next": {next}}.Encode(), "Content-Type", "application/x-www-form-urlencoded")
+		if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != want {
+			t.Errorf("login with next %q: %d to %q, want 303 to %q\n%s", next, resp.StatusCode, resp.Header.Get("Location"), want, body)
+		}
+		if want != "/" {
+			continue
+		}
+		_, page := ts.call(t, ts.anon, "GET", "/login?next="+url.QueryEscape(next), nil)
+		if !strings.Contains(string(page), `name="next" value=""`) {
+			t.Errorf("GET /login?next=%q carries it into the form:\n%s", next, page)
+		}
+	}
+}
