@@ -153,7 +153,7 @@ func mentionText(m string) string {
 func (s *Service) newMessage(in *hitl.Interaction, cfg Config) *message {
 	m := &message{}
 	mention := mentionText(cfg.Mention)
-	m.text = mention + title(in) + ": " + truncate(in.Question, 300)
+	m.text = mention + title(in) + ": " + plainText(in.Question, 300)
 	m.blocks = header(in, mention)
 
 	var meta []string
@@ -258,7 +258,7 @@ func (m *message) optionObjects(in *hitl.Interaction) []*slack.OptionBlockObject
 // ended: the same header, the outcome, and no elements to answer with.
 func (s *Service) endedMessage(in *hitl.Interaction) *message {
 	out := outcome(in)
-	m := &message{text: title(in) + ": " + truncate(in.Question, 200) + " — " + outcomePlain(in)}
+	m := &message{text: title(in) + ": " + plainText(in.Question, 200) + " — " + outcomePlain(in)}
 	m.blocks = header(in, "")
 	m.blocks = append(m.blocks, section(out))
 	extra := ""

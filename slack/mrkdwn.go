@@ -32,6 +32,14 @@ func escape(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
 }
 
+// plainText is s for a message's text, its fallback and notification:
+// at most n runes, escaped, so that a question's "<!channel>" or
+// "<https://evil.example|docs>" is shown as written instead of alerting
+// the channel or disguising a link (Slack reads the text's markup too).
+func plainText(s string, n int) string {
+	return escape(truncate(s, n))
+}
+
 // mrkdwn converts Markdown to Slack mrkdwn.
 func mrkdwn(md string) string {
 	lines := strings.Split(strings.ReplaceAll(md, "\r\n", "\n"), "\n")
