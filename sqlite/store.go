@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/url"
 	"os"
@@ -98,6 +99,12 @@ func Open(path string, opts *Options) (*Store, error) {
 			return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 		}
 	}
+	if !memory {
+		if err := s.createPrivate(); err != nil {
+			s.Close()
+			return nil, fmt.Errorf("open sqlite %s: %w", path, err)
+		}
+	}
 	if s.w, err = sql.Open("sqlite", dsn(path, memory, busy, false)); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
@@ -111,6 +118,27 @@ func Open(path string, opts *Options) (*Store, error) {
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}
 	return s, nil
+}
+
+// createPrivate creates the database file, when there is none, readable
+// and writable by its owner only (0600): it holds questions, answers
+// (one-time codes, say) and credential hashes. SQLite gives its -wal and
+// -shm files the database file's mode. An existing file's mode is the
+// operator's to choose (a backup user in its group, say) and is left
+// alone, with a warning when others may read it.
+func (s *Store) createPrivate() error {
+	f, err := os.OpenFile(s.path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err == nil {
+		return f.Close()
+	}
+	if !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	if fi, err := os.Stat(s.path); err == nil && fi.Mode().Perm()&0o077 != 0 {
+		s.log.Warn("the database file may be read by others; it holds questions, answers and credential hashes (chmod 600 it)",
+			"path", s.path, "mode", fmt.Sprintf("%04o", fi.Mode().Perm()))
+	}
+	return nil
 }
 
 // init migrates the schema, opens the readers and prepares statements.
