@@ -158,6 +158,35 @@ func TestSlowBodyTimesOut(t *testing.T) {
 	}
 }
 
+// TestLimitBodyTime checks the bound on the time a body may take for
+// routes served beside the server's own (Slack's signed requests, which
+// read their bodies before any credential is checked).
+func TestLimitBodyTime(t *testing.T) {
+	t.Parallel()
+	srv := server.New(hitltest.StartBroker(t), nil)
+	server.SetBodyTimeout(srv, 200*time.Millisecond)
+	read := make(chan error, 1)
+	hs := httptest.NewServer(srv.LimitBodyTime(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, err := io.ReadAll(r.Body)
+		read <- err
+	})))
+	t.Cleanup(hs.Close)
+	c, err := net.Dial("tcp", hs.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "POST /slack/events HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{")
+	select {
+	case err := <-read:
+		if err == nil {
+			t.Errorf("a stalled body was read to its end")
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("a stalled body is still being read after 15 s")
+	}
+}
+
 // TestBodyDeadlineEndsWithTheBody checks that the body's deadline does not
 // reach past the body: a call that reads its body and then waits longer
 // (an MCP tool call over streamable HTTP) is answered, and so is a

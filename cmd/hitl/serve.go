@@ -114,7 +114,7 @@ func serve(ctx context.Context, log *slog.Logger, addr, db string, auth *authCon
 	}
 	srv := server.New(b, &server.Options{Slack: slackSvc, Logger: log, Version: buildVersion(), Auth: authOpts})
 	hs := &http.Server{
-		Handler:           slackRoutes(slackSvc, srv.Handler()),
+		Handler:           srv.LimitBodyTime(slackRoutes(slackSvc, srv.Handler())),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		// No WriteTimeout: long-polls and streams outlive any fixed bound.
