@@ -205,7 +205,8 @@ func TestErrors(t *testing.T) {
 		{"answer cancelled", func() error { _, err := c.Respond(ctx, cancelled.ID, json.RawMessage(`"x"`)); return err }, hitl.ErrCancelled},
 		{"answer expired", func() error { _, err := c.Respond(ctx, expired.ID, json.RawMessage(`"x"`)); return err }, hitl.ErrExpired},
 		{"invalid value", func() error { _, err := c.Respond(ctx, approval.ID, json.RawMessage(`"maybe"`)); return err }, hitl.ErrValue},
-		{"missing value", func() error { _, err := c.Respond(ctx, approval.ID, nil); return err }, hitl.ErrValue},
+		// The respond routes refuse a body without a value as incomplete (400).
+		{"missing value", func() error { _, err := c.Respond(ctx, approval.ID, nil); return err }, hitl.ErrInvalid},
 		{"cancel answered", func() error { _, err := c.Cancel(ctx, answered.ID, ""); return err }, hitl.ErrConflict},
 		{"invalid request", func() error {
 			_, _, err := c.Create(ctx, hitl.CreateRequest{Type: hitl.TypeSingleChoice, Question: "no options?"})

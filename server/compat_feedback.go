@@ -59,9 +59,9 @@ func (s *Server) handleFeedbackSubmit(w http.ResponseWriter, r *http.Request) er
 // unique_id that names several.
 const maxCandidates = 20
 
-// resolveUniqueID maps the first seed's unique_id to an interaction id:
-// the interaction with that id, or the one pending interaction with that
-// idempotency key that the caller may see.
+// resolveUniqueID maps the human_feedback contract's unique_id to an
+// interaction id: the interaction with that id, or the one pending
+// interaction with that idempotency key that the caller may see.
 //
 // Idempotency keys are unique per agent only, so a key may name pending
 // questions of several agents ("deploy prod?" and "delete database?"),
@@ -199,8 +199,8 @@ func (s *Server) eachPending(ctx context.Context, fn func(*hitl.Interaction) err
 	return nil
 }
 
-// uniqueID is the first seed's unique_id of in: its idempotency key, or
-// its interaction id when it has none.
+// uniqueID is the human_feedback contract's unique_id of in: its
+// idempotency key, or its interaction id when it has none.
 func uniqueID(in *hitl.Interaction) string {
 	if in.IdempotencyKey != "" {
 		return in.IdempotencyKey
