@@ -79,6 +79,9 @@ type Result struct {
 	RespondedAt time.Time       `json:"responded_at"`
 	TimedOut    bool            `json:"timed_out"`
 	Reason      string          `json:"reason,omitempty"` // why it was cancelled or expired
+	// IdempotencyKey is the key the answer was sent with (see
+	// Transition.IdempotencyKey). It is not part of the wire format.
+	IdempotencyKey string `json:"-"`
 }
 
 // Interaction is one question from one agent to one or more people.

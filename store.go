@@ -53,6 +53,16 @@ type Store interface {
 	// LastEventSeq returns the sequence number of the newest event (0 if none).
 	LastEventSeq(ctx context.Context) (int64, error)
 
+	// PurgeEnded deletes one batch of interactions that ended (answered,
+	// expired or cancelled) before p.EndedBefore, oldest created first,
+	// with every row that belongs to them (their events, Slack message
+	// and action rows): see Purge. The interaction of the newest event is
+	// always kept, so that LastEventSeq never goes back and sequence
+	// numbers are never used twice. Pending interactions are never
+	// touched. Several processes may purge one store at once: each
+	// interaction is deleted by one of them.
+	PurgeEnded(ctx context.Context, p Purge) (*Purged, error)
+
 	// Ping reports whether the store can serve requests.
 	Ping(ctx context.Context) error
 
@@ -84,6 +94,10 @@ type Transition struct {
 	Reason string    // why, for expired and cancelled
 	// TimedOut marks the default response applied at the deadline.
 	TimedOut bool
+	// IdempotencyKey is the key a person's answer was sent with (the
+	// Idempotency-Key header), kept with the result so that a retry of
+	// the same answer is recognised, after a restart too; "" for none.
+	IdempotencyKey string
 	// From, if not nil, is the interaction as the caller last read it while
 	// pending. Pending, an interaction is as it was created, so a store may
 	// build the resolved interaction from it rather than read the row back;
@@ -94,7 +108,7 @@ type Transition struct {
 
 // Result returns the result this transition records.
 func (t Transition) Result() *Result {
-	return &Result{Value: json.RawMessage(t.Value), RespondedBy: t.By, Channel: t.Via, RespondedAt: t.At.UTC(), TimedOut: t.TimedOut, Reason: t.Reason}
+	return &Result{Value: json.RawMessage(t.Value), RespondedBy: t.By, Channel: t.Via, RespondedAt: t.At.UTC(), TimedOut: t.TimedOut, Reason: t.Reason, IdempotencyKey: t.IdempotencyKey}
 }
 
 // Pending returns t.From when it is the pending interaction id (what a
@@ -112,7 +126,7 @@ func (t Transition) Pending(id string) *Interaction {
 func (t Transition) Applied(from *Interaction) *Interaction {
 	out := *from
 	out.Status = t.Status
-	out.Result = &Result{RespondedBy: t.By, Channel: t.Via, RespondedAt: t.At.UTC(), TimedOut: t.TimedOut, Reason: t.Reason}
+	out.Result = &Result{RespondedBy: t.By, Channel: t.Via, RespondedAt: t.At.UTC(), TimedOut: t.TimedOut, Reason: t.Reason, IdempotencyKey: t.IdempotencyKey}
 	if t.Value != nil {
 		out.Result.Value = json.RawMessage(bytes.Clone(t.Value))
 	}

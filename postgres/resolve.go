@@ -40,7 +40,7 @@ func (s *Store) Resolve(ctx context.Context, id string, t hitl.Transition) (*hit
 	}
 
 	args := []any{id, string(t.Status), text(res.Value), res.RespondedBy, res.Channel,
-		t.At, res.TimedOut, res.Reason, beforeDeadline, string(ev.Type), s.channel}
+		t.At, res.TimedOut, res.Reason, beforeDeadline, string(ev.Type), s.channel, res.IdempotencyKey}
 	from := t.Pending(id)
 	err := s.with(ctx, func(c *pgx.Conn) error {
 		if from != nil {

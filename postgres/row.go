@@ -16,7 +16,7 @@ var interactionColumns = []string{
 	"timeout", "deadline", "on_timeout", "idempotency_key", "source_agent", "session_id",
 	"metadata", "targets", "created_by", "created_via", "created_at", "request_hash", "status",
 	"result_value", "responded_by", "result_channel", "responded_at", "timed_out", "reason",
-	"notify",
+	"notify", "answer_key",
 }
 
 // columns lists interactionColumns for a SELECT or RETURNING, each
@@ -36,7 +36,7 @@ func scanInteraction(row pgx.Row, before ...any) (*hitl.Interaction, error) {
 		deadline, respondedAt               *time.Time
 		createdAt                           time.Time
 		typ, onTimeout, status              string
-		respondedBy, channel, reason        string
+		respondedBy, channel, reason, key   string
 		timedOut                            bool
 	)
 	dest := append(before,
@@ -44,7 +44,7 @@ func scanInteraction(row pgx.Row, before ...any) (*hitl.Interaction, error) {
 		&in.Timeout, &deadline, &onTimeout, &in.IdempotencyKey, &in.SourceAgent, &in.SessionID,
 		&meta, &targets, &in.CreatedBy, &in.CreatedVia, &createdAt, &in.RequestHash, &status,
 		&value, &respondedBy, &channel, &respondedAt, &timedOut, &reason,
-		&notify,
+		&notify, &key,
 	)
 	if err := row.Scan(dest...); err != nil {
 		return nil, err
@@ -68,12 +68,13 @@ func scanInteraction(row pgx.Row, before ...any) (*hitl.Interaction, error) {
 	}
 	if in.Status != hitl.StatusPending {
 		in.Result = &hitl.Result{
-			Value:       rawJSON(value),
-			RespondedBy: respondedBy,
-			Channel:     channel,
-			RespondedAt: utc(respondedAt),
-			TimedOut:    timedOut,
-			Reason:      reason,
+			Value:          rawJSON(value),
+			RespondedBy:    respondedBy,
+			Channel:        channel,
+			RespondedAt:    utc(respondedAt),
+			TimedOut:       timedOut,
+			Reason:         reason,
+			IdempotencyKey: key,
 		}
 	}
 	return &in, nil

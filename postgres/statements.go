@@ -31,7 +31,8 @@ var (
 
 	// sqlResolve is the compare-and-set out of pending, with its event.
 	// $9 is true when the deadline must not have passed at $6 (a person's
-	// answer); $10 is the event type and $11 the NOTIFY channel. No row: nothing matched.
+	// answer); $10 is the event type, $11 the NOTIFY channel and $12 the
+	// answer's idempotency key. No row: nothing matched.
 	sqlResolve = resolveCTE(cols) + `
 		SELECT ev.seq, pg_notify($11, ev.seq::text), ` + columns("up.") + ` FROM up, ev`
 
@@ -75,7 +76,7 @@ func resolveCTE(returning string) string {
 	return `WITH up AS (
 			UPDATE interactions
 			SET status = $2, result_value = $3, responded_by = $4, result_channel = $5,
-				responded_at = $6, timed_out = $7, reason = $8
+				responded_at = $6, timed_out = $7, reason = $8, answer_key = $12
 			WHERE id = $1 AND status = 'pending'
 				AND (NOT $9 OR deadline IS NULL OR deadline > $6)
 			RETURNING ` + returning + `

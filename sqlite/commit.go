@@ -33,6 +33,10 @@ type writeReq struct {
 	err  error
 	done chan struct{} // closed once err is final
 	lead chan struct{} // closed when this write is to lead the next batch
+	// alone commits this write in a transaction of its own, not shared
+	// with others (a long one, such as a purge batch, so that the writes
+	// behind it wait for it once, rather than share its length).
+	alone bool
 }
 
 // writeQueue holds the writes waiting for the next commit.
@@ -49,10 +53,23 @@ type writeQueue struct {
 // its cancellation, which would interrupt the shared transaction), and set
 // every result it returns afresh each time it is called.
 func (s *Store) write(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
+	return s.enqueue(ctx, fn, false)
+}
+
+// writeAlone is write for a long write transaction: it is committed on
+// its own, in turn with the other writes, and ctx's cancellation may
+// interrupt it.
+func (s *Store) writeAlone(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
+	return s.enqueue(ctx, fn, true)
+}
+
+// enqueue queues fn for write or writeAlone and returns once it is
+// committed or failed.
+func (s *Store) enqueue(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error, alone bool) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	r := &writeReq{ctx: ctx, fn: fn, done: make(chan struct{}), lead: make(chan struct{})}
+	r := &writeReq{ctx: ctx, fn: fn, done: make(chan struct{}), lead: make(chan struct{}), alone: alone}
 	q := &s.wq
 	q.mu.Lock()
 	q.queue = append(q.queue, r)
@@ -71,12 +88,19 @@ func (s *Store) write(ctx context.Context, fn func(ctx context.Context, tx *sql.
 	return r.err
 }
 
-// commitNext takes the queued writes (up to maxBatch), commits them, and
-// hands the lead to the oldest write left, if any.
+// commitNext takes the queued writes (up to maxBatch, and up to a write
+// that commits alone, or that write by itself), commits them, and hands
+// the lead to the oldest write left, if any.
 func (s *Store) commitNext() {
 	q := &s.wq
 	q.mu.Lock()
 	n := min(len(q.queue), maxBatch)
+	for i, r := range q.queue[:n] {
+		if r.alone {
+			n = max(i, 1)
+			break
+		}
+	}
 	batch := make([]*writeReq, n)
 	copy(batch, q.queue)
 	clear(q.queue[:n])

@@ -35,7 +35,7 @@ func (s *Store) Resolve(ctx context.Context, id string, t hitl.Transition) (*hit
 		ev  *hitl.Event
 	)
 	from := t.Pending(id)
-	args := []any{string(t.Status), text(res.Value), res.RespondedBy, res.Channel, at, res.TimedOut, res.Reason,
+	args := []any{string(t.Status), text(res.Value), res.RespondedBy, res.Channel, at, res.TimedOut, res.Reason, res.IdempotencyKey,
 		id, beforeDeadline, at}
 	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var err error

@@ -24,7 +24,7 @@ func scanInteraction(sc scanner, before ...any) (*hitl.Interaction, error) {
 		value                               []byte
 		deadline, respondedAt               sql.NullInt64
 		createdAt                           int64
-		respondedBy, channel, reason        string
+		respondedBy, channel, reason, key   string
 		timedOut                            bool
 	)
 	dest := append(before,
@@ -32,7 +32,7 @@ func scanInteraction(sc scanner, before ...any) (*hitl.Interaction, error) {
 		&in.Timeout, &deadline, &in.OnTimeout, &in.IdempotencyKey, &in.SourceAgent, &in.SessionID,
 		&meta, &targets, &in.CreatedBy, &in.CreatedVia, &createdAt, &in.RequestHash, &in.Status,
 		&value, &respondedBy, &channel, &respondedAt, &timedOut, &reason,
-		&notify,
+		&notify, &key,
 	)
 	if err := sc.Scan(dest...); err != nil {
 		return nil, err
@@ -59,11 +59,12 @@ func scanInteraction(sc scanner, before ...any) (*hitl.Interaction, error) {
 	}
 	if in.Status != hitl.StatusPending {
 		in.Result = &hitl.Result{
-			RespondedBy: respondedBy,
-			Channel:     channel,
-			RespondedAt: fromMillis(respondedAt),
-			TimedOut:    timedOut,
-			Reason:      reason,
+			RespondedBy:    respondedBy,
+			Channel:        channel,
+			RespondedAt:    fromMillis(respondedAt),
+			TimedOut:       timedOut,
+			Reason:         reason,
+			IdempotencyKey: key,
 		}
 		if value != nil {
 			in.Result.Value = json.RawMessage(value)
@@ -96,7 +97,7 @@ func insertArgs(in *hitl.Interaction) ([]any, error) {
 		in.Timeout, millis(in.Deadline), string(in.OnTimeout), in.IdempotencyKey, in.SourceAgent, in.SessionID,
 		meta, targets, in.CreatedBy, in.CreatedVia, in.CreatedAt.UnixMilli(), in.RequestHash, string(hitl.StatusPending),
 		nil, "", "", nil, false, "",
-		notify,
+		notify, "",
 	}, nil
 }
 

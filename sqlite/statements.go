@@ -14,7 +14,7 @@ var interactionColumns = []string{
 	"timeout", "deadline", "on_timeout", "idempotency_key", "source_agent", "session_id",
 	"metadata", "targets", "created_by", "created_via", "created_at", "request_hash", "status",
 	"result_value", "responded_by", "result_channel", "responded_at", "timed_out", "reason",
-	"notify",
+	"notify", "answer_key",
 }
 
 // columns lists interactionColumns for a SELECT, each prefixed with
@@ -36,11 +36,12 @@ var (
 	sqlInsert = `INSERT INTO interactions (` + cols + `)
 		VALUES (` + strings.TrimSuffix(strings.Repeat("?, ", len(interactionColumns)), ", ") + `)`
 
-	// sqlResolveFrom is the compare-and-set out of pending. The ninth
-	// parameter is 1 when the deadline must not have passed at the tenth.
+	// sqlResolveFrom is the compare-and-set out of pending. The tenth
+	// parameter is 1 when the deadline must not have passed at the
+	// eleventh.
 	sqlResolveFrom = `UPDATE interactions
 		SET status = ?, result_value = ?, responded_by = ?, result_channel = ?,
-			responded_at = ?, timed_out = ?, reason = ?
+			responded_at = ?, timed_out = ?, reason = ?, answer_key = ?
 		WHERE id = ? AND status = 'pending'
 			AND (? = 0 OR deadline IS NULL OR deadline > ?)`
 

@@ -52,7 +52,9 @@ func testReopen(t *testing.T, open func(t *testing.T) hitl.Store) {
 	pending := create(t, s1, ask(t, hitl.CreateRequest{IdempotencyKey: "k", Timeout: 60}, "agent", base))
 	answered := create(t, s1, askAt(t, at(1), 60))
 	cancelled := create(t, s1, everyField())
-	answered, _ = resolve(t, s1, answered.ID, answer(`"yes"`, at(2)))
+	// The answer's idempotency key is durable: a retry after a restart is
+	// still recognised.
+	answered, _ = resolve(t, s1, answered.ID, keyed(answer(`"yes"`, at(2)), "answer-key-1"))
 	cancelled, _ = resolve(t, s1, cancelled.ID, cancel(at(3)))
 	appendEvent(t, s1, notified(pending, 4))
 	seq := lastSeq(t, s1)
@@ -64,6 +66,9 @@ func testReopen(t *testing.T, open func(t *testing.T) hitl.Store) {
 		if d := cmp.Diff(want, get(t, s2, want.ID)); d != "" {
 			t.Errorf("interaction %s after reopen (-want +got):\n%s", want.ID, d)
 		}
+	}
+	if got := get(t, s2, answered.ID).Result; got == nil || got.IdempotencyKey != "answer-key-1" {
+		t.Errorf("answer after reopen: got result %+v, want idempotency key answer-key-1", got)
 	}
 	if got := lastSeq(t, s2); got != seq {
 		t.Errorf("LastEventSeq after reopen: got %d, want %d", got, seq)

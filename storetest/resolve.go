@@ -33,6 +33,7 @@ func testResolve(t *testing.T, s hitl.Store) {
 	}{
 		{"Answered", answer(`"yes"`, at(10))},
 		{"AnsweredObject", answer(`{"name":"x","n":[1,2]}`, at(10))},
+		{"AnsweredWithKey", keyed(answer(`"yes"`, at(10)), "retry-7f3a")},
 		{"AnsweredTimedOut", timedOut(`"default"`, deadline)},
 		{"Expired", expire(deadline)},
 		{"Cancelled", cancel(at(10))},

@@ -66,6 +66,11 @@ func Run(t *testing.T, newStore func(t *testing.T) hitl.Store) {
 		{"Events", testEvents},
 		{"EventsInteractionIsCurrent", testEventsInteractionIsCurrent},
 		{"LastEventSeq", testLastEventSeq},
+		{"PurgeEnded", testPurgeEnded},
+		{"PurgeKeepsNewestEvent", testPurgeKeepsNewestEvent},
+		{"PurgeBatches", testPurgeBatches},
+		{"PurgeConcurrent", testPurgeConcurrent},
+		{"PurgeResume", testPurgeResume},
 		{"TextNUL", testTextNUL},
 		{"Ping", testPing},
 		{"ListenCatchesUp", testListenCatchesUp},
@@ -182,6 +187,12 @@ func refused(t *testing.T, s hitl.Store, current *hitl.Interaction, tr hitl.Tran
 // answer is a person's answer at time when.
 func answer(value string, when time.Time) hitl.Transition {
 	return hitl.Transition{Status: hitl.StatusAnswered, Value: []byte(value), By: "alice", Via: hitl.ChannelWeb, At: when}
+}
+
+// keyed is tr sent with the answer idempotency key key.
+func keyed(tr hitl.Transition, key string) hitl.Transition {
+	tr.IdempotencyKey = key
+	return tr
 }
 
 // cancel is the agent withdrawing its question at time when.
