@@ -4,6 +4,7 @@
 package broker
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -31,6 +32,14 @@ type Options struct {
 	// SubscriberBuffer is how many events a slow subscriber may lag behind
 	// before it is dropped; 0 means 256.
 	SubscriberBuffer int
+	// Retention is how long ended interactions (answered, expired,
+	// cancelled) are kept, from when they ended: from Start on, older ones
+	// are purged with their events and other rows every PurgeInterval (see
+	// Purge). 0 keeps everything.
+	Retention time.Duration
+	// PurgeInterval is how often to purge with a Retention; 0 means
+	// DefaultPurgeInterval.
+	PurgeInterval time.Duration
 }
 
 // Broker is the interaction engine. Create it with New, then Start it.
@@ -44,9 +53,12 @@ type Broker struct {
 	feed    *feed
 	expiry  *expiry
 
+	retention  time.Duration
+	purgeEvery time.Duration
+
 	closeOnce sync.Once
 	closed    chan struct{}
-	stop      context.CancelFunc // ends the store listener, if any
+	stop      context.CancelFunc // ends the store listener and the purges
 	wg        sync.WaitGroup
 }
 
@@ -69,6 +81,10 @@ func New(store hitl.Store, opts *Options) *Broker {
 	if b.now == nil {
 		b.now = time.Now
 	}
+	b.retention, b.purgeEvery = opts.Retention, opts.PurgeInterval
+	if b.purgeEvery <= 0 {
+		b.purgeEvery = DefaultPurgeInterval
+	}
 	b.waiters.m = make(map[string]*waitEntry)
 	b.recent = newRecent(recentBytes, recentEntryBytes)
 	bufSize := opts.SubscriberBuffer
@@ -81,10 +97,10 @@ func New(store hitl.Store, opts *Options) *Broker {
 }
 
 // Start loads the event sequence, expires what passed its deadline while
-// the server was down, and starts the deadline timer. When the store is
-// shared with other processes (a hitl.EventListener), it also starts
-// following their events: they reach this broker's subscribers, wake its
-// waiters and arm its deadline timer.
+// the server was down, and starts the deadline timer, and with a
+// Retention the purges. When the store is shared with other processes (a
+// hitl.EventListener), it also starts following their events: they reach
+// this broker's subscribers, wake its waiters and arm its deadline timer.
 func (b *Broker) Start(ctx context.Context) error {
 	seq, err := b.store.LastEventSeq(ctx)
 	if err != nil {
@@ -92,9 +108,9 @@ func (b *Broker) Start(ctx context.Context) error {
 	}
 	l, shared := b.store.(hitl.EventListener)
 	b.feed.start(seq, shared)
+	lctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	b.stop = stop
 	if shared {
-		lctx, stop := context.WithCancel(context.WithoutCancel(ctx))
-		b.stop = stop
 		b.wg.Add(2)
 		go func() {
 			defer b.wg.Done()
@@ -116,6 +132,13 @@ func (b *Broker) Start(ctx context.Context) error {
 		defer b.wg.Done()
 		b.expiry.run()
 	}()
+	if b.retention > 0 {
+		b.wg.Add(1)
+		go func() {
+			defer b.wg.Done()
+			b.retain(lctx)
+		}()
+	}
 	return nil
 }
 
@@ -222,12 +245,27 @@ func (b *Broker) List(ctx context.Context, f hitl.ListFilter) ([]*hitl.Interacti
 // conflict (answered), or a gone error (expired, cancelled). Agents, and
 // responders the interaction does not target, are refused (403).
 func (b *Broker) Respond(ctx context.Context, id string, value json.RawMessage) (*hitl.Interaction, error) {
+	return b.RespondIdempotent(ctx, id, value, "")
+}
+
+// RespondIdempotent is Respond with the idempotency key the answer was
+// sent with (the Idempotency-Key header; "" for none, see
+// hitl.CheckAnswerKey), which is stored with the answer. When the same
+// caller sends the same answer with the same key again — its reply was
+// lost — it gets the interaction as that answer left it, with no error,
+// as the first time, however long after (the deadline may have passed
+// since, the server restarted). Another answer, another key or another
+// caller still gets the conflict.
+func (b *Broker) RespondIdempotent(ctx context.Context, id string, value json.RawMessage, key string) (*hitl.Interaction, error) {
+	if err := hitl.CheckAnswerKey(key); err != nil {
+		return nil, err
+	}
 	in, err := b.Answerable(ctx, id)
 	if err != nil {
 		return nil, err
 	}
 	if in.Status != hitl.StatusPending {
-		return in, notPending(in)
+		return b.answeredBefore(ctx, in, value, key)
 	}
 	now := b.now()
 	if in.Expired(now) {
@@ -240,10 +278,11 @@ func (b *Broker) Respond(ctx context.Context, id string, value json.RawMessage) 
 	caller := hitl.CallerFrom(ctx)
 	out, ev, err := b.store.Resolve(ctx, id, hitl.Transition{
 		Status: hitl.StatusAnswered, Value: v, By: caller.Name, Via: caller.Channel, At: now, From: in,
+		IdempotencyKey: key,
 	})
 	switch {
 	case errors.Is(err, hitl.ErrNotPending):
-		return out, notPending(out)
+		return b.answeredBefore(ctx, out, value, key)
 	case errors.Is(err, hitl.ErrPastDeadline):
 		return b.lateAnswer(ctx, out)
 	case err != nil:
@@ -252,6 +291,31 @@ func (b *Broker) Respond(ctx context.Context, id string, value json.RawMessage) 
 	b.resolved(ev)
 	b.log.Info("interaction answered", "interaction_id", id, "type", string(out.Type), "by", caller.Name, "channel", caller.Channel)
 	return out, nil
+}
+
+// answeredBefore answers an answer to in, which is no longer pending:
+// in with no error when in holds this very answer (the retry of an
+// answer whose reply was lost, see RespondIdempotent), else the error that
+// says why it cannot be answered.
+func (b *Broker) answeredBefore(ctx context.Context, in *hitl.Interaction, value json.RawMessage, key string) (*hitl.Interaction, error) {
+	caller := hitl.CallerFrom(ctx)
+	if sameAnswer(in, caller, value, key) {
+		b.log.Info("answer repeated with its idempotency key", "interaction_id", in.ID, "by", caller.Name, "channel", caller.Channel)
+		return in, nil
+	}
+	return in, notPending(in)
+}
+
+// sameAnswer reports whether in was answered by caller with value (as
+// normalised) and the non-empty idempotency key.
+func sameAnswer(in *hitl.Interaction, caller hitl.Caller, value json.RawMessage, key string) bool {
+	r := in.Result
+	if key == "" || in.Status != hitl.StatusAnswered || r == nil || r.TimedOut ||
+		r.IdempotencyKey != key || r.RespondedBy != caller.Name {
+		return false
+	}
+	v, err := hitl.NormalizeAnswer(in, value)
+	return err == nil && bytes.Equal(v, r.Value)
 }
 
 // lateAnswer expires an interaction whose deadline passed before the

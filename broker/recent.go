@@ -99,7 +99,9 @@ func (r *recent) evict() {
 		e := r.fifo[r.head]
 		r.fifo[r.head] = nil
 		r.head++
-		delete(r.m, e.in.ID)
+		if r.m[e.in.ID] == e {
+			delete(r.m, e.in.ID)
+		}
 		r.bytes -= e.size
 		r.evicted = max(r.evicted, e.seq)
 	}
@@ -107,6 +109,20 @@ func (r *recent) evict() {
 	if r.head > 0 && r.head*2 >= len(r.fifo) {
 		r.fifo = append(r.fifo[:0:0], r.fifo[r.head:]...)
 		r.head = 0
+	}
+}
+
+// forget drops the interactions ids (purged from the store): an entry
+// left in the eviction order holds no bytes any more.
+func (r *recent) forget(ids []string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, id := range ids {
+		if e := r.m[id]; e != nil {
+			delete(r.m, id)
+			r.bytes -= e.size
+			e.size = 0
+		}
 	}
 }
 

@@ -79,3 +79,26 @@ func TestRecentSkipsWhatIsTooBig(t *testing.T) {
 		t.Errorf("sizeOf ignores context and metadata: %d <= %d", withMeta, small)
 	}
 }
+
+func TestRecentForgetsPurged(t *testing.T) {
+	one := sizeOf(event(1, "id-000", hitl.StatusPending).Interaction)
+	r := newRecent(4*one, one)
+	for i := range 4 {
+		r.put(event(int64(i+1), fmt.Sprintf("id-%03d", i), hitl.StatusAnswered))
+	}
+	r.forget([]string{"id-000", "id-002", "unknown"})
+	if r.get("id-000") != nil || r.get("id-002") != nil || r.len() != 2 || r.bytes != 2*one {
+		t.Fatalf("after forget: len %d, %d bytes; want id-001 and id-003 in %d", r.len(), r.bytes, 2*one)
+	}
+	// Room for two more without evicting; the forgotten slots, evicted in
+	// turn, take no bytes with them.
+	r.put(event(5, "id-004", hitl.StatusPending))
+	r.put(event(6, "id-005", hitl.StatusPending))
+	if r.len() != 4 || r.bytes != 4*one {
+		t.Errorf("len %d, %d bytes; want 4 in %d", r.len(), r.bytes, 4*one)
+	}
+	r.put(event(7, "id-006", hitl.StatusPending))
+	if r.get("id-001") != nil || r.get("id-006") == nil || r.bytes != 4*one {
+		t.Errorf("after one more: id-001 held %v, %d bytes; want id-001 evicted within %d", r.get("id-001") != nil, r.bytes, 4*one)
+	}
+}
