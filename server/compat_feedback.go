@@ -46,7 +46,7 @@ func (s *Server) handleFeedbackSubmit(w http.ResponseWriter, r *http.Request) er
 		return err
 	}
 	ctx, _ = withChannel(ctx, hitl.ChannelWeb)
-	if _, err := s.broker.Respond(ctx, id, req.Response); err != nil {
+	if _, err := s.broker.RespondIdempotent(ctx, id, req.Response, r.Header.Get(hitl.IdempotencyKeyHeader)); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, feedbackSubmitResponse{

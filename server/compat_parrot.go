@@ -65,7 +65,7 @@ func (s *Server) hitlRespond(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	ctx, _ := withChannel(r.Context(), hitl.ChannelWeb)
-	if _, err := s.broker.Respond(ctx, req.InteractionID, value); err != nil {
+	if _, err := s.broker.RespondIdempotent(ctx, req.InteractionID, value, r.Header.Get(hitl.IdempotencyKeyHeader)); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "interaction_id": req.InteractionID})

@@ -120,7 +120,9 @@ type respondRequest struct {
 	Channel string          `json:"channel,omitempty"` // api (default), cli or web
 }
 
-// handleRespond serves POST /api/v1/interactions/{id}/respond.
+// handleRespond serves POST /api/v1/interactions/{id}/respond. An
+// Idempotency-Key header is stored with the answer: its retry (same
+// caller, value and key) gets the same 200 (see broker.RespondIdempotent).
 func (s *Server) handleRespond(w http.ResponseWriter, r *http.Request) error {
 	var req respondRequest
 	if err := decodeJSON(w, r, &req); err != nil {
@@ -133,7 +135,7 @@ func (s *Server) handleRespond(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	in, err := s.broker.Respond(ctx, r.PathValue("id"), req.Value)
+	in, err := s.broker.RespondIdempotent(ctx, r.PathValue("id"), req.Value, r.Header.Get(hitl.IdempotencyKeyHeader))
 	if err != nil {
 		return err
 	}
