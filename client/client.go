@@ -139,6 +139,11 @@ type errorBody struct {
 // when no complete response arrived, with a *transportError) and, for a non-2xx response, a *hitl.Error
 // decoded from the body or else a *StatusError.
 func (c *Client) do(ctx context.Context, method, path string, body, out any) (int, error) {
+	return c.doKey(ctx, method, path, body, out, "")
+}
+
+// doKey is do sending key, when not "", as the Idempotency-Key header.
+func (c *Client) doKey(ctx context.Context, method, path string, body, out any, key string) (int, error) {
 	var rd io.Reader
 	if body != nil {
 		data, err := json.Marshal(body)
@@ -161,6 +166,9 @@ func (c *Client) do(ctx context.Context, method, path string, body, out any) (in
 	}
 	if c.channel == hitl.ChannelCLI || c.channel == hitl.ChannelMCP {
 		req.Header.Set(channelHeader, c.channel)
+	}
+	if key != "" {
+		req.Header.Set(hitl.IdempotencyKeyHeader, key)
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 
+	"github.com/google/uuid"
 	"github.com/hitl-sh/hitl"
 )
 
@@ -99,6 +100,9 @@ type respondRequest struct {
 	Channel string          `json:"channel,omitempty"`
 }
 
+// respondAttempts bounds how many times Respond sends one answer.
+const respondAttempts = 4
+
 // Respond answers a pending interaction (POST .../respond) with value, sent
 // on the client's channel. The server validates and normalises the value
 // (a label for a key, "yes" for true, …) and returns the interaction with
@@ -106,7 +110,24 @@ type respondRequest struct {
 // answer after the deadline with hitl.ErrExpired, one to a cancelled
 // interaction with hitl.ErrCancelled, and an invalid value with
 // hitl.ErrValue.
+//
+// Each call sends a new random Idempotency-Key, and when the reply does not
+// arrive (a network error, or a 502, 503 or 504) it sends the answer
+// again with the same key, up to 4 times in all with backoff: an answer
+// the server recorded before the connection dropped comes back as the
+// success it was, not as "already answered" (see RespondIdempotent).
 func (c *Client) Respond(ctx context.Context, id string, value json.RawMessage) (*hitl.Interaction, error) {
+	return c.RespondIdempotent(ctx, id, value, uuid.NewString())
+}
+
+// RespondIdempotent is Respond with the caller's own idempotency key, for
+// an answer that may be sent again later, by a new process too: the
+// server stores the key with the answer, and the same answer sent by the
+// same caller with the same key gets the original success, however often
+// and long after it is repeated. Another answer, or another key, gets
+// hitl.ErrConflict. With key "", no key is sent and a lost reply is not
+// retried.
+func (c *Client) RespondIdempotent(ctx context.Context, id string, value json.RawMessage, key string) (*hitl.Interaction, error) {
 	p, err := interactionPath(id, "respond")
 	if err != nil {
 		return nil, err
@@ -114,15 +135,24 @@ func (c *Client) Respond(ctx context.Context, id string, value json.RawMessage) 
 	if len(value) == 0 {
 		value = json.RawMessage("null") // let the server say a value is required
 	}
-	var in hitl.Interaction
 	body := respondRequest{Value: value, Channel: c.channel}
 	if c.channel == hitl.ChannelMCP {
 		body.Channel = "" // the server takes mcp from the header only
 	}
-	if _, err := c.do(ctx, http.MethodPost, p, body, &in); err != nil {
-		return nil, err
+	for attempt := 0; ; attempt++ {
+		var in hitl.Interaction
+		status, err := c.doKey(ctx, http.MethodPost, p, body, &in, key)
+		if err == nil {
+			return &in, nil
+		}
+		if key == "" || attempt+1 >= respondAttempts || !retryable(status, err) || ctx.Err() != nil {
+			return nil, err
+		}
+		c.log.Warn("answer not confirmed; sending it again with its idempotency key", "interaction_id", id, "status", status, "error", err)
+		if err := sleep(ctx, backoff(attempt)); err != nil {
+			return nil, err
+		}
 	}
-	return &in, nil
 }
 
 // cancelRequest is the body of POST .../cancel.
