@@ -5,6 +5,7 @@
 //	hitl ls                    list pending interactions
 //	hitl answer ID VALUE       answer an interaction
 //	hitl cancel ID             withdraw an interaction
+//	hitl purge --older-than 30d delete what ended long ago (serve --retention does it too)
 //	hitl mcp                   MCP tools over stdio (for Claude Code, Cursor, …)
 //	hitl tools --format X      tool definitions for OpenAI, Anthropic or MCP
 //	hitl token create --name N make an API token (for agents); also ls, revoke
@@ -57,6 +58,7 @@ func commands() []command {
 		{"ls", "list interactions (pending by default)", runList},
 		{"answer", "answer an interaction", runAnswer},
 		{"cancel", "cancel a pending interaction", runCancel},
+		{"purge", "delete interactions that ended long ago", runPurge},
 		{"mcp", "serve the MCP tools over stdio for a running server", runMCP},
 		{"tools", "print the tool definitions for function calling", runTools},
 		{"token", "manage API tokens: create, ls, revoke", runToken},

@@ -51,6 +51,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	db := fs.String("db", envOr("HITL_DB", defaultDB), "SQLite database `file`, created if missing, or a postgres:// URL (HITL_DB)")
 	logFormat := fs.String("log-format", envOr("HITL_LOG_FORMAT", "text"), "log format: text or json (HITL_LOG_FORMAT)")
 	logLevel := fs.String("log-level", envOr("HITL_LOG_LEVEL", "info"), "log level: debug, info, warn or error (HITL_LOG_LEVEL)")
+	retentionFlag := fs.String("retention", envOr("HITL_RETENTION", defaultRetention), "keep ended interactions for this `duration` (90d, 36h) from when they\nended, then purge them with their events, every hour; 0 keeps everything\n(HITL_RETENTION)")
 	auth := authFlags(fs)
 	sl := slackFlags(fs)
 	if code, ok := parse(fs, args, 2); !ok {
@@ -61,6 +62,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return 2
 	}
 	log, err := newLogger(stderr, *logFormat, *logLevel)
+	var retention time.Duration
+	if err == nil {
+		retention, err = parseAge("--retention", *retentionFlag)
+	}
 	if err == nil {
 		err = auth.check()
 	}
@@ -71,7 +76,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "hitl serve: %v\n", err)
 		return 2
 	}
-	if err := serve(ctx, log, *addr, *db, auth, sl); err != nil {
+	if err := serve(ctx, log, *addr, *db, retention, auth, sl); err != nil {
 		fmt.Fprintf(stderr, "hitl serve: %v\n", err)
 		return 1
 	}
@@ -79,8 +84,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 }
 
 // serve listens on addr over the database db (see openStore) until ctx
-// ends; auth decides who may call it (see authConfig.options).
-func serve(ctx context.Context, log *slog.Logger, addr, db string, auth *authConfig, sl *slackConfig) error {
+// ends, purging what ended longer than retention ago (0: nothing); auth
+// decides who may call it (see authConfig.options).
+func serve(ctx context.Context, log *slog.Logger, addr, db string, retention time.Duration, auth *authConfig, sl *slackConfig) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {
@@ -101,7 +107,7 @@ func serve(ctx context.Context, log *slog.Logger, addr, db string, auth *authCon
 		store.Close()
 		return err
 	}
-	b := broker.New(store, &broker.Options{Logger: log})
+	b := broker.New(store, &broker.Options{Logger: log, Retention: retention})
 	if err := b.Start(ctx); err != nil {
 		store.Close()
 		return err
@@ -122,7 +128,7 @@ func serve(ctx context.Context, log *slog.Logger, addr, db string, auth *authCon
 	}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(srv.Listener(ln)) }()
-	log.Info("hitl listening", "url", listenURL(ln.Addr()), "db", redactDB(db), "version", buildVersion())
+	log.Info("hitl listening", "url", listenURL(ln.Addr()), "db", redactDB(db), "version", buildVersion(), "retention", retentionText(retention))
 
 	var serveErr error
 	select {
@@ -216,4 +222,15 @@ func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
 		return slog.New(slog.NewJSONHandler(w, opts)), nil
 	}
 	return nil, fmt.Errorf("--log-format must be text or json; got %q", format)
+}
+
+// retentionText says how long ended interactions are kept, for the log.
+func retentionText(d time.Duration) string {
+	switch {
+	case d == 0:
+		return "forever"
+	case d%(24*time.Hour) == 0:
+		return fmt.Sprintf("%dd", d/(24*time.Hour))
+	}
+	return d.String()
 }
