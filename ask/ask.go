@@ -14,6 +14,11 @@
 // Requests the server refuses come back as hitl.ErrInvalid (a malformed
 // question) or hitl.ErrConflict (an idempotency key reused for another
 // question).
+//
+// Code written for the human_feedback contract's orchestrator helpers
+// (RequestHumanFeedback, RequestYesNoFeedback,
+// RequestMultipleChoiceFeedback) runs unchanged on an Orchestrator, which
+// has them with their parameters and results.
 package ask
 
 import (
