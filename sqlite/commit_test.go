@@ -307,3 +307,74 @@ func TestBackgroundCheckpoint(t *testing.T) {
 		t.Errorf("checkpoint after a write: %d WAL pages, %d checkpointed; want all of them, at least one", got.logPages, got.done)
 	}
 }
+
+// A write made with writeAlone (a purge batch) does not share its
+// transaction: the writes queued before it commit together without it,
+// those after it in the next transaction, and its failure leaves theirs
+// alone.
+func TestWriteAloneCommitsByItself(t *testing.T) {
+	s := openInternal(t)
+	release := make(chan struct{})
+	held := holdBatch(t, s, release)
+
+	var (
+		mu    sync.Mutex
+		txs   = map[string]*sql.Tx{}
+		calls = map[string]int{}
+	)
+	record := func(v string, err error) func(ctx context.Context, tx *sql.Tx) error {
+		return func(ctx context.Context, tx *sql.Tx) error {
+			mu.Lock()
+			txs[v] = tx
+			calls[v]++
+			mu.Unlock()
+			return insert(v, err)(ctx, tx)
+		}
+	}
+	boom := errors.New("boom")
+	writes := []struct {
+		v     string
+		alone bool
+		err   error
+	}{
+		{"a", false, nil},
+		{"b", false, nil},
+		{"alone", true, boom},
+		{"c", false, nil},
+	}
+	results := make([]chan error, len(writes))
+	for i, w := range writes {
+		results[i] = make(chan error, 1)
+		go func() {
+			if w.alone {
+				results[i] <- s.writeAlone(context.Background(), record(w.v, w.err))
+			} else {
+				results[i] <- s.write(context.Background(), record(w.v, w.err))
+			}
+		}()
+		awaitQueued(s, i+1)
+	}
+	close(release)
+	if err := <-held; err != nil {
+		t.Fatalf("holder: %v", err)
+	}
+	for i, w := range writes {
+		if err := <-results[i]; !errors.Is(err, w.err) {
+			t.Errorf("write %s: got %v, want %v", w.v, err, w.err)
+		}
+	}
+	if txs["a"] != txs["b"] {
+		t.Error("a and b, queued together before the lone write, did not share a transaction")
+	}
+	if txs["alone"] == txs["a"] || txs["alone"] == txs["c"] {
+		t.Error("the lone write shared a transaction")
+	}
+	for v, n := range calls {
+		if n != 1 {
+			t.Errorf("write %s called %d times, want once", v, n)
+		}
+	}
+	if got := rows(t, s); len(got) != 4 || got["alone"] {
+		t.Errorf("rows %v, want holder, a, b and c", got)
+	}
+}

@@ -56,7 +56,7 @@ func (s *Store) PurgeEnded(ctx context.Context, p hitl.Purge) (*hitl.Purged, err
 	if err != nil {
 		return nil, fmt.Errorf("purge: %w", err)
 	}
-	out := &hitl.Purged{Rows: map[string]int{"interactions": 0}, Next: next}
+	out := &hitl.Purged{Rows: noRows(), Next: next}
 	if len(ids) == 0 {
 		return out, nil
 	}
@@ -71,6 +71,15 @@ func (s *Store) PurgeEnded(ctx context.Context, p hitl.Purge) (*hitl.Purged, err
 		return nil, fmt.Errorf("purge: %w", err)
 	}
 	return out, nil
+}
+
+// noRows is a count of no rows deleted from each table.
+func noRows() map[string]int {
+	rows := map[string]int{"interactions": 0}
+	for _, table := range purgeTables {
+		rows[table] = 0
+	}
+	return rows
 }
 
 // purgeCandidates returns the IDs of up to limit ended interactions after
@@ -126,7 +135,7 @@ func withoutNewest(ctx context.Context, q interface {
 // deletePurge deletes the interactions ids (but the newest event's) and
 // their rows in tx, and records in out what went.
 func deletePurge(ctx context.Context, tx *sql.Tx, ids []string, out *hitl.Purged) error {
-	out.IDs, out.Rows = nil, map[string]int{"interactions": 0}
+	out.IDs, out.Rows = nil, noRows()
 	ids, list, err := withoutNewest(ctx, tx, ids)
 	if err != nil || len(ids) == 0 {
 		return err

@@ -106,7 +106,8 @@ func TestMigrationsIdempotent(t *testing.T) {
 		}
 		got = append(got, name)
 	}
-	if d := cmp.Diff([]string{"0001_init.sql", "0002_auth.sql", "0003_slack.sql", "0004_lean_events.sql", "0005_pending_deadline.sql"}, got); d != "" {
+	if d := cmp.Diff([]string{"0001_init.sql", "0002_auth.sql", "0003_slack.sql", "0004_lean_events.sql", "0005_pending_deadline.sql",
+		"0006_events_by_interaction.sql", "0007_answer_key.sql"}, got); d != "" {
 		t.Errorf("schema_migrations (-want +got):\n%s", d)
 	}
 }
@@ -369,6 +370,53 @@ func TestPendingDeadlineMigration(t *testing.T) {
 	}
 	if len(due) != 2 || due[0].ID != ids[1] || due[1].ID != ids[2] || !due[0].Deadline.Equal(next) {
 		t.Errorf("due after the migration: %d, want the second and third (next deadline %v)", len(due), next)
+	}
+}
+
+// TestPurgeMigrations upgrades a database made before 0006 and 0007: its
+// answers have no idempotency key, the events get their index by
+// interaction, and a purge uses it.
+func TestPurgeMigrations(t *testing.T) {
+	path := tempPath(t)
+	s := open(t, path, nil)
+	var ids []string
+	for range 3 {
+		in, _, _, err := s.CreateInteraction(t.Context(), newInteraction(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, in.ID)
+	}
+	if _, _, err := s.Resolve(t.Context(), ids[0], hitl.Transition{Status: hitl.StatusAnswered, Value: []byte(`"yes"`), By: "bob", Via: hitl.ChannelWeb}); err != nil {
+		t.Fatal(err)
+	}
+	// A newer event, so that the answered one may be purged.
+	if _, err := s.AppendEvent(t.Context(), &hitl.Event{Type: hitl.EventNotified, InteractionID: ids[1]}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+
+	db := inspect(t, path)
+	if _, err := db.Exec(`
+		DELETE FROM schema_migrations WHERE version >= 6;
+		DROP INDEX events_interaction;
+		ALTER TABLE interactions DROP COLUMN answer_key;`); err != nil {
+		t.Fatalf("go back before 0006: %v", err)
+	}
+	db.Close()
+
+	s = open(t, path, nil)
+	in, err := s.Interaction(t.Context(), ids[0])
+	if err != nil || in.Result == nil || in.Result.IdempotencyKey != "" || string(in.Result.Value) != `"yes"` {
+		t.Fatalf("answer after the migration: %+v, %v; want it with no key", in, err)
+	}
+	var n int
+	if err := inspect(t, path).QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'events_interaction'`).Scan(&n); err != nil || n != 1 {
+		t.Errorf("events_interaction: %d, %v; want the index", n, err)
+	}
+	got, err := s.PurgeEnded(t.Context(), hitl.Purge{EndedBefore: time.Now().Add(time.Hour)})
+	if err != nil || len(got.IDs) != 1 || got.IDs[0] != ids[0] || got.Rows["events"] != 2 {
+		t.Errorf("purge after the migration: %+v, %v; want %s and its 2 events", got, err, ids[0])
 	}
 }
 
