@@ -76,9 +76,36 @@ func gone(t *testing.T, c *client.Client, purged []*hitl.Interaction, keep ...*h
 	}
 }
 
+// startOnAnyPort runs hitl serve on a loopback port of its choosing over
+// the database db, with more flags in args, and returns it once it logs
+// its URL (a port chosen beforehand may be taken by a parallel test in
+// between).
+func startOnAnyPort(t *testing.T, db string, args ...string) *hitlServer {
+	t.Helper()
+	p := start(t, append([]string{"serve", "--addr", "127.0.0.1:0", "--db", db, "--log-level", "debug"}, args...)...)
+	s := &hitlServer{proc: p, DB: db}
+	t.Cleanup(func() {
+		p.cmd.Process.Signal(syscall.SIGTERM)
+		<-p.done
+	})
+	waitFor(t, "hitl serve to listen", func() bool {
+		select {
+		case <-p.done:
+			t.Fatalf("hitl serve exited with %d:\n%s", p.code, p.stderr)
+		default:
+		}
+		if m := listening.FindStringSubmatch(p.stderr.String()); m != nil {
+			s.URL = strings.Replace(m[1], "localhost", "127.0.0.1", 1)
+			return true
+		}
+		return false
+	})
+	return s
+}
+
 func TestPurgeCommand(t *testing.T) {
 	t.Parallel()
-	s := startServer(t)
+	s := startOnAnyPort(t, filepath.Join(t.TempDir(), "hitl.db"))
 	c := s.client(t)
 	answered, cancelled, pending := endedAndPending(t, c)
 
@@ -118,14 +145,14 @@ func TestPurgeCommand(t *testing.T) {
 // what ended before, at once, and logs how many went.
 func TestServeRetention(t *testing.T) {
 	t.Parallel()
-	s := startServer(t)
+	s := startOnAnyPort(t, filepath.Join(t.TempDir(), "hitl.db"))
 	answered, cancelled, pending := endedAndPending(t, s.client(t))
 	s.cmd.Process.Signal(syscall.SIGTERM)
 	if code := s.wait(t); code != 0 {
 		t.Fatalf("hitl serve exited with %d:\n%s", code, s.stderr)
 	}
 
-	s2 := startServerAt(t, freeAddr(t), s.DB, "--retention", "1ms")
+	s2 := startOnAnyPort(t, s.DB, "--retention", "1ms")
 	waitFor(t, "the purge to be logged", func() bool {
 		return strings.Contains(s2.stderr.String(), `msg="purged ended interactions"`)
 	})
