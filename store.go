@@ -63,6 +63,13 @@ type Store interface {
 	// interaction is deleted by one of them.
 	PurgeEnded(ctx context.Context, p Purge) (*Purged, error)
 
+	// PurgedThrough returns the highest sequence number of an event that
+	// PurgeEnded deleted (0 if none): the log may have holes up to it. A
+	// reader resuming from before it may have missed events (such as the
+	// end of a question it shows) and must start over from what is
+	// pending. It only grows, and survives a restart.
+	PurgedThrough(ctx context.Context) (int64, error)
+
 	// Ping reports whether the store can serve requests.
 	Ping(ctx context.Context) error
 

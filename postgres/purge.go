@@ -35,7 +35,8 @@ var (
 // event, which is kept so that LastEventSeq never goes back. Then each
 // table's rows of doomed are deleted, and the interactions last: the
 // foreign keys are checked at the end of the statement, once all are
-// gone. It returns the rows deleted from each table of purgeTables, the
+// gone. mark raises purge_state to the newest event deleted
+// (PurgedThrough); two purges at once take turns on its row. It returns the rows deleted from each table of purgeTables, the
 // IDs of the interactions deleted (in creation order), and how many
 // interactions were found and the last of them (the next cursor).
 //
@@ -63,9 +64,16 @@ func purgeQuery(dry bool) string {
 			continue
 		}
 		q += fmt.Sprintf(`, d%d AS (
-			DELETE FROM %s WHERE interaction_id IN (SELECT id FROM doomed) RETURNING 1
-		)`, i, table)
+			DELETE FROM %s WHERE interaction_id IN (SELECT id FROM doomed) RETURNING %s
+		)`, i, table, returned(table))
 		counts[i] = fmt.Sprintf(`(SELECT count(*) FROM d%d)`, i)
+		if table == "events" {
+			q += fmt.Sprintf(`, mark AS (
+			INSERT INTO purge_state (id, events_through)
+			SELECT 1, max(seq) FROM d%d HAVING count(*) > 0
+			ON CONFLICT (id) DO UPDATE SET events_through = greatest(purge_state.events_through, excluded.events_through)
+		)`, i)
+		}
 	}
 	gone := `doomed`
 	if !dry {
@@ -80,6 +88,25 @@ func purgeQuery(dry bool) string {
 			(SELECT count(*) FROM found),
 			(SELECT created_at FROM found ORDER BY created_at DESC, id DESC LIMIT 1),
 			(SELECT id FROM found ORDER BY created_at DESC, id DESC LIMIT 1)`
+}
+
+// returned is what the purge's delete from table returns: the events'
+// numbers (mark records the newest), one column of anything else.
+func returned(table string) string {
+	if table == "events" {
+		return "seq"
+	}
+	return "1"
+}
+
+// PurgedThrough returns the highest seq of an event a purge deleted, 0 if
+// none (see hitl.Store).
+func (s *Store) PurgedThrough(ctx context.Context) (int64, error) {
+	var seq int64
+	if err := s.queryRow(ctx, `SELECT coalesce(max(events_through), 0) FROM purge_state`, nil, &seq); err != nil {
+		return 0, fmt.Errorf("read how far events were purged: %w", err)
+	}
+	return seq, nil
 }
 
 // PurgeEnded deletes one batch of interactions that ended before

@@ -12,21 +12,24 @@ import (
 
 // TestRespondIdempotencyKey retries answers on the three respond routes
 // with an Idempotency-Key: the same caller, value and key get the first
-// 200 again, body and all; another value, key or caller still get 409.
+// 200 again, body and all; another value, key or caller still get the
+// conflict (409, or 404 with code conflict on the AI-Parrot HITL
+// contract's route, as that contract has it).
 func TestRespondIdempotencyKey(t *testing.T) {
 	t.Parallel()
 	ts := newAuthServer(t, newSQLiteAuthStore(t), server.AuthOptions{})
 	routes := []struct {
-		name string
-		path func(id string) string
-		body func(id, value string) string
+		name     string
+		path     func(id string) string
+		body     func(id, value string) string
+		conflict int
 	}{
 		{"native", func(id string) string { return "/api/v1/interactions/" + id + "/respond" },
-			func(_, value string) string { return `{"value":` + value + `}` }},
+			func(_, value string) string { return `{"value":` + value + `}` }, http.StatusConflict},
 		{"AI-Parrot HITL contract", func(string) string { return "/api/v1/agents/hitl/respond" },
-			func(id, value string) string { return `{"interaction_id":"` + id + `","value":` + value + `}` }},
+			func(id, value string) string { return `{"interaction_id":"` + id + `","value":` + value + `}` }, http.StatusNotFound},
 		{"human_feedback contract", func(string) string { return "/api/human-feedback/submit" },
-			func(id, value string) string { return `{"unique_id":"` + id + `","response":` + value + `}` }},
+			func(id, value string) string { return `{"unique_id":"` + id + `","response":` + value + `}` }, http.StatusConflict},
 	}
 	for _, rt := range routes {
 		t.Run(rt.name, func(t *testing.T) {
@@ -58,8 +61,9 @@ func TestRespondIdempotencyKey(t *testing.T) {
 				{"no key", ts.alice, `"ship it"`, ""},
 				{"another person", ts.bob, `"ship it"`, "answer-1"},
 			} {
-				if status, body := send(tt.a, tt.value, tt.key); status != http.StatusConflict {
-					t.Errorf("%s: %d %s, want 409", tt.name, status, body)
+				status, body := send(tt.a, tt.value, tt.key)
+				if status != rt.conflict || !strings.Contains(string(body), `"code":"conflict"`) {
+					t.Errorf("%s: %d %s, want %d with code conflict", tt.name, status, body, rt.conflict)
 				}
 			}
 		})

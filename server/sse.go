@@ -84,6 +84,15 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) error {
 			resume = false
 		}
 	}
+	if resume {
+		purged, err := s.broker.Store().PurgedThrough(ctx)
+		if err != nil {
+			return fmt.Errorf("events: read how far the event log was purged: %w", err)
+		}
+		// Events after the id may have been purged (the end of a question
+		// the client shows among them): start over from what is pending.
+		resume = after >= purged
+	}
 	var (
 		list *replayList // shared with every stream of the same audience
 		upTo int64

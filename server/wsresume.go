@@ -20,14 +20,19 @@ var errConnDropped = errors.New("connection dropped")
 // logged event it missed up to c.start (later ones come live), then
 // hitl:replay_done (resumed, at the newer of the two), and takes c live.
 // It reports false, having written nothing, when c cannot resume: c.after
-// is not from this event log (the database was replaced), or is more than
-// maxResumeEvents behind.
+// is not from this event log (the database was replaced), is more than
+// maxResumeEvents behind, or is before events a purge deleted (the end of
+// a question the client shows may be among them).
 func (s *Server) resumeWS(ctx context.Context, c *wsConn) (bool, error) {
 	last, err := s.broker.Store().LastEventSeq(ctx)
 	if err != nil {
 		return false, fmt.Errorf("read the event log position: %w", err)
 	}
-	if c.after > last || c.start-c.after > maxResumeEvents {
+	purged, err := s.broker.Store().PurgedThrough(ctx)
+	if err != nil {
+		return false, fmt.Errorf("read how far the event log was purged: %w", err)
+	}
+	if c.after > last || c.start-c.after > maxResumeEvents || c.after < purged {
 		return false, nil
 	}
 	rw := replayWriter{c: c}

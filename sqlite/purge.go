@@ -140,6 +140,9 @@ func deletePurge(ctx context.Context, tx *sql.Tx, ids []string, out *hitl.Purged
 	if err != nil || len(ids) == 0 {
 		return err
 	}
+	if err := markPurged(ctx, tx, list); err != nil {
+		return err
+	}
 	for _, table := range purgeTables {
 		res, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE interaction_id IN (SELECT value FROM json_each(?))`, list)
 		if err != nil {
@@ -174,6 +177,33 @@ func deletePurge(ctx context.Context, tx *sql.Tx, ids []string, out *hitl.Purged
 	}
 	out.Rows["interactions"] = len(out.IDs)
 	return nil
+}
+
+// sqlMarkPurged raises purge_state's events_through to the newest event
+// of the interactions in the JSON array ?1, about to be deleted.
+const sqlMarkPurged = `INSERT INTO purge_state (id, events_through)
+	SELECT 1, max(seq) FROM events WHERE interaction_id IN (SELECT value FROM json_each(?1))
+	HAVING max(seq) IS NOT NULL
+	ON CONFLICT (id) DO UPDATE SET events_through = max(events_through, excluded.events_through)`
+
+// markPurged records in tx how far the log has holes once the events of
+// the interactions in list (a JSON array) are deleted.
+func markPurged(ctx context.Context, tx *sql.Tx, list string) error {
+	if _, err := tx.ExecContext(ctx, sqlMarkPurged, list); err != nil {
+		return fmt.Errorf("record the purged events: %w", err)
+	}
+	return nil
+}
+
+// PurgedThrough returns the highest seq of an event a purge deleted, 0 if
+// none (see hitl.Store).
+func (s *Store) PurgedThrough(ctx context.Context) (int64, error) {
+	var seq int64
+	err := s.r.QueryRowContext(ctx, `SELECT coalesce(max(events_through), 0) FROM purge_state`).Scan(&seq)
+	if err != nil {
+		return 0, fmt.Errorf("read how far events were purged: %w", err)
+	}
+	return seq, nil
 }
 
 // countPurge records in out what deletePurge would delete of ids.

@@ -46,6 +46,16 @@ func purgeAll(t *testing.T, s hitl.Store, p hitl.Purge) ([]string, map[string]in
 	}
 }
 
+// purgedThrough returns the store's PurgedThrough.
+func purgedThrough(t *testing.T, s hitl.Store) int64 {
+	t.Helper()
+	seq, err := s.PurgedThrough(t.Context())
+	if err != nil {
+		t.Fatalf("PurgedThrough: %v", err)
+	}
+	return seq
+}
+
 // notFound checks that the interactions with ids are gone.
 func notFound(t *testing.T, s hitl.Store, ids ...string) {
 	t.Helper()
@@ -106,8 +116,14 @@ func testPurgeEnded(t *testing.T, s hitl.Store) {
 	}
 	last := lastSeq(t, s)
 	before := events(t, s)
+	if got := purgedThrough(t, s); got != 0 {
+		t.Errorf("PurgedThrough before any purge: %d, want 0", got)
+	}
 
 	dry := purge(t, s, hitl.Purge{EndedBefore: at(100), DryRun: true})
+	if got := purgedThrough(t, s); got != 0 {
+		t.Errorf("PurgedThrough after a dry run: %d, want 0", got)
+	}
 	got := purge(t, s, hitl.Purge{EndedBefore: at(100)})
 	wantIDs := []string{answered.ID, expired.ID, cancelled.ID}
 	wantRows := map[string]int{"interactions": 3, "events": 7}
@@ -132,6 +148,15 @@ func testPurgeEnded(t *testing.T, s hitl.Store) {
 	}
 
 	notFound(t, s, wantIDs...)
+	var newestPurged int64
+	for _, ev := range before {
+		if ev.InteractionID != pending.ID && ev.InteractionID != late.ID {
+			newestPurged = ev.Seq
+		}
+	}
+	if got := purgedThrough(t, s); got != newestPurged {
+		t.Errorf("PurgedThrough: %d, want %d (the newest event purged)", got, newestPurged)
+	}
 	for _, in := range []*hitl.Interaction{pending, late} {
 		get(t, s, in.ID)
 	}
@@ -165,6 +190,9 @@ func testPurgeEnded(t *testing.T, s hitl.Store) {
 	again := purge(t, s, hitl.Purge{EndedBefore: at(100)})
 	if len(again.IDs) != 0 || again.Rows["events"] != 0 {
 		t.Errorf("second purge: got %v %v, want nothing left to purge", again.IDs, again.Rows)
+	}
+	if got := purgedThrough(t, s); got != newestPurged {
+		t.Errorf("PurgedThrough after a purge of nothing: %d, want %d", got, newestPurged)
 	}
 	// The log goes on after the newest number it ever had.
 	ev := appendEvent(t, s, notified(pending, 300))
@@ -264,6 +292,7 @@ func testPurgeConcurrent(t *testing.T, s hitl.Store) {
 		resolve(t, s, in.ID, cancel(at(100+i)))
 		want = append(want, in.ID)
 	}
+	newestPurged := lastSeq(t, s)
 	create(t, s, askAt(t, at(100), 600)) // holds the newest event
 	const n = 4
 	var (
@@ -302,6 +331,9 @@ func testPurgeConcurrent(t *testing.T, s hitl.Store) {
 	}
 	if left, _, _ := purgeAll(t, s, hitl.Purge{EndedBefore: at(1000)}); len(left) != 0 {
 		t.Errorf("left behind: %v", left)
+	}
+	if got := purgedThrough(t, s); got != newestPurged {
+		t.Errorf("PurgedThrough: %d, want %d (the newest event purged, whichever purger did)", got, newestPurged)
 	}
 }
 

@@ -19,6 +19,40 @@ func RunReopen(t *testing.T, newDatabase func(t *testing.T) (open func(t *testin
 		t.Parallel()
 		testReopen(t, newDatabase(t))
 	})
+	t.Run("ReopenAfterPurge", func(t *testing.T) {
+		t.Parallel()
+		testReopenAfterPurge(t, newDatabase(t))
+	})
+}
+
+// testReopenAfterPurge checks that how far the log was purged survives a
+// restart, and that the numbers go on after the newest one.
+func testReopenAfterPurge(t *testing.T, open func(t *testing.T) hitl.Store) {
+	s1 := &opened{Store: open(t)}
+	t.Cleanup(func() { s1.Close() })
+	old := create(t, s1, askAt(t, base, 60))
+	_, ev := resolve(t, s1, old.ID, cancel(at(1)))
+	create(t, s1, askAt(t, at(2), 60))
+	seq := lastSeq(t, s1)
+	if got := purge(t, s1, hitl.Purge{EndedBefore: at(100)}); len(got.IDs) != 1 {
+		t.Fatalf("purge: %v, want %s", got.IDs, old.ID)
+	}
+	if err := s1.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+
+	s2 := &opened{Store: open(t)}
+	t.Cleanup(func() { s2.Close() })
+	if got := purgedThrough(t, s2); got != ev.Seq {
+		t.Errorf("PurgedThrough after reopen: %d, want %d", got, ev.Seq)
+	}
+	if got := lastSeq(t, s2); got != seq {
+		t.Errorf("LastEventSeq after reopen: %d, want %d", got, seq)
+	}
+	next := create(t, s2, askAt(t, at(3), 60))
+	if evs := events(t, s2); evs[len(evs)-1].InteractionID != next.ID || evs[len(evs)-1].Seq <= seq {
+		t.Errorf("first event after reopen: %+v, want one of %s after %d", evs[len(evs)-1], next.ID, seq)
+	}
 }
 
 // opened is a store that closes once: explicitly, or when the test ends.

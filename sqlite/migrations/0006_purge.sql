@@ -11,3 +11,12 @@
 -- from which the next number is made, never goes back.
 
 CREATE INDEX events_interaction ON events (interaction_id);
+
+-- How far the log may have holes: the highest seq of an event a purge
+-- deleted (one row, id 1; none before the first purge). A live stream
+-- resuming from before it may have missed the end of a question it
+-- shows, and is given the whole pending list instead.
+CREATE TABLE purge_state (
+    id             INTEGER NOT NULL PRIMARY KEY CHECK (id = 1),
+    events_through INTEGER NOT NULL
+) STRICT;

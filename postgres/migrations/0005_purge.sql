@@ -6,3 +6,12 @@
 -- interaction purged. 0004 dropped this index when nothing was deleted.
 
 CREATE INDEX IF NOT EXISTS events_interaction ON events (interaction_id);
+
+-- How far the log may have holes: the highest seq of an event a purge
+-- deleted (one row, id 1; none before the first purge). A live stream
+-- resuming from before it may have missed the end of a question it
+-- shows, and is given the whole pending list instead.
+CREATE TABLE purge_state (
+    id             integer NOT NULL PRIMARY KEY CHECK (id = 1),
+    events_through bigint  NOT NULL
+);
