@@ -2,9 +2,12 @@ package hitl
 
 import "time"
 
-// Bounds of one purge batch (Purge.Limit).
+// Bounds of one purge batch (Purge.Limit). On SQLite a batch of 100
+// interactions (with their events) commits in about 2 ms, and an answer
+// that comes meanwhile waits for it: see BenchmarkPurgeWhileAnswering in
+// broker.
 const (
-	DefaultPurgeLimit = 200
+	DefaultPurgeLimit = 100
 	MaxPurgeLimit     = 1000
 )
 

@@ -17,17 +17,20 @@ import (
 )
 
 // BenchmarkPurgeWhileAnswering purges 100,000 interactions that ended
-// long ago (HITL_BENCH_PURGE sets another number) from a SQLite file
+// long ago (HITL_BENCH_PURGE sets another number, HITL_BENCH_PURGE_BATCH
+// the batch size) from a SQLite file
 // while 8 agents ask and answer as fast as they can, and reports how long
 // the purge took and what it did to the answers' commits: their p50, p99
 // and worst latency during the purge, against the same load without one.
 // One iteration is the whole measure: run it with -benchtime=1x.
 func BenchmarkPurgeWhileAnswering(b *testing.B) {
-	n := 100_000
-	if v := os.Getenv("HITL_BENCH_PURGE"); v != "" {
-		var err error
-		if n, err = strconv.Atoi(v); err != nil {
-			b.Fatalf("HITL_BENCH_PURGE: %v", err)
+	n, batch := 100_000, 0
+	for env, dst := range map[string]*int{"HITL_BENCH_PURGE": &n, "HITL_BENCH_PURGE_BATCH": &batch} {
+		if v := os.Getenv(env); v != "" {
+			var err error
+			if *dst, err = strconv.Atoi(v); err != nil {
+				b.Fatalf("%s: %v", env, err)
+			}
 		}
 	}
 	for range b.N {
@@ -49,7 +52,7 @@ func BenchmarkPurgeWhileAnswering(b *testing.B) {
 		timed := &timedPurge{Store: store}
 		b.StartTimer()
 		during := answerLoad(b, store, agents, func(int64) bool { return purged.Load() }, func() {
-			total, purgeErr = broker.Purge(context.Background(), timed, old.Add(time.Hour), nil)
+			total, purgeErr = broker.Purge(context.Background(), timed, old.Add(time.Hour), &broker.PurgeOptions{Batch: batch})
 			purged.Store(true)
 		})
 		b.StopTimer()

@@ -60,7 +60,7 @@ func runPurge(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			"number of days (30d) or a duration (36h).", stderr)
 	olderThan := fs.String("older-than", "", "delete what ended more than `age` ago, such as 30d or 36h (required)")
 	dry := fs.Bool("dry-run", false, "print what would be deleted, and delete nothing")
-	batch := fs.Int("batch", 0, "interactions deleted per transaction (default 200, at most 1000)")
+	batch := fs.Int("batch", 0, "interactions deleted per transaction (default 100, at most 1000)")
 	db := dbFlag(fs)
 	if code, ok := parse(fs, args, 2); !ok {
 		return code
