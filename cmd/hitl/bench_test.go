@@ -37,10 +37,14 @@ func TestBenchSmoke(t *testing.T) {
 			t.Errorf("report has no %s", key)
 		}
 	}
+	// Every concurrency is measured. How many round trips fit in the
+	// smoke run's 250 ms window depends on the machine (on a busy one, 256
+	// agents may finish none), so only the lone agent must have made one.
 	rts, _ := got["roundtrips_per_s"].(map[string]any)
 	for _, c := range []string{"1", "16", "256"} {
-		if v, _ := rts[c].(float64); v <= 0 {
-			t.Errorf("roundtrips_per_s[%q] = %v, want a positive rate", c, rts[c])
+		v, ok := rts[c].(float64)
+		if !ok || v < 0 || c == "1" && v == 0 {
+			t.Errorf("roundtrips_per_s[%q] = %v, want a rate (positive for one agent)", c, rts[c])
 		}
 	}
 	if got["lost_wakeups"] != 0.0 {
