@@ -17,8 +17,11 @@ var (
 // NormalizeAnswer validates raw as an answer to in and returns the canonical
 // typed value: true/false for approval, an option key for single_choice, an
 // array of unique keys for multi_choice, an object valid against the schema
-// for form, a string for free_text. Lenient inputs are mapped to it (a label
-// instead of a key, "yes"/"no" for approval, a JSON string holding a form).
+// for form, a string for free_text, a decision object for action (see
+// NormalizeActionAnswer; one that asks for a rule with "always" is refused
+// here, as only the engine's Respond makes rules). Lenient inputs are
+// mapped to it (a label instead of a key, "yes"/"no" for approval, a JSON
+// string holding a form).
 // Errors have code EVALUE and say why.
 func NormalizeAnswer(in *Interaction, raw json.RawMessage) (json.RawMessage, error) {
 	raw = trimJSONSpace(raw)
@@ -37,6 +40,15 @@ func NormalizeAnswer(in *Interaction, raw json.RawMessage) (json.RawMessage, err
 		return nil, Errorf(EVALUE, "value is not valid JSON")
 	}
 	switch in.Type {
+	case TypeAction:
+		a, err := NormalizeActionAnswer(in, raw)
+		if err != nil {
+			return nil, err
+		}
+		if a.Always != nil {
+			return nil, Errorf(EVALUE, "always makes a rule; only a person's answer may carry it")
+		}
+		return a.Value, nil
 	case TypeApproval:
 		return normalizeApproval(in, v)
 	case TypeSingleChoice:

@@ -12,6 +12,11 @@ const (
 	EventExpired   EventType = "expired"
 	EventCancelled EventType = "cancelled"
 	EventNotified  EventType = "notified" // a person was told on some channel
+	// Rule events: Detail is the rule's ID; InteractionID is the
+	// interaction whose answer made the rule for rule_created (empty for
+	// one made through the rules API), and empty for rule_revoked.
+	EventRuleCreated EventType = "rule_created"
+	EventRuleRevoked EventType = "rule_revoked"
 )
 
 // Event is one entry of the append-only event log: the audit trail and the
@@ -26,6 +31,11 @@ type Event struct {
 	Detail        string    `json:"detail,omitempty"`  // e.g. the cancel reason; never an answer value
 
 	// Interaction is the interaction's state when the event is read (its
-	// question fields never change, its status may have moved on).
+	// question fields never change, its status may have moved on); nil
+	// for an event of no interaction (a rule's).
 	Interaction *Interaction `json:"-"`
+	// Next is an event appended in the same transaction right after this
+	// one, such as the rule_created event of an answer that made a rule;
+	// nil when there is none. Only the store call that wrote both sets it.
+	Next *Event `json:"-"`
 }

@@ -11,7 +11,7 @@ import (
 // Type is the kind of answer an interaction expects.
 type Type string
 
-// The five interaction types.
+// The interaction types; the sixth, TypeAction, is in action.go.
 const (
 	TypeApproval     Type = "approval"      // value: true or false
 	TypeSingleChoice Type = "single_choice" // value: one option key
@@ -20,10 +20,10 @@ const (
 	TypeFreeText     Type = "free_text"     // value: string
 )
 
-// Valid reports whether t is one of the five types.
+// Valid reports whether t is one of the six types.
 func (t Type) Valid() bool {
 	switch t {
-	case TypeApproval, TypeSingleChoice, TypeMultiChoice, TypeForm, TypeFreeText:
+	case TypeApproval, TypeSingleChoice, TypeMultiChoice, TypeForm, TypeFreeText, TypeAction:
 		return true
 	}
 	return false
@@ -82,32 +82,43 @@ type Result struct {
 	// IdempotencyKey is the key the answer was sent with (see
 	// Transition.IdempotencyKey). It is not part of the wire format.
 	IdempotencyKey string `json:"-"`
+	// ArgsDiff is, for an action whose arguments the person edited, the
+	// RFC 6902 JSON Patch from the proposed arguments to the edited ones.
+	ArgsDiff json.RawMessage `json:"args_diff,omitempty"`
+	// RuleID names the rule that decided an action without a person.
+	RuleID string `json:"rule_id,omitempty"`
 }
 
 // Interaction is one question from one agent to one or more people.
 type Interaction struct {
-	ID              string          `json:"interaction_id"`
-	Type            Type            `json:"interaction_type"`
-	Question        string          `json:"question"`
-	Context         string          `json:"context,omitempty"`
-	Options         []Option        `json:"options"`
-	FormSchema      json.RawMessage `json:"form_schema,omitempty"`
-	DefaultResponse json.RawMessage `json:"default_response,omitempty"`
-	Timeout         float64         `json:"timeout"` // seconds from creation to deadline
-	Deadline        time.Time       `json:"deadline"`
-	OnTimeout       OnTimeout       `json:"on_timeout"`
-	IdempotencyKey  string          `json:"idempotency_key,omitempty"`
-	SourceAgent     string          `json:"source_agent,omitempty"`
-	SessionID       string          `json:"session_id,omitempty"`
-	Metadata        map[string]any  `json:"metadata,omitempty"`
-	Targets         *Targets        `json:"targets,omitempty"`
-	Notify          *Notify         `json:"notify,omitempty"`
-	CreatedBy       string          `json:"created_by"`
-	CreatedVia      string          `json:"created_via"`
-	CreatedAt       time.Time       `json:"created_at"`
-	Status          Status          `json:"status"`
-	Result          *Result         `json:"result,omitempty"`
-	RequestHash     string          `json:"-"` // fingerprint of the question, for idempotency
+	ID         string          `json:"interaction_id"`
+	Type       Type            `json:"interaction_type"`
+	Question   string          `json:"question"`
+	Context    string          `json:"context,omitempty"`
+	Options    []Option        `json:"options"`
+	FormSchema json.RawMessage `json:"form_schema,omitempty"`
+	// Action, ArgsSchema, Decisions and RejectRequiresMessage are set for
+	// an action only (see ActionReview).
+	Action                *Action         `json:"action,omitempty"`
+	ArgsSchema            json.RawMessage `json:"args_schema,omitempty"`
+	Decisions             []Decision      `json:"decisions,omitempty"`
+	RejectRequiresMessage bool            `json:"reject_requires_message,omitempty"`
+	DefaultResponse       json.RawMessage `json:"default_response,omitempty"`
+	Timeout               float64         `json:"timeout"` // seconds from creation to deadline
+	Deadline              time.Time       `json:"deadline"`
+	OnTimeout             OnTimeout       `json:"on_timeout"`
+	IdempotencyKey        string          `json:"idempotency_key,omitempty"`
+	SourceAgent           string          `json:"source_agent,omitempty"`
+	SessionID             string          `json:"session_id,omitempty"`
+	Metadata              map[string]any  `json:"metadata,omitempty"`
+	Targets               *Targets        `json:"targets,omitempty"`
+	Notify                *Notify         `json:"notify,omitempty"`
+	CreatedBy             string          `json:"created_by"`
+	CreatedVia            string          `json:"created_via"`
+	CreatedAt             time.Time       `json:"created_at"`
+	Status                Status          `json:"status"`
+	Result                *Result         `json:"result,omitempty"`
+	RequestHash           string          `json:"-"` // fingerprint of the question, for idempotency
 }
 
 // Targets restricts who may see and answer an interaction; empty means anyone.

@@ -51,20 +51,26 @@ const (
 
 // CreateRequest is what an agent sends to ask a question.
 type CreateRequest struct {
-	Type            Type            `json:"interaction_type,omitempty"`
-	Question        string          `json:"question"`
-	Context         string          `json:"context,omitempty"`
-	Options         OptionList      `json:"options,omitempty"`
-	FormSchema      json.RawMessage `json:"form_schema,omitempty"`
-	DefaultResponse json.RawMessage `json:"default_response,omitempty"`
-	Timeout         float64         `json:"timeout,omitempty"`  // seconds
-	Deadline        *time.Time      `json:"deadline,omitempty"` // absolute; wins over Timeout
-	OnTimeout       OnTimeout       `json:"on_timeout,omitempty"`
-	IdempotencyKey  string          `json:"idempotency_key,omitempty"`
-	SourceAgent     string          `json:"source_agent,omitempty"`
-	SessionID       string          `json:"session_id,omitempty"`
-	Metadata        map[string]any  `json:"metadata,omitempty"`
-	Targets         *Targets        `json:"targets,omitempty"`
+	Type       Type            `json:"interaction_type,omitempty"`
+	Question   string          `json:"question"`
+	Context    string          `json:"context,omitempty"`
+	Options    OptionList      `json:"options,omitempty"`
+	FormSchema json.RawMessage `json:"form_schema,omitempty"`
+	// Action is the tool call to review, for interaction_type action
+	// (with ArgsSchema, Decisions and RejectRequiresMessage; see action.go).
+	Action                *Action         `json:"action,omitempty"`
+	ArgsSchema            json.RawMessage `json:"args_schema,omitempty"`
+	Decisions             []Decision      `json:"decisions,omitempty"`
+	RejectRequiresMessage bool            `json:"reject_requires_message,omitempty"`
+	DefaultResponse       json.RawMessage `json:"default_response,omitempty"`
+	Timeout               float64         `json:"timeout,omitempty"`  // seconds
+	Deadline              *time.Time      `json:"deadline,omitempty"` // absolute; wins over Timeout
+	OnTimeout             OnTimeout       `json:"on_timeout,omitempty"`
+	IdempotencyKey        string          `json:"idempotency_key,omitempty"`
+	SourceAgent           string          `json:"source_agent,omitempty"`
+	SessionID             string          `json:"session_id,omitempty"`
+	Metadata              map[string]any  `json:"metadata,omitempty"`
+	Targets               *Targets        `json:"targets,omitempty"`
 	// Notify overrides the server's notification settings per channel
 	// (Slack's delay and channel, or Slack off).
 	Notify *Notify `json:"notify,omitempty"`
@@ -137,7 +143,10 @@ func NewInteraction(req CreateRequest, caller Caller, now time.Time) (*Interacti
 		in.Type = TypeFreeText
 	}
 	if !in.Type.Valid() {
-		return nil, Errorf(EINVALID, "interaction_type must be one of approval, single_choice, multi_choice, form, free_text; got %q", req.Type)
+		return nil, Errorf(EINVALID, "interaction_type must be one of approval, single_choice, multi_choice, form, free_text, action; got %q", req.Type)
+	}
+	if err := in.setAction(req); err != nil {
+		return nil, err
 	}
 	if in.Question == "" {
 		return nil, Errorf(EINVALID, "question is required")
@@ -396,7 +405,14 @@ func (in *Interaction) fingerprint() string {
 		S json.RawMessage `json:"s,omitempty"`
 		D json.RawMessage `json:"d,omitempty"`
 		P OnTimeout       `json:"p"`
-	}{in.Type, in.Question, in.Context, in.Options, in.FormSchema, in.DefaultResponse, in.OnTimeout})
+		// An action's fields; absent for the other types, whose
+		// fingerprints stay what they were before actions existed.
+		A  *Action         `json:"a,omitempty"`
+		AS json.RawMessage `json:"as,omitempty"`
+		AD []Decision      `json:"ad,omitempty"`
+		AR bool            `json:"ar,omitempty"`
+	}{in.Type, in.Question, in.Context, in.Options, in.FormSchema, in.DefaultResponse, in.OnTimeout,
+		in.Action, in.ArgsSchema, in.Decisions, in.RejectRequiresMessage})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }

@@ -152,3 +152,36 @@ func Restrict(c Caller, f ListFilter) (ListFilter, bool) {
 	}
 	return f, false
 }
+
+// msgRulesByAdmins is the refusal of a rule made through the rules API by
+// anyone but an admin.
+const msgRulesByAdmins = "only admins make rules directly; a person makes one by answering an action with \"always\""
+
+// CanMakeRules returns nil when c may make rules through the rules API
+// (admins), else the EFORBIDDEN error to give. People make rules by
+// answering an action with "always", which CanAnswer governs.
+func CanMakeRules(c Caller) error {
+	if c.unrestricted() {
+		return nil
+	}
+	return Errorf(EFORBIDDEN, msgRulesByAdmins)
+}
+
+// CanSeeRule reports whether c may see and revoke r: an admin every rule,
+// anyone else the rules they made.
+func CanSeeRule(c Caller, r *Rule) bool {
+	return c.unrestricted() || r.CreatedBy == c.Name
+}
+
+// RestrictRules narrows f to the rules c may see. It reports false when
+// nothing can match (someone asking for another's rules).
+func RestrictRules(c Caller, f RuleFilter) (RuleFilter, bool) {
+	if c.unrestricted() {
+		return f, true
+	}
+	if f.CreatedBy != "" && f.CreatedBy != c.Name {
+		return f, false
+	}
+	f.CreatedBy = c.Name
+	return f, true
+}

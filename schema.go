@@ -84,10 +84,16 @@ func CompileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
 	return s, nil
 }
 
-// validateForm checks value against the compiled schema and returns it in
-// canonical form (compact, keys sorted, valid UTF-8), or a readable reason
-// naming each failing field.
+// validateForm checks a form's value against the compiled schema and
+// returns it in canonical form (compact, keys sorted, valid UTF-8), or a
+// readable reason naming each failing field.
 func validateForm(schema json.RawMessage, value json.RawMessage) (json.RawMessage, error) {
+	return validateObject(schema, value, "form value")
+}
+
+// validateObject is validateForm for any object, called what in errors
+// (an action's edited args too).
+func validateObject(schema json.RawMessage, value json.RawMessage, what string) (json.RawMessage, error) {
 	s, err := CompileSchema(schema)
 	if err != nil {
 		return nil, err
@@ -96,19 +102,19 @@ func validateForm(schema json.RawMessage, value json.RawMessage) (json.RawMessag
 		return nil, Errorf(EVALUE, "form value is limited to %d bytes; got %d", MaxFormValueLen, len(value))
 	}
 	if !json.Valid(value) {
-		return nil, Errorf(EVALUE, "form value is not valid JSON")
+		return nil, Errorf(EVALUE, "%s is not valid JSON", what)
 	}
 	// A repeated field would be validated by its last value while a reader
 	// that keeps the first would see another; refuse rather than guess.
 	if k, _ := duplicateKey(json.NewDecoder(bytes.NewReader(value))); k != "" {
-		return nil, Errorf(EVALUE, "form value has field %q twice", k)
+		return nil, Errorf(EVALUE, "%s has field %q twice", what, k)
 	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(value))
 	if err != nil {
-		return nil, Errorf(EVALUE, "form value is not valid JSON")
+		return nil, Errorf(EVALUE, "%s is not valid JSON", what)
 	}
 	if _, ok := doc.(map[string]any); !ok {
-		return nil, Errorf(EVALUE, "form value must be an object")
+		return nil, Errorf(EVALUE, "%s must be an object", what)
 	}
 	if err := checkValueNumbers(doc, nil); err != nil {
 		return nil, err
@@ -118,13 +124,13 @@ func validateForm(schema json.RawMessage, value json.RawMessage) (json.RawMessag
 	if errors.As(err, &ve) {
 		return nil, Errorf(EVALUE, "%s", describe(ve))
 	} else if err != nil {
-		return nil, Errorf(EVALUE, "form value is invalid")
+		return nil, Errorf(EVALUE, "%s is invalid", what)
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(doc); err != nil {
-		return nil, Errorf(EVALUE, "form value is invalid")
+		return nil, Errorf(EVALUE, "%s is invalid", what)
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }

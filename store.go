@@ -69,6 +69,8 @@ type Store interface {
 	// end of a question it shows) and must start over from what is
 	// pending. It only grows, and survives a restart.
 	PurgedThrough(ctx context.Context) (int64, error)
+	// RuleStore keeps the rules that decide actions without a person.
+	RuleStore
 
 	// Ping reports whether the store can serve requests.
 	Ping(ctx context.Context) error
@@ -105,6 +107,18 @@ type Transition struct {
 	// Idempotency-Key header), kept with the result so that a retry of
 	// the same answer is recognised, after a restart too; "" for none.
 	IdempotencyKey string
+	// ArgsDiff and RuleID go into the result of an action's answer (see
+	// Result).
+	ArgsDiff []byte
+	RuleID   string
+	// Detail, when set, is the event's detail instead of Reason (an
+	// edit's patch, or the rule an answer made).
+	Detail string
+	// Rule, when set, is a rule the answer makes ("approve, and always
+	// allow this"): the store inserts it in the same transaction and
+	// appends its rule_created event after the answered one (the returned
+	// event's Next), with the rule's InteractionID.
+	Rule *Rule
 	// From, if not nil, is the interaction as the caller last read it while
 	// pending. Pending, an interaction is as it was created, so a store may
 	// build the resolved interaction from it rather than read the row back;
@@ -115,7 +129,17 @@ type Transition struct {
 
 // Result returns the result this transition records.
 func (t Transition) Result() *Result {
-	return &Result{Value: json.RawMessage(t.Value), RespondedBy: t.By, Channel: t.Via, RespondedAt: t.At.UTC(), TimedOut: t.TimedOut, Reason: t.Reason, IdempotencyKey: t.IdempotencyKey}
+	return &Result{Value: json.RawMessage(t.Value), RespondedBy: t.By, Channel: t.Via, RespondedAt: t.At.UTC(), TimedOut: t.TimedOut, Reason: t.Reason,
+		IdempotencyKey: t.IdempotencyKey, ArgsDiff: json.RawMessage(t.ArgsDiff), RuleID: t.RuleID}
+}
+
+// EventDetail returns the detail of the event t appends: Detail, or else
+// Reason.
+func (t Transition) EventDetail() string {
+	if t.Detail != "" {
+		return t.Detail
+	}
+	return t.Reason
 }
 
 // Pending returns t.From when it is the pending interaction id (what a
@@ -133,9 +157,12 @@ func (t Transition) Pending(id string) *Interaction {
 func (t Transition) Applied(from *Interaction) *Interaction {
 	out := *from
 	out.Status = t.Status
-	out.Result = &Result{RespondedBy: t.By, Channel: t.Via, RespondedAt: t.At.UTC(), TimedOut: t.TimedOut, Reason: t.Reason, IdempotencyKey: t.IdempotencyKey}
+	out.Result = &Result{RespondedBy: t.By, Channel: t.Via, RespondedAt: t.At.UTC(), TimedOut: t.TimedOut, Reason: t.Reason, IdempotencyKey: t.IdempotencyKey, RuleID: t.RuleID}
 	if t.Value != nil {
 		out.Result.Value = json.RawMessage(bytes.Clone(t.Value))
+	}
+	if t.ArgsDiff != nil {
+		out.Result.ArgsDiff = json.RawMessage(bytes.Clone(t.ArgsDiff))
 	}
 	return &out
 }

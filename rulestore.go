@@ -1,0 +1,48 @@
+package hitl
+
+import (
+	"context"
+	"time"
+)
+
+// RuleStore keeps rules. Every change appends its event (rule_created,
+// rule_revoked) in the same transaction; rules are read on every action's
+// creation, so every replica applies a new one at once.
+type RuleStore interface {
+	// CreateRule inserts r and appends its rule_created event (actor
+	// r.CreatedBy, channel via, interaction r.InteractionID, detail r.ID)
+	// in one transaction, and returns the rule as stored. An empty r.ID
+	// gets a UUIDv7, a zero CreatedAt the store's clock; times are kept to
+	// the millisecond. ECONFLICT when the ID exists.
+	CreateRule(ctx context.Context, r *Rule, via string) (*Rule, *Event, error)
+
+	// Rule returns one rule, or an ENOTFOUND error.
+	Rule(ctx context.Context, id string) (*Rule, error)
+
+	// Rules returns rules matching f, oldest first, and the cursor of the
+	// next page ("" when there is none).
+	Rules(ctx context.Context, f RuleFilter) ([]*Rule, string, error)
+
+	// RevokeRule marks the rule revoked by by at at and appends its
+	// rule_revoked event (no interaction, detail the rule's ID), in one
+	// transaction. A rule revoked already is returned as it is, with a
+	// nil event. ENOTFOUND when there is no such rule.
+	RevokeRule(ctx context.Context, id, by, via string, at time.Time) (*Rule, *Event, error)
+
+	// ActiveRules returns the rules of sourceAgent (or of every agent,
+	// AnyAgent) for the action named actionName that are active at now
+	// (neither revoked nor expired), oldest first.
+	ActiveRules(ctx context.Context, sourceAgent, actionName string, now time.Time) ([]*Rule, error)
+}
+
+// RuleFilter selects rules to list.
+type RuleFilter struct {
+	// ActiveAt, when set, keeps the rules active then: neither revoked
+	// nor expired.
+	ActiveAt    time.Time
+	CreatedBy   string // "" for any
+	SourceAgent string // "" for any
+	ActionName  string // "" for any
+	Limit       int    // 1..MaxListLimit; 0 means DefaultListLimit
+	Cursor      string // from a previous page
+}
