@@ -40,8 +40,8 @@ func (s *Store) AppendEvent(ctx context.Context, ev *hitl.Event) (*hitl.Event, e
 }
 
 // Events returns up to limit events with Seq > after, in order, each with
-// its interaction's current state (one query, joined). A limit of 0 or
-// less means hitl.MaxListLimit.
+// its interaction's current state (one query, joined), or none for an
+// event of no interaction. A limit of 0 or less means hitl.MaxListLimit.
 //
 // Only committed events are read, and transactions can commit out of
 // sequence order, so an event may appear after one with a higher Seq has
@@ -59,12 +59,18 @@ func (s *Store) Events(ctx context.Context, after int64, limit int) ([]*hitl.Eve
 		defer rows.Close()
 		for rows.Next() {
 			var (
-				ev  hitl.Event
-				typ string
+				ev          hitl.Event
+				typ         string
+				interaction *string
 			)
-			ev.Interaction, err = scanInteraction(rows, &ev.Seq, &typ, &ev.InteractionID, &ev.At, &ev.Actor, &ev.Channel, &ev.Detail)
+			ev.Interaction, err = scanInteraction(rows, &ev.Seq, &typ, &interaction, &ev.At, &ev.Actor, &ev.Channel, &ev.Detail)
 			if err != nil {
 				return err
+			}
+			if interaction == nil {
+				ev.Interaction = nil
+			} else {
+				ev.InteractionID = *interaction
 			}
 			ev.Type = hitl.EventType(typ)
 			ev.At = ev.At.UTC()

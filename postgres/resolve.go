@@ -12,7 +12,8 @@ import (
 
 // Resolve moves a pending interaction to t.Status as a compare-and-set (an
 // UPDATE that only matches while the row is pending) and appends the
-// matching event in the same statement. Concurrent Resolves of one
+// matching event in the same statement (with t.Rule and its rule_created
+// event, ev.Next, in the same transaction when set). Concurrent Resolves of one
 // interaction, from any number of replicas, queue on its row lock, and
 // each re-checks the condition once the one before commits: exactly one
 // matches. A person's answer (answered, not TimedOut) also only matches
@@ -36,27 +37,49 @@ func (s *Store) Resolve(ctx context.Context, id string, t hitl.Transition) (*hit
 		At:            t.At,
 		Actor:         t.By,
 		Channel:       t.Via,
-		Detail:        t.Reason,
+		Detail:        t.EventDetail(),
 	}
 
 	args := []any{id, string(t.Status), text(res.Value), res.RespondedBy, res.Channel,
-		t.At, res.TimedOut, res.Reason, beforeDeadline, string(ev.Type), s.channel, res.IdempotencyKey}
+		t.At, res.TimedOut, res.Reason, beforeDeadline, string(ev.Type), s.channel, res.IdempotencyKey,
+		text(res.ArgsDiff), res.RuleID, ev.Detail}
 	from := t.Pending(id)
-	err := s.with(ctx, func(c *pgx.Conn) error {
+	r, err := s.newRule(t.Rule, t.At)
+	if err != nil {
+		return nil, nil, fmt.Errorf("resolve interaction %s: %w", id, err)
+	}
+	resolve := func(q rowQuerier) error {
 		if from != nil {
 			// Pending, the row is from: no need to send it back.
-			if err := c.QueryRow(ctx, sqlResolveFrom, args...).Scan(&ev.Seq, nil); err != nil {
+			if err := q.QueryRow(ctx, sqlResolveFrom, args...).Scan(&ev.Seq, nil); err != nil {
 				return err
 			}
 			ev.Interaction = t.Applied(from)
 			return nil
 		}
 		var err error
-		ev.Interaction, err = scanInteraction(c.QueryRow(ctx, sqlResolve, args...), &ev.Seq, nil)
+		ev.Interaction, err = scanInteraction(q.QueryRow(ctx, sqlResolve, args...), &ev.Seq, nil)
 		return err
+	}
+	err = s.with(ctx, func(c *pgx.Conn) error {
+		if r == nil {
+			return resolve(c)
+		}
+		// The answer and the rule it makes, in one transaction.
+		return pgx.BeginFunc(ctx, c, func(tx pgx.Tx) error {
+			if err := resolve(tx); err != nil {
+				return err
+			}
+			r.InteractionID = id
+			var err error
+			ev.Next, err = s.insertRule(ctx, tx, r, t.Via, ev.Interaction)
+			return err
+		})
 	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return s.whyNot(ctx, id)
+	} else if hitl.ErrorCode(err) == hitl.ECONFLICT {
+		return nil, nil, err
 	} else if err != nil {
 		return nil, nil, fmt.Errorf("resolve interaction %s: %w", id, badText(err))
 	}

@@ -16,7 +16,29 @@ var interactionColumns = []string{
 	"timeout", "deadline", "on_timeout", "idempotency_key", "source_agent", "session_id",
 	"metadata", "targets", "created_by", "created_via", "created_at", "request_hash", "status",
 	"result_value", "responded_by", "result_channel", "responded_at", "timed_out", "reason",
-	"notify", "answer_key",
+	"notify", "answer_key", "action", "args_diff", "rule_id",
+}
+
+// notNull are the interaction columns that are never NULL, with a value
+// of their type to read when a LEFT JOIN finds no interaction.
+var notNull = map[string]string{
+	"id": "''", "type": "''", "question": "''", "context": "''", "timeout": "0", "on_timeout": "''",
+	"idempotency_key": "''", "source_agent": "''", "session_id": "''", "created_by": "''",
+	"created_via": "''", "created_at": "'epoch'::timestamptz", "request_hash": "''", "status": "''",
+	"responded_by": "''", "result_channel": "''", "timed_out": "false", "reason": "''", "answer_key": "''", "rule_id": "''",
+}
+
+// joinedColumns is columns(prefix) for a LEFT JOIN: the columns that are
+// never NULL read as notNull's values when there is no interaction.
+func joinedColumns(prefix string) string {
+	cs := make([]string, len(interactionColumns))
+	for i, c := range interactionColumns {
+		cs[i] = prefix + c
+		if def, ok := notNull[c]; ok {
+			cs[i] = "coalesce(" + prefix + c + ", " + def + ")"
+		}
+	}
+	return strings.Join(cs, ", ")
 }
 
 // columns lists interactionColumns for a SELECT or RETURNING, each
@@ -31,8 +53,9 @@ func scanInteraction(row pgx.Row, before ...any) (*hitl.Interaction, error) {
 	var (
 		in                                  hitl.Interaction
 		options, schema, def, meta, targets *string
-		notify                              *string
+		notify, review, argsDiff            *string
 		value                               *string
+		ruleID                              string
 		deadline, respondedAt               *time.Time
 		createdAt                           time.Time
 		typ, onTimeout, status              string
@@ -44,7 +67,7 @@ func scanInteraction(row pgx.Row, before ...any) (*hitl.Interaction, error) {
 		&in.Timeout, &deadline, &onTimeout, &in.IdempotencyKey, &in.SourceAgent, &in.SessionID,
 		&meta, &targets, &in.CreatedBy, &in.CreatedVia, &createdAt, &in.RequestHash, &status,
 		&value, &respondedBy, &channel, &respondedAt, &timedOut, &reason,
-		&notify, &key,
+		&notify, &key, &review, &argsDiff, &ruleID,
 	)
 	if err := row.Scan(dest...); err != nil {
 		return nil, err
@@ -66,6 +89,13 @@ func scanInteraction(row pgx.Row, before ...any) (*hitl.Interaction, error) {
 	if err := unmarshal(notify, &in.Notify, "notify"); err != nil {
 		return nil, fmt.Errorf("interaction %s: %w", in.ID, err)
 	}
+	if review != nil {
+		var r hitl.ActionReview
+		if err := unmarshal(review, &r, "action"); err != nil {
+			return nil, fmt.Errorf("interaction %s: %w", in.ID, err)
+		}
+		in.SetReview(&r)
+	}
 	if in.Status != hitl.StatusPending {
 		in.Result = &hitl.Result{
 			Value:          rawJSON(value),
@@ -75,6 +105,8 @@ func scanInteraction(row pgx.Row, before ...any) (*hitl.Interaction, error) {
 			TimedOut:       timedOut,
 			Reason:         reason,
 			IdempotencyKey: key,
+			ArgsDiff:       rawJSON(argsDiff),
+			RuleID:         ruleID,
 		}
 	}
 	return &in, nil
@@ -94,9 +126,9 @@ func scanInteractions(rows pgx.Rows, capacity int) ([]*hitl.Interaction, error) 
 	return list, rows.Err()
 }
 
-// insertArgs returns the values of in for sqlCreate's first 20
-// parameters, in interactionColumns order up to request_hash, then
-// notify.
+// insertArgs returns the values of in for sqlCreate's first 21
+// parameters, in interactionColumns order up to request_hash, then notify
+// and action.
 func insertArgs(in *hitl.Interaction) ([]any, error) {
 	options, err := marshal(in.Options, in.Options == nil, "options")
 	if err != nil {
@@ -114,11 +146,16 @@ func insertArgs(in *hitl.Interaction) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	review := in.Review()
+	action, err := encode(review, review == nil, "action")
+	if err != nil {
+		return nil, err
+	}
 	return []any{
 		in.ID, string(in.Type), in.Question, in.Context, options, text(in.FormSchema), text(in.DefaultResponse),
 		in.Timeout, timestamp(in.Deadline), string(in.OnTimeout), in.IdempotencyKey, in.SourceAgent, in.SessionID,
 		meta, targets, in.CreatedBy, in.CreatedVia, in.CreatedAt, in.RequestHash,
-		notify,
+		notify, action,
 	}, nil
 }
 
@@ -174,6 +211,23 @@ func marshal(v any, isNil bool, what string) (*string, error) {
 		return nil, fmt.Errorf("encode %s: %w", what, err)
 	}
 	s := string(b)
+	return &s, nil
+}
+
+// encode is marshal for values that hold raw JSON (an action's args, a
+// rule's match): HTML characters are kept as they are, so the JSON reads
+// back byte for byte as it was given.
+func encode(v any, isNil bool, what string) (*string, error) {
+	if isNil {
+		return nil, nil
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("encode %s: %w", what, err)
+	}
+	s := strings.TrimSuffix(b.String(), "\n")
 	return &s, nil
 }
 

@@ -13,13 +13,13 @@ var (
 		WHERE created_by = $1 AND idempotency_key = $2 AND idempotency_key <> ''`
 
 	// sqlCreate inserts an interaction and its created event unless the
-	// agent's idempotency key is taken (then it returns no row). $21 is
+	// agent's idempotency key is taken (then it returns no row). $22 is
 	// the NOTIFY channel.
 	sqlCreate = `WITH ins AS (
 			INSERT INTO interactions (id, type, question, context, options, form_schema, default_response,
 				timeout, deadline, on_timeout, idempotency_key, source_agent, session_id,
-				metadata, targets, created_by, created_via, created_at, request_hash, notify)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
+				metadata, targets, created_by, created_via, created_at, request_hash, notify, action)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
 			ON CONFLICT (created_by, idempotency_key) WHERE idempotency_key <> '' DO NOTHING
 			RETURNING id, created_at, created_by, created_via
 		), ev AS (
@@ -27,12 +27,13 @@ var (
 			SELECT 'created', id, created_at, created_by, created_via FROM ins
 			RETURNING seq
 		)
-		SELECT seq, pg_notify($21, seq::text) FROM ev`
+		SELECT seq, pg_notify($22, seq::text) FROM ev`
 
 	// sqlResolve is the compare-and-set out of pending, with its event.
 	// $9 is true when the deadline must not have passed at $6 (a person's
 	// answer); $10 is the event type, $11 the NOTIFY channel and $12 the
-	// answer's idempotency key. No row: nothing matched.
+	// answer's idempotency key; $13 and $14 the result's args_diff and
+	// rule_id, $15 the event's detail. No row: nothing matched.
 	sqlResolve = resolveCTE(cols) + `
 		SELECT ev.seq, pg_notify($11, ev.seq::text), ` + columns("up.") + ` FROM up, ev`
 
@@ -63,8 +64,10 @@ var (
 		ORDER BY deadline, id LIMIT $2
 		FOR NO KEY UPDATE SKIP LOCKED`
 
-	sqlEvents = `SELECT e.seq, e.type, e.interaction_id, e.at, e.actor, e.channel, e.detail, ` + columns("i.") + `
-		FROM events e JOIN interactions i ON i.id = e.interaction_id
+	// sqlEvents reads events with their interaction, if any (a rule's
+	// events may have none).
+	sqlEvents = `SELECT e.seq, e.type, e.interaction_id, e.at, e.actor, e.channel, e.detail, ` + joinedColumns("i.") + `
+		FROM events e LEFT JOIN interactions i ON i.id = e.interaction_id
 		WHERE e.seq > $1 ORDER BY e.seq LIMIT $2`
 
 	sqlLastSeq = `SELECT coalesce(max(seq), 0) FROM events`
@@ -76,13 +79,13 @@ func resolveCTE(returning string) string {
 	return `WITH up AS (
 			UPDATE interactions
 			SET status = $2, result_value = $3, responded_by = $4, result_channel = $5,
-				responded_at = $6, timed_out = $7, reason = $8, answer_key = $12
+				responded_at = $6, timed_out = $7, reason = $8, answer_key = $12, args_diff = $13, rule_id = $14
 			WHERE id = $1 AND status = 'pending'
 				AND (NOT $9 OR deadline IS NULL OR deadline > $6)
 			RETURNING ` + returning + `
 		), ev AS (
 			INSERT INTO events (type, interaction_id, at, actor, channel, detail)
-			SELECT $10, id, $6, $4, $5, $8 FROM up
+			SELECT $10, id, $6, $4, $5, $15 FROM up
 			RETURNING seq
 		)`
 }

@@ -11,8 +11,12 @@ import (
 
 // insertEvent appends ev in tx and sets ev.Seq.
 func (s *Store) insertEvent(ctx context.Context, tx *sql.Tx, ev *hitl.Event) error {
+	var interaction any // NULL for an event of no interaction
+	if ev.InteractionID != "" {
+		interaction = ev.InteractionID
+	}
 	res, err := tx.StmtContext(ctx, s.st.insertEvent).ExecContext(ctx,
-		string(ev.Type), ev.InteractionID, ev.At.UnixMilli(), ev.Actor, ev.Channel, ev.Detail)
+		string(ev.Type), interaction, ev.At.UnixMilli(), ev.Actor, ev.Channel, ev.Detail)
 	if err != nil {
 		return fmt.Errorf("append %s event: %w", ev.Type, err)
 	}
@@ -55,8 +59,8 @@ func (s *Store) AppendEvent(ctx context.Context, ev *hitl.Event) (*hitl.Event, e
 }
 
 // Events returns up to limit events with Seq > after, in order, each with
-// its interaction's current state (one query, joined). A limit of 0 or
-// less means hitl.MaxListLimit.
+// its interaction's current state (one query, joined), or none for an
+// event of no interaction. A limit of 0 or less means hitl.MaxListLimit.
 func (s *Store) Events(ctx context.Context, after int64, limit int) ([]*hitl.Event, error) {
 	if limit <= 0 {
 		limit = hitl.MaxListLimit
@@ -69,12 +73,17 @@ func (s *Store) Events(ctx context.Context, after int64, limit int) ([]*hitl.Eve
 	var evs []*hitl.Event
 	for rows.Next() {
 		var (
-			ev hitl.Event
-			at int64
+			ev          hitl.Event
+			at          int64
+			interaction sql.NullString
 		)
-		ev.Interaction, err = scanInteraction(rows, &ev.Seq, &ev.Type, &ev.InteractionID, &at, &ev.Actor, &ev.Channel, &ev.Detail)
+		ev.Interaction, err = scanInteraction(rows, &ev.Seq, &ev.Type, &interaction, &at, &ev.Actor, &ev.Channel, &ev.Detail)
 		if err != nil {
 			return nil, fmt.Errorf("events after %d: %w", after, err)
+		}
+		ev.InteractionID = interaction.String
+		if !interaction.Valid {
+			ev.Interaction = nil
 		}
 		ev.At = fromMillis(sql.NullInt64{Int64: at, Valid: true})
 		evs = append(evs, &ev)

@@ -117,14 +117,14 @@ func (s *Store) purgeCandidates(ctx context.Context, before, afterAt int64, afte
 func withoutNewest(ctx context.Context, q interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }, ids []string) ([]string, string, error) {
-	var newest string
+	var newest sql.NullString // NULL: the newest event is a rule's, of no interaction
 	err := q.QueryRowContext(ctx, sqlNewestEventOwner).Scan(&newest)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, "", fmt.Errorf("read the newest event: %w", err)
 	}
 	kept := make([]string, 0, len(ids))
 	for _, id := range ids {
-		if id != newest {
+		if !newest.Valid || id != newest.String {
 			kept = append(kept, id)
 		}
 	}

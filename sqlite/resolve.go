@@ -12,7 +12,8 @@ import (
 
 // Resolve moves a pending interaction to t.Status as a compare-and-set (an
 // UPDATE that only matches while the row is pending) and appends the
-// matching event in the same transaction. A person's answer (answered, not
+// matching event in the same transaction, with t.Rule and its rule_created
+// event (ev.Next) when set. A person's answer (answered, not
 // TimedOut) also only matches while t.At is before the deadline. When
 // nothing matches it returns ENOTFOUND, or the current interaction with
 // hitl.ErrNotPending or hitl.ErrPastDeadline, and writes nothing. A zero
@@ -36,8 +37,12 @@ func (s *Store) Resolve(ctx context.Context, id string, t hitl.Transition) (*hit
 	)
 	from := t.Pending(id)
 	args := []any{string(t.Status), text(res.Value), res.RespondedBy, res.Channel, at, res.TimedOut, res.Reason, res.IdempotencyKey,
-		id, beforeDeadline, at}
-	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		text(res.ArgsDiff), res.RuleID, id, beforeDeadline, at}
+	r, err := s.newRule(t.Rule, t.At)
+	if err != nil {
+		return nil, nil, fmt.Errorf("resolve interaction %s: %w", id, err)
+	}
+	err = s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var err error
 		if from != nil {
 			// Pending, the row is from: no need to read it back.
@@ -69,10 +74,17 @@ func (s *Store) Resolve(ctx context.Context, id string, t hitl.Transition) (*hit
 			At:            t.At,
 			Actor:         t.By,
 			Channel:       t.Via,
-			Detail:        t.Reason,
+			Detail:        t.EventDetail(),
 			Interaction:   out,
 		}
-		return s.insertEvent(ctx, tx, ev)
+		if err := s.insertEvent(ctx, tx, ev); err != nil {
+			return err
+		}
+		if r != nil {
+			r.InteractionID = id
+			ev.Next, err = s.insertRule(ctx, tx, r, t.Via, out)
+		}
+		return err
 	})
 	switch {
 	case errors.Is(err, hitl.ErrNotPending), errors.Is(err, hitl.ErrPastDeadline):

@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hitl-sh/hitl"
@@ -20,8 +21,9 @@ func scanInteraction(sc scanner, before ...any) (*hitl.Interaction, error) {
 	var (
 		in                                  hitl.Interaction
 		options, schema, def, meta, targets []byte
-		notify                              []byte
+		notify, review, argsDiff            []byte
 		value                               []byte
+		ruleID                              string
 		deadline, respondedAt               sql.NullInt64
 		createdAt                           int64
 		respondedBy, channel, reason, key   string
@@ -32,7 +34,7 @@ func scanInteraction(sc scanner, before ...any) (*hitl.Interaction, error) {
 		&in.Timeout, &deadline, &in.OnTimeout, &in.IdempotencyKey, &in.SourceAgent, &in.SessionID,
 		&meta, &targets, &in.CreatedBy, &in.CreatedVia, &createdAt, &in.RequestHash, &in.Status,
 		&value, &respondedBy, &channel, &respondedAt, &timedOut, &reason,
-		&notify, &key,
+		&notify, &key, &review, &argsDiff, &ruleID,
 	)
 	if err := sc.Scan(dest...); err != nil {
 		return nil, err
@@ -57,6 +59,13 @@ func scanInteraction(sc scanner, before ...any) (*hitl.Interaction, error) {
 	if err := unmarshal(notify, &in.Notify, "notify"); err != nil {
 		return nil, fmt.Errorf("interaction %s: %w", in.ID, err)
 	}
+	if review != nil {
+		var r hitl.ActionReview
+		if err := unmarshal(review, &r, "action"); err != nil {
+			return nil, fmt.Errorf("interaction %s: %w", in.ID, err)
+		}
+		in.SetReview(&r)
+	}
 	if in.Status != hitl.StatusPending {
 		in.Result = &hitl.Result{
 			RespondedBy:    respondedBy,
@@ -65,9 +74,13 @@ func scanInteraction(sc scanner, before ...any) (*hitl.Interaction, error) {
 			TimedOut:       timedOut,
 			Reason:         reason,
 			IdempotencyKey: key,
+			RuleID:         ruleID,
 		}
 		if value != nil {
 			in.Result.Value = json.RawMessage(value)
+		}
+		if argsDiff != nil {
+			in.Result.ArgsDiff = json.RawMessage(argsDiff)
 		}
 	}
 	return &in, nil
@@ -92,12 +105,17 @@ func insertArgs(in *hitl.Interaction) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	review := in.Review()
+	action, err := encode(review, review == nil, "action")
+	if err != nil {
+		return nil, err
+	}
 	return []any{
 		in.ID, string(in.Type), in.Question, in.Context, options, text(in.FormSchema), text(in.DefaultResponse),
 		in.Timeout, millis(in.Deadline), string(in.OnTimeout), in.IdempotencyKey, in.SourceAgent, in.SessionID,
 		meta, targets, in.CreatedBy, in.CreatedVia, in.CreatedAt.UnixMilli(), in.RequestHash, string(hitl.StatusPending),
 		nil, "", "", nil, false, "",
-		notify, "",
+		notify, "", action, nil, "",
 	}, nil
 }
 
@@ -145,6 +163,22 @@ func marshal(v any, isNil bool, what string) (any, error) {
 		return nil, fmt.Errorf("encode %s: %w", what, err)
 	}
 	return string(b), nil
+}
+
+// encode is marshal for values that hold raw JSON (an action's args, a
+// rule's match): HTML characters are kept as they are, so the JSON reads
+// back byte for byte as it was given.
+func encode(v any, isNil bool, what string) (any, error) {
+	if isNil {
+		return nil, nil
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("encode %s: %w", what, err)
+	}
+	return strings.TrimSuffix(b.String(), "\n"), nil
 }
 
 // unmarshal decodes a TEXT value into dst, leaving dst nil for NULL.

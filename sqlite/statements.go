@@ -14,7 +14,29 @@ var interactionColumns = []string{
 	"timeout", "deadline", "on_timeout", "idempotency_key", "source_agent", "session_id",
 	"metadata", "targets", "created_by", "created_via", "created_at", "request_hash", "status",
 	"result_value", "responded_by", "result_channel", "responded_at", "timed_out", "reason",
-	"notify", "answer_key",
+	"notify", "answer_key", "action", "args_diff", "rule_id",
+}
+
+// notNull are the interaction columns that are never NULL, with a value
+// of their type to read when a LEFT JOIN finds no interaction.
+var notNull = map[string]string{
+	"id": "''", "type": "''", "question": "''", "context": "''", "timeout": "0", "on_timeout": "''",
+	"idempotency_key": "''", "source_agent": "''", "session_id": "''", "created_by": "''",
+	"created_via": "''", "created_at": "0", "request_hash": "''", "status": "''", "responded_by": "''",
+	"result_channel": "''", "timed_out": "0", "reason": "''", "answer_key": "''", "rule_id": "''",
+}
+
+// joinedColumns is columns(prefix) for a LEFT JOIN: the columns that are
+// never NULL read as notNull's values when there is no interaction.
+func joinedColumns(prefix string) string {
+	cs := make([]string, len(interactionColumns))
+	for i, c := range interactionColumns {
+		cs[i] = prefix + c
+		if def, ok := notNull[c]; ok {
+			cs[i] = "coalesce(" + prefix + c + ", " + def + ")"
+		}
+	}
+	return strings.Join(cs, ", ")
 }
 
 // columns lists interactionColumns for a SELECT, each prefixed with
@@ -36,12 +58,12 @@ var (
 	sqlInsert = `INSERT INTO interactions (` + cols + `)
 		VALUES (` + strings.TrimSuffix(strings.Repeat("?, ", len(interactionColumns)), ", ") + `)`
 
-	// sqlResolveFrom is the compare-and-set out of pending. The tenth
+	// sqlResolveFrom is the compare-and-set out of pending. The twelfth
 	// parameter is 1 when the deadline must not have passed at the
-	// eleventh.
+	// thirteenth.
 	sqlResolveFrom = `UPDATE interactions
 		SET status = ?, result_value = ?, responded_by = ?, result_channel = ?,
-			responded_at = ?, timed_out = ?, reason = ?, answer_key = ?
+			responded_at = ?, timed_out = ?, reason = ?, answer_key = ?, args_diff = ?, rule_id = ?
 		WHERE id = ? AND status = 'pending'
 			AND (? = 0 OR deadline IS NULL OR deadline > ?)`
 
@@ -60,11 +82,18 @@ var (
 		WHERE status = 'pending' AND deadline <= ?
 		ORDER BY deadline, id LIMIT ?`
 
-	sqlEvents = `SELECT e.seq, e.type, e.interaction_id, e.at, e.actor, e.channel, e.detail, ` + columns("i.") + `
-		FROM events e JOIN interactions i ON i.id = e.interaction_id
+	// sqlEvents reads events with their interaction, if any (a rule's
+	// events may have none).
+	sqlEvents = `SELECT e.seq, e.type, e.interaction_id, e.at, e.actor, e.channel, e.detail, ` + joinedColumns("i.") + `
+		FROM events e LEFT JOIN interactions i ON i.id = e.interaction_id
 		WHERE e.seq > ? ORDER BY e.seq LIMIT ?`
 
 	sqlLastSeq = `SELECT coalesce(max(seq), 0) FROM events`
+
+	sqlActiveRules = `SELECT ` + ruleCols + ` FROM rules INDEXED BY rules_scope
+		WHERE action_name = ? AND source_agent IN (?, '*') AND revoked_at IS NULL
+			AND (expires_at IS NULL OR expires_at > ?)
+		ORDER BY created_at, id`
 )
 
 // statements are the store's prepared statements: those used in write
@@ -87,6 +116,7 @@ type statements struct {
 	lastSeq      *sql.Stmt
 	tokenByHash  *sql.Stmt
 	session      *sql.Stmt
+	activeRules  *sql.Stmt
 
 	all []*sql.Stmt
 }
@@ -112,6 +142,7 @@ func (st *statements) prepare(ctx context.Context, w, r *sql.DB) error {
 		{r, &st.lastSeq, sqlLastSeq},
 		{r, &st.tokenByHash, sqlTokenByHash},
 		{r, &st.session, sqlSession},
+		{r, &st.activeRules, sqlActiveRules},
 	} {
 		stmt, err := p.db.PrepareContext(ctx, p.query)
 		if err != nil {

@@ -122,6 +122,8 @@ func testCreateRoundTripEveryType(t *testing.T, s hitl.Store) {
 			"properties": {"name": {"type": "string"}, "age": {"type": "integer", "minimum": 0}},
 			"required": ["name"]
 		}`), DefaultResponse: raw(`{"name": "n/a"}`), Metadata: map[string]any{"k": "v"}},
+		hitl.TypeAction: {Type: hitl.TypeAction, Action: &hitl.Action{Name: "Bash", Args: raw(`{"command":"ls"}`)},
+			Decisions: []hitl.Decision{hitl.DecisionReject, hitl.DecisionEdit}, DefaultResponse: raw(`"deny"`)},
 		hitl.TypeFreeText: {Question: "Why?", Context: "context *here*", Timeout: 90.5,
 			SourceAgent: "a", SessionID: "s", Targets: &hitl.Targets{Groups: []string{"g"}}},
 	}
