@@ -187,13 +187,18 @@ func (b *Broker) Store() hitl.Store { return b.store }
 // Create validates req and records a new pending interaction for the caller
 // in ctx. An idempotent repeat (same key, same question) returns the
 // existing interaction with created false; the same key with a different
-// question is a conflict.
+// question is a conflict. An action that a rule decides is answered at
+// once, by the rule (see decideByRule).
 func (b *Broker) Create(ctx context.Context, req hitl.CreateRequest) (*hitl.Interaction, bool, error) {
 	caller := hitl.CallerFrom(ctx)
 	if err := hitl.CanCreate(caller); err != nil {
 		return nil, false, err
 	}
 	in, err := hitl.NewInteraction(req, caller, b.now())
+	if err != nil {
+		return nil, false, err
+	}
+	rule, err := b.decidingRule(ctx, in)
 	if err != nil {
 		return nil, false, err
 	}
@@ -212,10 +217,13 @@ func (b *Broker) Create(ctx context.Context, req hitl.CreateRequest) (*hitl.Inte
 		}
 		return got, false, nil
 	}
+	b.log.Info("interaction created", "interaction_id", got.ID, "type", string(got.Type), "source_agent", got.SourceAgent, "by", caller.Name, "channel", caller.Channel)
+	if rule != nil {
+		return b.decideByRule(ctx, got, ev, rule), true, nil
+	}
 	b.recent.put(ev)
 	b.feed.publish(ev)
 	b.expiry.scheduled(got.Deadline)
-	b.log.Info("interaction created", "interaction_id", got.ID, "type", string(got.Type), "source_agent", got.SourceAgent, "by", caller.Name, "channel", caller.Channel)
 	return got, true, nil
 }
 
@@ -271,15 +279,13 @@ func (b *Broker) RespondIdempotent(ctx context.Context, id string, value json.Ra
 	if in.Expired(now) {
 		return b.lateAnswer(ctx, in)
 	}
-	v, err := hitl.NormalizeAnswer(in, value)
+	caller := hitl.CallerFrom(ctx)
+	t, err := answerTransition(in, value, caller, now)
 	if err != nil {
 		return nil, err
 	}
-	caller := hitl.CallerFrom(ctx)
-	out, ev, err := b.store.Resolve(ctx, id, hitl.Transition{
-		Status: hitl.StatusAnswered, Value: v, By: caller.Name, Via: caller.Channel, At: now, From: in,
-		IdempotencyKey: key,
-	})
+	t.IdempotencyKey = key
+	out, ev, err := b.store.Resolve(ctx, id, t)
 	switch {
 	case errors.Is(err, hitl.ErrNotPending):
 		return b.answeredBefore(ctx, out, value, key)
@@ -290,6 +296,11 @@ func (b *Broker) RespondIdempotent(ctx context.Context, id string, value json.Ra
 	}
 	b.resolved(ev)
 	b.log.Info("interaction answered", "interaction_id", id, "type", string(out.Type), "by", caller.Name, "channel", caller.Channel)
+	if ev.Next != nil {
+		b.feed.publish(ev.Next)
+		b.log.Info("rule created", "rule_id", t.Rule.ID, "effect", string(t.Rule.Effect), "source_agent", t.Rule.SourceAgent,
+			"action", t.Rule.ActionName, "by", caller.Name, "interaction_id", id)
+	}
 	return out, nil
 }
 
@@ -314,7 +325,7 @@ func sameAnswer(in *hitl.Interaction, caller hitl.Caller, value json.RawMessage,
 		r.IdempotencyKey != key || r.RespondedBy != caller.Name {
 		return false
 	}
-	v, err := hitl.NormalizeAnswer(in, value)
+	v, err := normalizedValue(in, value)
 	return err == nil && bytes.Equal(v, r.Value)
 }
 

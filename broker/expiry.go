@@ -134,7 +134,7 @@ func (x *expiry) expireDue(ctx context.Context) error {
 func (x *expiry) expireOne(ctx context.Context, in *hitl.Interaction) (*hitl.Interaction, error) {
 	t := hitl.Transition{Status: hitl.StatusExpired, Via: hitl.ChannelTimeout, At: x.b.now(), Reason: "timeout", From: in}
 	if in.OnTimeout == hitl.OnTimeoutDefault && len(in.DefaultResponse) > 0 {
-		t = hitl.Transition{Status: hitl.StatusAnswered, Value: in.DefaultResponse, Via: hitl.ChannelTimeout, At: t.At, Reason: "timeout", TimedOut: true, From: in}
+		t = defaultTransition(in, t.At)
 	}
 	out, ev, err := x.b.store.Resolve(ctx, in.ID, t)
 	if errors.Is(err, hitl.ErrNotPending) {
