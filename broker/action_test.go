@@ -85,7 +85,7 @@ func TestActionAnswerErrors(t *testing.T) {
 	req.RejectRequiresMessage = true
 	in := createAs(t, buildBot, b, req)
 	for value, want := range map[string]string{
-		`{"decision":"edit","args":{"command":"ls"}}`:     "edit is not allowed for this action; allowed: approve, reject",
+		`{"decision":"edit","args":{"command":"ls"}}`: "edit is not allowed for this action; allowed: approve, reject",
 		`"reject"`: "a reason is required",
 		`{"decision":"approve","always":{"match":{"arg":"command","prefix":"rm; x"}}}`: "must not hold shell control syntax",
 	} {
