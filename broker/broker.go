@@ -178,6 +178,9 @@ func (b *Broker) Delivered() int64 {
 	return b.feed.last
 }
 
+// Now returns the time on the broker's clock.
+func (b *Broker) Now() time.Time { return b.now() }
+
 // Done returns a channel that is closed when the broker closes.
 func (b *Broker) Done() <-chan struct{} { return b.closed }
 

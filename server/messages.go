@@ -43,6 +43,12 @@ type questionMessage struct {
 	Deadline        string          `json:"deadline"`
 	CreatedAt       string          `json:"created_at"`
 	SessionID       string          `json:"session_id,omitempty"`
+	// An action's fields, only on an action (args_schema null when it
+	// has none); the other types' messages are the contract's exactly.
+	Action                *hitl.Action    `json:"action,omitempty"`
+	ArgsSchema            json.RawMessage `json:"args_schema,omitempty"`
+	Decisions             []hitl.Decision `json:"decisions,omitempty"`
+	RejectRequiresMessage *bool           `json:"reject_requires_message,omitempty"`
 }
 
 // optionMessage is an option with description null when absent, as the
@@ -112,6 +118,13 @@ func newQuestionMessage(in *hitl.Interaction) questionMessage {
 	if len(m.DefaultResponse) == 0 {
 		m.DefaultResponse = jsonNull
 	}
+	if in.Type == hitl.TypeAction {
+		m.Action, m.ArgsSchema, m.Decisions = in.Action, in.ArgsSchema, in.Decisions
+		m.RejectRequiresMessage = &in.RejectRequiresMessage
+		if len(m.ArgsSchema) == 0 {
+			m.ArgsSchema = jsonNull
+		}
+	}
 	return m
 }
 
@@ -125,7 +138,9 @@ type streamMessage struct {
 // eventMessages renders an event as the messages clients get, in order,
 // each with the event's sequence number as "seq" (the resume point):
 //
-//   - created: hitl:question;
+//   - created: hitl:question, unless a rule answered the action as it was
+//     made (no person was ever asked: the answered event follows, and a
+//     card shown for an instant would only flash);
 //   - expired: hitl:cancel, reason timeout;
 //   - cancelled: hitl:cancel with the agent's reason (agent_cancelled
 //     when it gave none);
@@ -159,7 +174,9 @@ func eventMessages(ev *hitl.Event) (msgs []streamMessage, question []byte, err e
 	}
 	switch ev.Type {
 	case hitl.EventCreated:
-		err = add(msgQuestion, newQuestionMessage(in))
+		if in.Result == nil || in.Result.Channel != hitl.ChannelRule {
+			err = add(msgQuestion, newQuestionMessage(in))
+		}
 	case hitl.EventExpired:
 		err = cancel(cancelTimeout)
 	case hitl.EventCancelled:

@@ -103,6 +103,12 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("POST /api/v1/interactions/{id}/respond", s.handle(s.handleRespond))
 	s.mux.HandleFunc("POST /api/v1/interactions/{id}/cancel", s.handle(s.handleCancel))
 
+	// Rules that decide actions without a person.
+	s.mux.HandleFunc("POST /api/v1/rules", s.handle(s.handleCreateRule))
+	s.mux.HandleFunc("GET /api/v1/rules", s.handle(s.handleListRules))
+	s.mux.HandleFunc("GET /api/v1/rules/{id}", s.handle(s.handleGetRule))
+	s.mux.HandleFunc("DELETE /api/v1/rules/{id}", s.handle(s.handleRevokeRule))
+
 	// Live streams.
 	s.mux.HandleFunc("GET /ws", s.handle(s.handleWebSocket))
 	// The name the AI-Parrot HITL contract's chat connects to.
