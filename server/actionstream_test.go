@@ -136,7 +136,7 @@ func TestRulesAuthorization(t *testing.T) {
 		}
 	}
 	// The agent cannot get a rule from an answer: it cannot answer.
-	resp, body = ts.call(t, ts.agent, "POST", "/api/v1/interactions", bashAction("npm test"))
+	_, body = ts.call(t, ts.agent, "POST", "/api/v1/interactions", bashAction("npm test"))
 	in = decode[hitl.Interaction](t, body)
 	if in.Status != hitl.StatusPending {
 		t.Fatalf("after revoking: %s", in.Status)
