@@ -25,6 +25,7 @@ const (
 	exitExpired   = 2 // no answer before the deadline
 	exitCancelled = 3 // cancelled, on the server or by Ctrl-C
 	exitError     = 4 // bad flags, server unreachable, invalid request
+	// exitResponded (5, an action answered with a reply) is in action.go.
 )
 
 // defaultServerURL is where the client commands look for the server.
@@ -51,11 +52,13 @@ func runAsk(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			"answered, then prints the answer on stdout: the text for free_text, the\n"+
 			"option key for single_choice, JSON for multi_choice and form, and\n"+
 			"\"approved\" or \"rejected\" for approval.\n\n"+
-			"Exit codes: 0 answered (approval: approved), 1 rejected, 2 expired,\n"+
-			"3 cancelled (on the server, or Ctrl-C, which cancels it there too),\n"+
-			"4 error (bad flags, server unreachable, invalid request).\n\n"+
+			actionHelp+"\n\n"+
+			"Exit codes: 0 answered (approval: approved; action: approved or edited),\n"+
+			"1 rejected, 2 expired, 3 cancelled (on the server, or Ctrl-C, which\n"+
+			"cancels it there too), 4 error (bad flags, server unreachable, invalid\n"+
+			"request), 5 an action answered with a reply instead.\n\n"+
 			"HITL_TOKEN, if set, is sent as a bearer token.", stderr)
-	typ := fs.String("type", "", "interaction `type`: approval, single_choice, multi_choice, form or free_text\n(default free_text; single_choice with --option, form with --schema)")
+	typ := fs.String("type", "", "interaction `type`: approval, single_choice, multi_choice, form, free_text or action\n(default free_text; single_choice with --option, form with --schema, action with --action-name)")
 	var options hitl.OptionList
 	fs.Func("option", "a choice as `key=label`, or just a label (its key is derived); repeatable", func(s string) error {
 		o, err := parseOption(s)
@@ -71,6 +74,8 @@ func runAsk(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	onTimeout := fs.String("on-timeout", "", "at the deadline: cancel (exit 2) or default (answer with --default)")
 	key := fs.String("id", "", "idempotency `key`: asking again with the same key and question waits on\nthe same interaction (default: a new random key, so that an interrupted\nask can find its question and cancel it: see ask.Create)")
 	agent := fs.String("agent", envOr("HITL_AGENT", ""), "agent `name` shown to the person (HITL_AGENT)")
+	var action actionFlags
+	action.register(fs)
 	base := serverFlag(fs)
 	if code, ok := parse(fs, args, exitError); !ok {
 		return code
@@ -89,7 +94,10 @@ func runAsk(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		IdempotencyKey: *key,
 		SourceAgent:    *agent,
 	}
-	if req.Question == "" {
+	if err := action.apply(&req); err != nil {
+		return fail("%v", err)
+	}
+	if req.Question == "" && req.Type != hitl.TypeAction {
 		return fail("a question is required, as in: hitl ask \"Deploy to production?\"")
 	}
 	if *timeout < 0 {
@@ -193,6 +201,8 @@ func printOutcome(in *hitl.Interaction, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "hitl ask: no answer before the deadline; using the default response")
 	}
 	switch in.Type {
+	case hitl.TypeAction:
+		return printAction(in, stdout, stderr)
 	case hitl.TypeApproval:
 		var ok bool
 		if err := json.Unmarshal(r.Value, &ok); err != nil {

@@ -6,6 +6,7 @@
 //	hitl answer ID VALUE       answer an interaction
 //	hitl cancel ID             withdraw an interaction
 //	hitl purge --older-than 30d delete what ended long ago (serve --retention does it too)
+//	hitl rule ls               rules that decide actions; also add, rm
 //	hitl mcp                   MCP tools over stdio (for Claude Code, Cursor, …)
 //	hitl tools --format X      tool definitions for OpenAI, Anthropic or MCP
 //	hitl token create --name N make an API token (for agents); also ls, revoke
@@ -59,6 +60,7 @@ func commands() []command {
 		{"answer", "answer an interaction", runAnswer},
 		{"cancel", "cancel a pending interaction", runCancel},
 		{"purge", "delete interactions that ended long ago", runPurge},
+		{"rule", "manage the rules that decide actions: ls, add, rm", runRule},
 		{"mcp", "serve the MCP tools over stdio for a running server", runMCP},
 		{"tools", "print the tool definitions for function calling", runTools},
 		{"token", "manage API tokens: create, ls, revoke", runToken},

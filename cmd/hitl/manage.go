@@ -140,7 +140,14 @@ func runAnswer(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		"Answers a pending interaction. VALUE is sent as JSON when it is valid JSON\n"+
 			"(true, [\"a\",\"b\"], {\"name\":\"x\"}), and as text otherwise; the server accepts\n"+
 			"lenient forms such as yes/no for approvals and labels for option keys.\n"+
-			"Several words after ID are joined with spaces.", stderr)
+			"Several words after ID are joined with spaces.\n\n"+
+			"An action is answered with a decision:\n"+
+			"  hitl answer ID approve\n"+
+			"  hitl answer ID reject [--message \"why not\"]\n"+
+			"  hitl answer ID edit --args '{\"command\": \"make test\"}'\n"+
+			"  hitl answer ID respond --message \"use make check instead\"", stderr)
+	message := fs.String("message", "", "an action's reason to reject, or the reply of respond")
+	editArgs := fs.String("args", "", "an action's edited arguments: a JSON `object`, or a file holding one")
 	base := serverFlag(fs)
 	if code, ok := parse(fs, args, exitError); !ok {
 		return code
@@ -150,8 +157,13 @@ func runAnswer(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fs.Usage()
 		return exitError
 	}
-	id, value := fs.Arg(0), strings.Join(fs.Args()[1:], " ")
-	if _, err := newClient(*base).Respond(ctx, id, jsonOrString(value)); err != nil {
+	id := fs.Arg(0)
+	value, err := answerValue(fs.Args()[1:], *message, *editArgs)
+	if err != nil {
+		fmt.Fprintf(stderr, "hitl answer: %v\n", err)
+		return exitError
+	}
+	if _, err := newClient(*base).Respond(ctx, id, value); err != nil {
 		fmt.Fprintf(stderr, "hitl answer: %s\n", errText(err))
 		return exitError
 	}
