@@ -67,21 +67,35 @@ type AskHumanArgs struct {
 	FormSchema      json.RawMessage `json:"form_schema,omitempty"`
 	DefaultResponse json.RawMessage `json:"default_response,omitempty"`
 	OnTimeout       hitl.OnTimeout  `json:"on_timeout,omitempty"`
+	// An action's review: the tool call, the schema an edit must meet,
+	// the decisions allowed, and whether a rejection needs a reason.
+	Action                *hitl.Action    `json:"action,omitempty"`
+	ArgsSchema            json.RawMessage `json:"args_schema,omitempty"`
+	Decisions             []hitl.Decision `json:"decisions,omitempty"`
+	RejectRequiresMessage bool            `json:"reject_requires_message,omitempty"`
 }
 
 // Request validates the arguments and returns the question they ask. A
-// missing interaction_type is single_choice when there are options, form
-// when there is a form_schema, else free_text. A form_schema sent as a
-// JSON string holding the schema is accepted, as models sometimes do.
-// Errors have code hitl.EINVALID; the engine checks the rest.
+// missing interaction_type is action when there is an action, single_choice
+// when there are options, form when there is a form_schema, else
+// free_text. The question is required (for an action too: the tool
+// offers it to models, which can always say what they are about to do).
+// A form_schema, args_schema or action.args sent as a JSON
+// string holding the object is accepted, as models sometimes do. Errors
+// have code hitl.EINVALID; the engine checks the rest.
 func (a AskHumanArgs) Request() (hitl.CreateRequest, error) {
 	req := hitl.CreateRequest{
-		Type:            a.InteractionType,
-		Question:        a.Question,
-		Options:         a.Options,
-		Context:         a.Context,
-		DefaultResponse: a.DefaultResponse,
-		OnTimeout:       a.OnTimeout,
+		Type:                  a.InteractionType,
+		Question:              a.Question,
+		Options:               a.Options,
+		Context:               a.Context,
+		DefaultResponse:       a.DefaultResponse,
+		OnTimeout:             a.OnTimeout,
+		Decisions:             a.Decisions,
+		RejectRequiresMessage: a.RejectRequiresMessage,
+	}
+	if req.Type == "" && a.Action != nil {
+		req.Type = hitl.TypeAction
 	}
 	if strings.TrimSpace(a.Question) == "" {
 		return req, hitl.Errorf(hitl.EINVALID, "question is required")
@@ -89,16 +103,19 @@ func (a AskHumanArgs) Request() (hitl.CreateRequest, error) {
 	if len(a.Options) > hitl.MaxOptions {
 		return req, tooManyOptions(len(a.Options))
 	}
-	schema := bytes.TrimSpace(a.FormSchema)
-	if len(schema) > 0 && schema[0] == '"' {
-		var s string
-		if err := json.Unmarshal(schema, &s); err != nil || !json.Valid([]byte(s)) {
-			return req, hitl.Errorf(hitl.EINVALID, "form_schema must be a JSON Schema object")
-		}
-		schema = []byte(s)
+	var err error
+	if req.FormSchema, err = unquoteObject(a.FormSchema, "form_schema must be a JSON Schema object"); err != nil {
+		return req, err
 	}
-	if len(schema) > 0 && !bytes.Equal(schema, []byte("null")) {
-		req.FormSchema = schema
+	if req.ArgsSchema, err = unquoteObject(a.ArgsSchema, "args_schema must be a JSON Schema object"); err != nil {
+		return req, err
+	}
+	if a.Action != nil {
+		act := *a.Action
+		if act.Args, err = unquoteObject(act.Args, "action.args must be a JSON object"); err != nil {
+			return req, err
+		}
+		req.Action = &act
 	}
 	if req.Type == "" {
 		switch {
@@ -125,6 +142,24 @@ func (a AskHumanArgs) Request() (hitl.CreateRequest, error) {
 // have (the tools' schemas say maxItems).
 func tooManyOptions(n int) error {
 	return hitl.Errorf(hitl.EINVALID, "options: at most %d options; got %d", hitl.MaxOptions, n)
+}
+
+// unquoteObject returns raw, or the JSON it holds when it is a JSON string
+// (as models sometimes send an object), nil for absent or null; problem
+// is the error when a string holds no JSON.
+func unquoteObject(raw json.RawMessage, problem string) (json.RawMessage, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) > 0 && raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil || !json.Valid([]byte(s)) {
+			return nil, hitl.Errorf(hitl.EINVALID, "%s", problem)
+		}
+		raw = bytes.TrimSpace([]byte(s))
+	}
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return nil, nil
+	}
+	return raw, nil
 }
 
 // Seconds is a number of seconds that also accepts a numeric string
@@ -245,15 +280,19 @@ func argNames(v any) string {
 
 // fieldTypes says what each argument must be, for error messages.
 var fieldTypes = map[string]string{
-	"message_for_user": "a string",
-	"unique_id":        "a string",
-	"options":          "an array of strings",
-	"timeout_seconds":  "a number of seconds",
-	"question":         "a string",
-	"interaction_type": "a string",
-	"context":          "a string",
-	"timeout":          "a number of seconds",
-	"on_timeout":       "a string",
+	"message_for_user":        "a string",
+	"unique_id":               "a string",
+	"options":                 "an array of strings",
+	"timeout_seconds":         "a number of seconds",
+	"question":                "a string",
+	"interaction_type":        "a string",
+	"context":                 "a string",
+	"timeout":                 "a number of seconds",
+	"on_timeout":              "a string",
+	"action":                  `an object {"name": …, "args": {…}, "description": …}`,
+	"args_schema":             "a JSON Schema object",
+	"decisions":               "an array of approve, edit, reject and respond",
+	"reject_requires_message": "true or false",
 }
 
 // formatSeconds prints a number of seconds without needless decimals.

@@ -203,6 +203,8 @@ func answerText(in *hitl.Interaction) string {
 		}
 	case hitl.TypeForm:
 		fmt.Fprintf(&b, "Submitted the form: %s", compact(r.Value))
+	case hitl.TypeAction:
+		b.WriteString(actionText(in))
 	default:
 		var s string
 		_ = json.Unmarshal(r.Value, &s)
@@ -212,6 +214,35 @@ func answerText(in *hitl.Interaction) string {
 		fmt.Fprintf(&b, "\n(answered by %s via %s)", r.RespondedBy, r.Channel)
 	}
 	return b.String()
+}
+
+// actionText says what the person decided about an action, and so what
+// the model is to do.
+func actionText(in *hitl.Interaction) string {
+	var d struct {
+		Decision hitl.Decision   `json:"decision"`
+		Args     json.RawMessage `json:"args"`
+		Message  string          `json:"message"`
+	}
+	_ = json.Unmarshal(in.Result.Value, &d)
+	name := "the action"
+	if in.Action != nil {
+		name = in.Action.Name
+	}
+	switch d.Decision {
+	case hitl.DecisionApprove:
+		return fmt.Sprintf("Approved: run %s as proposed.", name)
+	case hitl.DecisionEdit:
+		return fmt.Sprintf("Approved with edits: run %s with these arguments instead: %s", name, compact(d.Args))
+	case hitl.DecisionReject:
+		if d.Message == "" {
+			return fmt.Sprintf("Rejected: do not run %s.", name)
+		}
+		return fmt.Sprintf("Rejected: do not run %s. Reason: %s", name, d.Message)
+	case hitl.DecisionRespond:
+		return fmt.Sprintf("Do not run %s; the person answered instead: %s", name, d.Message)
+	}
+	return "Decided: " + compact(in.Result.Value)
 }
 
 // compact returns v as compact JSON.

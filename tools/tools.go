@@ -48,7 +48,8 @@ func HumanFeedback() Tool {
 }
 
 // AskHuman returns the ask_human tool: a typed question (approval, choice,
-// form, free text) with a structured, validated answer.
+// form, free text, or an action to review) with a structured, validated
+// answer.
 func AskHuman() Tool {
 	return Tool{
 		Name:         AskHumanName,
@@ -120,10 +121,11 @@ const askHumanDescription = `Ask a person a typed question and wait for a valida
 - multi_choice: an array of the keys of the options they pick.
 - form: an object valid against form_schema (a JSON Schema with "type": "object"), to collect several fields at once.
 - free_text (the default): a string, such as a clarification or a one-time code.
+- action: a decision about a tool call you want to make, given as action {name, args, description}: {"decision": "approve"} (run it as proposed), {"decision": "edit", "args": {…}} (run it with these arguments instead), {"decision": "reject", "message": "…"} (do not run it; the message says why), or {"decision": "respond", "message": "…"} (do not run it; the message is the person's reply). args_schema is the JSON Schema an edit must meet; decisions narrows what the person may choose.
 
 options are strings or {key, label, description} objects; a string's key is derived from it ("EU West" becomes "eu_west"). Put what the person needs to decide in context.
 
-The call blocks until the person answers or timeout seconds pass (default 300) and returns {status, value, responded_by, channel}. An expired or cancelled question comes back as an error: you have no answer, so do not proceed as if approved.`
+The call blocks until the person answers or timeout seconds pass (default 300) and returns {status, value, responded_by, channel}. An expired or cancelled question comes back as an error: you have no answer, so do not proceed as if approved. A rejected action is an answer, not an error: do not run it.`
 
 const askHumanInput = `{
   "type": "object",
@@ -135,8 +137,8 @@ const askHumanInput = `{
     },
     "interaction_type": {
       "type": "string",
-      "enum": ["approval", "single_choice", "multi_choice", "form", "free_text"],
-      "description": "The kind of answer you need. Default: single_choice when options are given, form when form_schema is, else free_text."
+      "enum": ["approval", "single_choice", "multi_choice", "form", "free_text", "action"],
+      "description": "The kind of answer you need. Default: action when action is given, single_choice when options are, form when form_schema is, else free_text."
     },
     "options": {
       "type": "array",
@@ -178,6 +180,29 @@ const askHumanInput = `{
       "type": "string",
       "enum": ["cancel", "default"],
       "description": "At the deadline: cancel (the default; you get an error) or default (you get default_response as the answer)."
+    },
+    "action": {
+      "type": "object",
+      "properties": {
+        "name": {"type": "string", "minLength": 1, "description": "The tool you want to run, such as Bash."},
+        "args": {"type": "object", "description": "Its arguments, as you would call it."},
+        "description": {"type": "string", "description": "What the call is for, for the person."}
+      },
+      "required": ["name"],
+      "description": "For action: the tool call to review."
+    },
+    "args_schema": {
+      "type": "object",
+      "description": "For action: a JSON Schema the edited arguments must meet."
+    },
+    "decisions": {
+      "type": "array",
+      "items": {"type": "string", "enum": ["approve", "edit", "reject", "respond"]},
+      "description": "For action: the decisions the person may make (default all four)."
+    },
+    "reject_requires_message": {
+      "type": "boolean",
+      "description": "For action: the person must say why when rejecting."
     }
   },
   "required": ["question"],
@@ -193,7 +218,7 @@ const askHumanOutput = `{
       "description": "answered, or why there is no answer."
     },
     "value": {
-      "description": "The answer: true/false for approval, an option key for single_choice, an array of keys for multi_choice, an object for form, a string for free_text."
+      "description": "The answer: true/false for approval, an option key for single_choice, an array of keys for multi_choice, an object for form, a string for free_text, and for action {decision, args?, message?}."
     },
     "responded_by": {"type": "string", "description": "Who answered (or cancelled)."},
     "channel": {"type": "string", "description": "Where they answered: web, slack, cli, api, mcp, or timeout for a default applied at the deadline."},
