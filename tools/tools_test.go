@@ -165,7 +165,7 @@ func TestRequestErrors(t *testing.T) {
 		{HumanFeedbackName, `{"message_for_user": "x", "unique_id": "y", "timeout": 60}`,
 			`unknown argument "timeout": human_feedback takes message_for_user, unique_id, options and timeout_seconds`, hitl.EINVALID},
 		{AskHumanName, `{"question": "q", "message_for_user": "x"}`,
-			`unknown argument "message_for_user": ask_human takes question, interaction_type, options, context, timeout, form_schema, default_response and on_timeout`, hitl.EINVALID},
+			`unknown argument "message_for_user": ask_human takes question, interaction_type, options, context, timeout, form_schema, default_response, on_timeout, action, args_schema, decisions and reject_requires_message`, hitl.EINVALID},
 		{"delete_everything", `{}`, `unknown tool "delete_everything"`, hitl.ENOTFOUND},
 	}
 	for _, tt := range tests {
