@@ -276,7 +276,7 @@ func (in *Interaction) AlwaysRule(req *RuleRequest, caller Caller, now time.Time
 // field as form errors do.
 func canonicalObject(schema, raw json.RawMessage, what string) (json.RawMessage, error) {
 	if schema != nil {
-		return validateObject(schema, raw, what)
+		return validateObject(schema, raw, what, MaxActionArgsLen)
 	}
 	raw = trimJSONSpace(raw)
 	if len(raw) == 0 || raw[0] != '{' || !json.Valid(raw) {

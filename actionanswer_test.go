@@ -254,3 +254,18 @@ func TestActionAnswerWithoutSchema(t *testing.T) {
 		t.Error("an action answer to a free_text question was accepted")
 	}
 }
+
+// TestActionEditSize: edited arguments may be as large as proposed ones
+// (MaxActionArgsLen), with a schema or without, not larger.
+func TestActionEditSize(t *testing.T) {
+	t.Parallel()
+	for _, in := range []*hitl.Interaction{writeAction(t, nil), create(t, bashRequest("ls"))} {
+		big := `{"decision":"edit","args":{"file_path":"a","content":"` + strings.Repeat("x", 200<<10) + `"}}`
+		if _, err := hitl.NormalizeActionAnswer(in, json.RawMessage(big)); err != nil && in.ArgsSchema != nil {
+			t.Errorf("an edit of 200 KiB with a schema: %v", err)
+		}
+		huge := `{"decision":"edit","args":{"file_path":"a","content":"` + strings.Repeat("x", hitl.MaxActionArgsLen) + `"}}`
+		_, err := hitl.NormalizeActionAnswer(in, json.RawMessage(huge))
+		wantErr(t, err, hitl.ErrValue, "args are limited to 262144 bytes")
+	}
+}

@@ -88,18 +88,18 @@ func CompileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
 // returns it in canonical form (compact, keys sorted, valid UTF-8), or a
 // readable reason naming each failing field.
 func validateForm(schema json.RawMessage, value json.RawMessage) (json.RawMessage, error) {
-	return validateObject(schema, value, "form value")
+	return validateObject(schema, value, "form value", MaxFormValueLen)
 }
 
-// validateObject is validateForm for any object, called what in errors
-// (an action's edited args too).
-func validateObject(schema json.RawMessage, value json.RawMessage, what string) (json.RawMessage, error) {
+// validateObject is validateForm for any object of at most max bytes,
+// called what in errors (an action's edited args too).
+func validateObject(schema json.RawMessage, value json.RawMessage, what string, max int) (json.RawMessage, error) {
 	s, err := CompileSchema(schema)
 	if err != nil {
 		return nil, err
 	}
-	if len(value) > MaxFormValueLen {
-		return nil, Errorf(EVALUE, "form value is limited to %d bytes; got %d", MaxFormValueLen, len(value))
+	if len(value) > max {
+		return nil, Errorf(EVALUE, "%s is limited to %d bytes; got %d", what, max, len(value))
 	}
 	if !json.Valid(value) {
 		return nil, Errorf(EVALUE, "%s is not valid JSON", what)
