@@ -12,6 +12,11 @@ import (
 // changes an interaction appends its event in the same transaction.
 type Store interface {
 	// CreateInteraction inserts a pending interaction and its created event.
+	// An interaction already answered (Status answered with its Result, as
+	// when a rule decides an action as it is asked) is inserted answered,
+	// and its answered event (actor RespondedBy, channel Channel, at
+	// RespondedAt) follows the created one in the same transaction: the
+	// created event's Next. No reader ever sees it pending.
 	// When in.IdempotencyKey is set and (CreatedBy, IdempotencyKey) already
 	// exists, nothing is written and the existing interaction is returned
 	// with existed true (the caller decides whether it is the same question).

@@ -18,8 +18,9 @@ import (
 // transaction as the answer.
 //
 // The answered event's detail says what happened beyond the value: for an
-// edit, the patch (a JSON array); for an answer a rule gave,
-// {"rule_id":"…"}; for an answer that made a rule, {"rule_created":"…"}.
+// edit, the patch (a JSON array); for an answer that made a rule,
+// {"rule_created":"…"}. An answer a rule gave names it as its actor,
+// "rule:<id>", on channel rule.
 
 // decidingRule returns the rule that decides the action in now, or nil
 // (also for every other type). Rules are read from the store on every
@@ -35,32 +36,13 @@ func (b *Broker) decidingRule(ctx context.Context, in *hitl.Interaction) (*hitl.
 	return hitl.DecidingRule(rules, in.SourceAgent, in.Action, in.CreatedAt), nil
 }
 
-// decideByRule answers the action in, just created (its created event
-// ev not yet streamed), as rule r says: channel rule, responded_by
-// "rule:<id>", result.rule_id. The created event goes out carrying the
-// answered interaction, so live streams, which skip a question that is
-// already over, never show it; the answered event follows. If the answer
-// cannot be recorded, the action stays pending for a person, and that is
-// logged.
-func (b *Broker) decideByRule(ctx context.Context, in *hitl.Interaction, ev *hitl.Event, r *hitl.Rule) *hitl.Interaction {
-	detail, _ := json.Marshal(map[string]string{"rule_id": r.ID})
-	out, answered, err := b.store.Resolve(ctx, in.ID, hitl.Transition{
-		Status: hitl.StatusAnswered, Value: r.Answer(), By: r.Responder(), Via: hitl.ChannelRule,
-		At: in.CreatedAt, RuleID: r.ID, Detail: string(detail), From: in,
-	})
-	if err != nil {
-		b.log.Error("answer an action by rule; it waits for a person", "interaction_id", in.ID, "rule_id", r.ID, "error", err)
-		b.recent.put(ev)
-		b.feed.publish(ev)
-		b.expiry.scheduled(in.Deadline)
-		return in
-	}
-	ev.Interaction = out
-	b.recent.put(ev)
-	b.feed.publish(ev)
-	b.resolved(answered)
-	b.log.Info("interaction answered by rule", "interaction_id", in.ID, "rule_id", r.ID, "effect", string(r.Effect))
-	return out
+// ruleAnswer makes in, an action about to be created, answered by rule
+// r: channel rule, responded_by "rule:<id>", result.rule_id, at its
+// creation. The store creates it so, with its answered event, in one
+// transaction: no reader, on any replica, ever sees it pending.
+func ruleAnswer(in *hitl.Interaction, r *hitl.Rule) {
+	in.Status = hitl.StatusAnswered
+	in.Result = &hitl.Result{Value: r.Answer(), RespondedBy: r.Responder(), Channel: hitl.ChannelRule, RespondedAt: in.CreatedAt, RuleID: r.ID}
 }
 
 // answerTransition validates a person's answer to in and returns the

@@ -190,8 +190,8 @@ func (b *Broker) Store() hitl.Store { return b.store }
 // Create validates req and records a new pending interaction for the caller
 // in ctx. An idempotent repeat (same key, same question) returns the
 // existing interaction with created false; the same key with a different
-// question is a conflict. An action that a rule decides is answered at
-// once, by the rule (see decideByRule).
+// question is a conflict. An action that a rule decides is created
+// answered, by the rule (see ruleAnswer).
 func (b *Broker) Create(ctx context.Context, req hitl.CreateRequest) (*hitl.Interaction, bool, error) {
 	caller := hitl.CallerFrom(ctx)
 	if err := hitl.CanCreate(caller); err != nil {
@@ -204,6 +204,9 @@ func (b *Broker) Create(ctx context.Context, req hitl.CreateRequest) (*hitl.Inte
 	rule, err := b.decidingRule(ctx, in)
 	if err != nil {
 		return nil, false, err
+	}
+	if rule != nil {
+		ruleAnswer(in, rule)
 	}
 	id, err := uuid.NewV7()
 	if err != nil {
@@ -221,11 +224,13 @@ func (b *Broker) Create(ctx context.Context, req hitl.CreateRequest) (*hitl.Inte
 		return got, false, nil
 	}
 	b.log.Info("interaction created", "interaction_id", got.ID, "type", string(got.Type), "source_agent", got.SourceAgent, "by", caller.Name, "channel", caller.Channel)
-	if rule != nil {
-		return b.decideByRule(ctx, got, ev, rule), true, nil
-	}
 	b.recent.put(ev)
 	b.feed.publish(ev)
+	if ev.Next != nil { // answered by a rule
+		b.resolved(ev.Next)
+		b.log.Info("interaction answered by rule", "interaction_id", got.ID, "rule_id", got.Result.RuleID)
+		return got, true, nil
+	}
 	b.expiry.scheduled(got.Deadline)
 	return got, true, nil
 }

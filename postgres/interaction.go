@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"errors"
@@ -21,7 +22,8 @@ import (
 // modified: the stored interaction is returned. When (CreatedBy,
 // IdempotencyKey) exists already, even in a transaction still committing,
 // nothing is written and the existing interaction is returned with existed
-// true.
+// true. An interaction already answered (see hitl.Store) is inserted so,
+// with its answered event (the created event's Next), in one transaction.
 func (s *Store) CreateInteraction(ctx context.Context, in *hitl.Interaction) (*hitl.Interaction, *hitl.Event, bool, error) {
 	got := *in
 	if got.ID == "" {
@@ -36,8 +38,7 @@ func (s *Store) CreateInteraction(ctx context.Context, in *hitl.Interaction) (*h
 	}
 	got.CreatedAt = truncate(got.CreatedAt)
 	got.Deadline = truncate(got.Deadline)
-	got.Status = hitl.StatusPending
-	got.Result = nil
+	answered := createdAnswered(&got)
 	args, err := insertArgs(&got)
 	if err != nil {
 		return nil, nil, false, fmt.Errorf("create interaction: %w", err)
@@ -52,7 +53,20 @@ func (s *Store) CreateInteraction(ctx context.Context, in *hitl.Interaction) (*h
 		Channel:       got.CreatedVia,
 		Interaction:   &got,
 	}
-	err = s.queryRow(ctx, sqlCreate, args, &ev.Seq, nil)
+	if answered {
+		ev.Next = &hitl.Event{Type: hitl.EventAnswered, InteractionID: got.ID, At: got.Result.RespondedAt,
+			Actor: got.Result.RespondedBy, Channel: got.Result.Channel, Interaction: &got}
+		err = s.with(ctx, func(c *pgx.Conn) error {
+			return pgx.BeginFunc(ctx, c, func(tx pgx.Tx) error {
+				if err := tx.QueryRow(ctx, sqlCreate, args...).Scan(&ev.Seq, nil); err != nil {
+					return err
+				}
+				return tx.QueryRow(ctx, sqlCreatedAnswered, got.ID, ev.Next.At, ev.Next.Actor, ev.Next.Channel, s.channel).Scan(&ev.Next.Seq, nil)
+			})
+		})
+	} else {
+		err = s.queryRow(ctx, sqlCreate, args, &ev.Seq, nil)
+	}
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		// The key is taken; ON CONFLICT waited for its transaction to end.
@@ -67,6 +81,21 @@ func (s *Store) CreateInteraction(ctx context.Context, in *hitl.Interaction) (*h
 		return nil, nil, false, fmt.Errorf("create interaction: %w", badText(err))
 	}
 	return &got, ev, false, nil
+}
+
+// createdAnswered makes in, about to be created, pending with no result,
+// unless it is answered with a result (a rule's answer): then it keeps it,
+// copied, its time to the millisecond. It reports which.
+func createdAnswered(in *hitl.Interaction) bool {
+	if in.Status != hitl.StatusAnswered || in.Result == nil {
+		in.Status, in.Result = hitl.StatusPending, nil
+		return false
+	}
+	r := *in.Result
+	r.RespondedAt = truncate(r.RespondedAt)
+	r.Value, r.ArgsDiff = bytes.Clone(r.Value), bytes.Clone(r.ArgsDiff)
+	in.Result = &r
+	return true
 }
 
 // byKey returns the interaction created by agent with the idempotency key.

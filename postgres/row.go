@@ -126,9 +126,9 @@ func scanInteractions(rows pgx.Rows, capacity int) ([]*hitl.Interaction, error) 
 	return list, rows.Err()
 }
 
-// insertArgs returns the values of in for sqlCreate's first 21
-// parameters, in interactionColumns order up to request_hash, then notify
-// and action.
+// insertArgs returns the values of in for sqlCreate's first 30
+// parameters: interactionColumns up to request_hash, notify and action,
+// then the status and the result (none for a pending interaction).
 func insertArgs(in *hitl.Interaction) ([]any, error) {
 	options, err := marshal(in.Options, in.Options == nil, "options")
 	if err != nil {
@@ -151,11 +151,16 @@ func insertArgs(in *hitl.Interaction) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	r := in.Result
+	if r == nil {
+		r = &hitl.Result{}
+	}
 	return []any{
 		in.ID, string(in.Type), in.Question, in.Context, options, text(in.FormSchema), text(in.DefaultResponse),
 		in.Timeout, timestamp(in.Deadline), string(in.OnTimeout), in.IdempotencyKey, in.SourceAgent, in.SessionID,
 		meta, targets, in.CreatedBy, in.CreatedVia, in.CreatedAt, in.RequestHash,
 		notify, action,
+		string(in.Status), text(r.Value), r.RespondedBy, r.Channel, timestamp(r.RespondedAt), r.TimedOut, r.Reason, text(r.ArgsDiff), r.RuleID,
 	}, nil
 }
 

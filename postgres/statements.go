@@ -13,13 +13,17 @@ var (
 		WHERE created_by = $1 AND idempotency_key = $2 AND idempotency_key <> ''`
 
 	// sqlCreate inserts an interaction and its created event unless the
-	// agent's idempotency key is taken (then it returns no row). $22 is
-	// the NOTIFY channel.
+	// agent's idempotency key is taken (then it returns no row). $31 is
+	// the NOTIFY channel. $22 to $30 are the status and the result: those
+	// of a pending interaction, or of one created answered (whose answered
+	// event sqlCreatedAnswered appends in the same transaction).
 	sqlCreate = `WITH ins AS (
 			INSERT INTO interactions (id, type, question, context, options, form_schema, default_response,
 				timeout, deadline, on_timeout, idempotency_key, source_agent, session_id,
-				metadata, targets, created_by, created_via, created_at, request_hash, notify, action)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
+				metadata, targets, created_by, created_via, created_at, request_hash, notify, action,
+				status, result_value, responded_by, result_channel, responded_at, timed_out, reason, args_diff, rule_id)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21,
+				$22, $23, $24, $25, $26, $27, $28, $29, $30)
 			ON CONFLICT (created_by, idempotency_key) WHERE idempotency_key <> '' DO NOTHING
 			RETURNING id, created_at, created_by, created_via
 		), ev AS (
@@ -27,7 +31,16 @@ var (
 			SELECT 'created', id, created_at, created_by, created_via FROM ins
 			RETURNING seq
 		)
-		SELECT seq, pg_notify($22, seq::text) FROM ev`
+		SELECT seq, pg_notify($31, seq::text) FROM ev`
+
+	// sqlCreatedAnswered appends the answered event of an interaction
+	// created answered ($1, at $2 by $3 via $4); $5 is the NOTIFY channel.
+	sqlCreatedAnswered = `WITH ev AS (
+			INSERT INTO events (type, interaction_id, at, actor, channel)
+			VALUES ('answered', $1, $2, $3, $4)
+			RETURNING seq
+		)
+		SELECT seq, pg_notify($5, seq::text) FROM ev`
 
 	// sqlResolve is the compare-and-set out of pending, with its event.
 	// $9 is true when the deadline must not have passed at $6 (a person's

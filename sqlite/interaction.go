@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/base64"
@@ -20,7 +21,9 @@ import (
 // CreatedAt the store's clock; times are kept to the millisecond. in is not
 // modified: the stored interaction is returned. When (CreatedBy,
 // IdempotencyKey) exists already, nothing is written and the existing
-// interaction is returned with existed true.
+// interaction is returned with existed true. An interaction already
+// answered (see hitl.Store) is inserted so, with its answered event (the
+// created event's Next) in the same transaction.
 func (s *Store) CreateInteraction(ctx context.Context, in *hitl.Interaction) (*hitl.Interaction, *hitl.Event, bool, error) {
 	got := *in
 	if got.ID == "" {
@@ -35,8 +38,7 @@ func (s *Store) CreateInteraction(ctx context.Context, in *hitl.Interaction) (*h
 	}
 	got.CreatedAt = truncate(got.CreatedAt)
 	got.Deadline = truncate(got.Deadline)
-	got.Status = hitl.StatusPending
-	got.Result = nil
+	answered := createdAnswered(&got)
 	args, err := insertArgs(&got)
 	if err != nil {
 		return nil, nil, false, fmt.Errorf("create interaction: %w", err)
@@ -48,6 +50,10 @@ func (s *Store) CreateInteraction(ctx context.Context, in *hitl.Interaction) (*h
 		Actor:         got.CreatedBy,
 		Channel:       got.CreatedVia,
 		Interaction:   &got,
+	}
+	if answered {
+		ev.Next = &hitl.Event{Type: hitl.EventAnswered, InteractionID: got.ID, At: got.Result.RespondedAt,
+			Actor: got.Result.RespondedBy, Channel: got.Result.Channel, Interaction: &got}
 	}
 
 	var existing *hitl.Interaction
@@ -66,7 +72,10 @@ func (s *Store) CreateInteraction(ctx context.Context, in *hitl.Interaction) (*h
 			}
 			return fmt.Errorf("insert: %w", err)
 		}
-		return s.insertEvent(ctx, tx, ev)
+		if err := s.insertEvent(ctx, tx, ev); err != nil || ev.Next == nil {
+			return err
+		}
+		return s.insertEvent(ctx, tx, ev.Next)
 	})
 	switch {
 	case err != nil:
@@ -75,6 +84,21 @@ func (s *Store) CreateInteraction(ctx context.Context, in *hitl.Interaction) (*h
 		return existing, nil, true, nil
 	}
 	return &got, ev, false, nil
+}
+
+// createdAnswered makes in, about to be created, pending with no result,
+// unless it is answered with a result (a rule's answer): then it keeps it,
+// copied, its time to the millisecond. It reports which.
+func createdAnswered(in *hitl.Interaction) bool {
+	if in.Status != hitl.StatusAnswered || in.Result == nil {
+		in.Status, in.Result = hitl.StatusPending, nil
+		return false
+	}
+	r := *in.Result
+	r.RespondedAt = truncate(r.RespondedAt)
+	r.Value, r.ArgsDiff = bytes.Clone(r.Value), bytes.Clone(r.ArgsDiff)
+	in.Result = &r
+	return true
 }
 
 // isConstraint reports whether err is the SQLite extended error code.

@@ -87,7 +87,8 @@ func scanInteraction(sc scanner, before ...any) (*hitl.Interaction, error) {
 }
 
 // insertArgs returns the values of in for sqlInsert, in interactionColumns
-// order. A pending interaction has no result columns.
+// order. A pending interaction has no result columns; one created
+// answered has its result's.
 func insertArgs(in *hitl.Interaction) ([]any, error) {
 	options, err := marshal(in.Options, in.Options == nil, "options")
 	if err != nil {
@@ -110,12 +111,16 @@ func insertArgs(in *hitl.Interaction) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	r := in.Result
+	if r == nil {
+		r = &hitl.Result{}
+	}
 	return []any{
 		in.ID, string(in.Type), in.Question, in.Context, options, text(in.FormSchema), text(in.DefaultResponse),
 		in.Timeout, millis(in.Deadline), string(in.OnTimeout), in.IdempotencyKey, in.SourceAgent, in.SessionID,
-		meta, targets, in.CreatedBy, in.CreatedVia, in.CreatedAt.UnixMilli(), in.RequestHash, string(hitl.StatusPending),
-		nil, "", "", nil, false, "",
-		notify, "", action, nil, "",
+		meta, targets, in.CreatedBy, in.CreatedVia, in.CreatedAt.UnixMilli(), in.RequestHash, string(in.Status),
+		text(r.Value), r.RespondedBy, r.Channel, millis(r.RespondedAt), r.TimedOut, r.Reason,
+		notify, r.IdempotencyKey, action, text(r.ArgsDiff), r.RuleID,
 	}, nil
 }
 

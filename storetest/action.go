@@ -132,3 +132,57 @@ func testResolveWithRule(t *testing.T, s hitl.Store) {
 		})
 	}
 }
+
+// testCreateAnswered checks that an interaction created answered (a rule's
+// answer) is stored answered, with its answered event after the created
+// one, and that an idempotent repeat writes nothing.
+func testCreateAnswered(t *testing.T, s hitl.Store) {
+	build := func() *hitl.Interaction {
+		in := everyActionField()
+		in.IdempotencyKey = "toolu_01"
+		in.Status = hitl.StatusAnswered
+		in.Result = &hitl.Result{Value: raw(`{"decision":"approve"}`), RespondedBy: "rule:r1", Channel: hitl.ChannelRule,
+			RespondedAt: base.Add(123_456), RuleID: "r1"}
+		return in
+	}
+	got, ev, existed, err := s.CreateInteraction(t.Context(), build())
+	if err != nil || existed {
+		t.Fatalf("CreateInteraction: existed %v, %v", existed, err)
+	}
+	want := build()
+	want.Result.RespondedAt = base
+	returnedAndStored(t, s, "CreateInteraction", want, got)
+	if ev.Type != hitl.EventCreated || ev.Next == nil {
+		t.Fatalf("events: %+v, want created with an answered event next", ev)
+	}
+	wantAnswered := &hitl.Event{Seq: ev.Next.Seq, Type: hitl.EventAnswered, InteractionID: want.ID, At: base,
+		Actor: "rule:r1", Channel: hitl.ChannelRule, Interaction: want}
+	if d := cmp.Diff(wantAnswered, ev.Next); d != "" {
+		t.Errorf("answered event (-want +got):\n%s", d)
+	}
+	if ev.Next.Seq <= ev.Seq {
+		t.Errorf("answered event Seq %d, want after the created event's %d", ev.Next.Seq, ev.Seq)
+	}
+	evs := events(t, s)
+	if len(evs) != 2 || evs[0].Seq != ev.Seq || evs[0].Interaction.Status != hitl.StatusAnswered {
+		t.Fatalf("event log: %+v", evs)
+	}
+	wantAnswered.Next = nil
+	if d := cmp.Diff(wantAnswered, evs[1]); d != "" {
+		t.Errorf("event log's answered event (-want +got):\n%s", d)
+	}
+	// A repeat with the same key returns it, writing nothing.
+	again, ev2, existed, err := s.CreateInteraction(t.Context(), build())
+	if err != nil || !existed || ev2 != nil || again.ID != want.ID {
+		t.Errorf("repeat: %v %v %v %v", again, ev2, existed, err)
+	}
+	if got := lastSeq(t, s); got != ev.Next.Seq {
+		t.Errorf("LastEventSeq after the repeat: %d, want %d", got, ev.Next.Seq)
+	}
+	// Other statuses are created pending.
+	in := everyActionField()
+	in.ID, in.Status, in.Result = "", hitl.StatusExpired, &hitl.Result{Reason: "timeout"}
+	if got := create(t, s, in); got.Status != hitl.StatusPending || got.Result != nil {
+		t.Errorf("created expired: %s %+v, want pending", got.Status, got.Result)
+	}
+}

@@ -74,6 +74,7 @@ func Run(t *testing.T, newStore func(t *testing.T) hitl.Store) {
 		{"TextNUL", testTextNUL},
 		{"Ping", testPing},
 		{"CreateRoundTripAction", testCreateRoundTripAction},
+		{"CreateAnswered", testCreateAnswered},
 		{"ResolveAction", testResolveAction},
 		{"ResolveWithRule", testResolveWithRule},
 		{"RuleRoundTrip", testRuleRoundTrip},
