@@ -284,3 +284,27 @@ func TestActionDefaultAtDeadline(t *testing.T) {
 		}
 	})
 }
+
+// TestAlwaysAnswerRetried: the retry of an answer that made a rule, with
+// the same Idempotency-Key, gets the first answer's success and makes no
+// second rule.
+func TestAlwaysAnswerRetried(t *testing.T) {
+	t.Parallel()
+	b := newBroker(t, nil)
+	in := createAs(t, buildBot, b, bash("make lint"))
+	value := json.RawMessage(`{"decision":"approve","always":{"match":{"arg":"command","prefix":"make lint"}}}`)
+	first, err := b.RespondIdempotent(alice, in.ID, value, "k-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := b.RespondIdempotent(alice, in.ID, value, "k-1")
+	if err != nil || again.Result.RespondedAt != first.Result.RespondedAt {
+		t.Errorf("retry: %v, %v; want the first answer", again, err)
+	}
+	if _, err := b.RespondIdempotent(alice, in.ID, value, "k-2"); !errors.Is(err, hitl.ErrConflict) {
+		t.Errorf("another key: %v, want a conflict", err)
+	}
+	if rules, _, _ := b.Rules(root, hitl.RuleFilter{}); len(rules) != 1 {
+		t.Errorf("%d rules, want 1", len(rules))
+	}
+}
