@@ -42,13 +42,16 @@ func hasDotDot(p string) bool {
 // args (a JSON object) from sourceAgent at now: r is active, its scope is
 // that agent (or every agent) and that action, and its match holds.
 func (r *Rule) Matches(sourceAgent string, a *Action, now time.Time) bool {
-	if a == nil || !r.Active(now) || r.ActionName != a.Name {
-		return false
-	}
-	if r.SourceAgent != sourceAgent && r.SourceAgent != AnyAgent {
+	if !r.inScope(sourceAgent, a, now) {
 		return false
 	}
 	return r.Match.Matches(a.Args)
+}
+
+// inScope reports whether r is active at now for the agent and the
+// action's name, whatever its match.
+func (r *Rule) inScope(sourceAgent string, a *Action, now time.Time) bool {
+	return a != nil && r.Active(now) && r.ActionName == a.Name && (r.SourceAgent == sourceAgent || r.SourceAgent == AnyAgent)
 }
 
 // Matches reports whether the argument m names, in args (a JSON object),
@@ -61,6 +64,15 @@ func (m *RuleMatch) Matches(args json.RawMessage) bool {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(args, &fields); err != nil {
 		return false
+	}
+	return m.matchFields(fields)
+}
+
+// matchFields is Matches on args decoded (nil when they are not an
+// object).
+func (m *RuleMatch) matchFields(fields map[string]json.RawMessage) bool {
+	if m == nil {
+		return true
 	}
 	v, ok := fields[m.Arg]
 	if !ok {
@@ -113,9 +125,16 @@ func globMatch(glob, p string) bool {
 // every allow rule; among rules of the same effect the oldest wins (then
 // the smallest ID), whatever the order of rules.
 func DecidingRule(rules []*Rule, sourceAgent string, a *Action, now time.Time) *Rule {
+	if a == nil {
+		return nil
+	}
+	var fields map[string]json.RawMessage // decoded once, for every rule
+	if json.Unmarshal(a.Args, &fields) != nil {
+		fields = nil
+	}
 	var best *Rule
 	for _, r := range rules {
-		if !r.Matches(sourceAgent, a, now) {
+		if !r.inScope(sourceAgent, a, now) || !r.Match.matchFields(fields) {
 			continue
 		}
 		if best == nil || beats(r, best) {
