@@ -96,12 +96,14 @@ func (in *Interaction) Allows(d Decision) bool {
 
 // MarshalJSON encodes an interaction; an action's reject_requires_message
 // is always present, false included, so readers need not guess a default.
+// HTML characters are left as they are: the caller's encoder escapes
+// them or not, as it would without this method.
 func (in Interaction) MarshalJSON() ([]byte, error) {
 	type plain Interaction // without this method
 	if in.Type != TypeAction {
-		return json.Marshal(plain(in))
+		return encodeJSON(plain(in))
 	}
-	return json.Marshal(struct {
+	return encodeJSON(struct {
 		plain
 		// Shallower than plain's field of the same name, so it wins.
 		RejectRequiresMessage bool `json:"reject_requires_message"`

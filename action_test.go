@@ -231,3 +231,28 @@ func TestActionFingerprint(t *testing.T) {
 		}
 	}
 }
+
+// TestInteractionJSONKeepsHTML: an encoder that does not escape HTML
+// writes an interaction's text as it is, as before MarshalJSON existed;
+// json.Marshal escapes it.
+func TestInteractionJSONKeepsHTML(t *testing.T) {
+	t.Parallel()
+	for _, in := range []*hitl.Interaction{
+		create(t, hitl.CreateRequest{Question: "Release <1.4> & more?"}),
+		create(t, hitl.CreateRequest{Type: hitl.TypeAction, Action: &hitl.Action{Name: "Bash", Args: json.RawMessage(`{"command":"make <x> && y"}`)}}),
+	} {
+		var b strings.Builder
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(in); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(b.String(), `\u003c`) || strings.Contains(b.String(), `\u0026`) {
+			t.Errorf("unescaped encoder: %s", b.String())
+		}
+		m, _ := json.Marshal(in)
+		if strings.Contains(string(m), "<") || strings.Contains(string(m), "&") {
+			t.Errorf("json.Marshal: %s, want HTML escaped", m)
+		}
+	}
+}
