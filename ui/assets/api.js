@@ -30,12 +30,34 @@ async function readError(res) {
   return { code: "", message: res.statusText || `HTTP ${res.status}` };
 }
 
+// RawJSON is JSON text sent as it is, inside an answer: an action's
+// arguments edited as JSON reach the server exactly as typed (JSON.parse
+// would quietly keep the last of a repeated key; the server refuses it).
+// The text must be valid JSON.
+export class RawJSON {
+  constructor(text) {
+    this.text = text;
+  }
+}
+
+// encode is JSON.stringify for an answer's body, with RawJSON values
+// spliced in as their text.
+function encode(v) {
+  if (v instanceof RawJSON) return v.text;
+  if (Array.isArray(v)) return `[${v.map((x) => (x === undefined ? "null" : encode(x))).join(",")}]`;
+  if (v && typeof v === "object") {
+    const fields = Object.entries(v).filter(([, x]) => x !== undefined);
+    return `{${fields.map(([k, x]) => `${JSON.stringify(k)}:${encode(x)}`).join(",")}}`;
+  }
+  return JSON.stringify(v) ?? "null";
+}
+
 // respond answers an interaction through the web HITL contract
 // (POST /api/v1/agents/hitl/respond), retrying while the server cannot be
 // reached. It resolves to {ok:true} or {ok:false, status, code, message}
 // where status 0 means the server was never reached.
 export async function respond(id, type, value, onRetry) {
-  const body = JSON.stringify({ interaction_id: id, value, response_type: type });
+  const body = encode({ interaction_id: id, value, response_type: type });
   for (let attempt = 0; ; attempt++) {
     let res = null;
     let failure = null;
@@ -110,4 +132,19 @@ export function listInteractions({ status = "", limit = 50, cursor = "" } = {}) 
   if (status) q.set("status", status);
   if (cursor) q.set("cursor", cursor);
   return getJSON(`/api/v1/interactions?${q}`);
+}
+
+// listRules fetches one page of rules, oldest first: those in force, or
+// all of them (revoked and expired too). An admin gets every rule, anyone
+// else the rules they made.
+export function listRules({ all = false, cursor = "" } = {}) {
+  const q = new URLSearchParams({ limit: "100" });
+  if (!all) q.set("active", "true");
+  if (cursor) q.set("cursor", cursor);
+  return getJSON(`/api/v1/rules?${q}`);
+}
+
+// revokeRule revokes a rule; it resolves to the rule, revoked.
+export function revokeRule(id) {
+  return requestJSON("DELETE", `/api/v1/rules/${encodeURIComponent(id)}`);
 }

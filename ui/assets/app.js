@@ -1,6 +1,7 @@
 // hitl web inbox: the entry module. It asks the server who is signed in,
 // shows the sign-in view or the inbox, and wires the views, the live
-// channel, the announcer, notifications and the Slack settings together.
+// channel, the announcer, notifications, the rules and the Slack settings
+// together.
 
 import { Inbox } from "./inbox.js";
 import { History } from "./history.js";
@@ -9,6 +10,7 @@ import { onUnauthorized } from "./api.js";
 import { setupNotifications } from "./notify.js";
 import { SignIn, logout, me } from "./session.js";
 import { SlackSettings } from "./slack.js";
+import { RulesView } from "./rules.js";
 import { icon, sleep } from "./dom.js";
 
 const $ = (id) => document.getElementById(id);
@@ -114,6 +116,7 @@ $("notify-btn").prepend(icon("bell"));
 setupNotifications($("notify-btn"), $("notify-state"));
 
 const slack = new SlackSettings($("slack-btn"), $("slack-dialog"), { announce });
+const rules = new RulesView($("rules-btn"), $("rules-dialog"), { announce });
 
 const signIn = new SignIn({
   view: $("view-login"),
@@ -240,6 +243,7 @@ function signedIn(data) {
     stopLive();
     inbox.reset();
     history.reset();
+    rules.hide();
     clearDrafts();
   }
   user = data;
@@ -260,6 +264,7 @@ function signedIn(data) {
   }
   if (data.role === "admin") slack.probe();
   else slack.hide();
+  rules.show();
   view = "";
   route(false);
   inbox.render();
@@ -273,6 +278,7 @@ function signedOut(notice) {
   inbox.reset();
   history.reset();
   slack.hide();
+  rules.hide();
   hideInbox();
   document.title = "Sign in · hitl";
   signIn.show({ notice });

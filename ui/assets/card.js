@@ -6,6 +6,7 @@ import { renderMarkdown } from "./markdown.js";
 import { buildWidget } from "./widgets.js";
 import { respond } from "./api.js";
 import { TYPE_LABELS, countdown, spokenDuration, timeEl } from "./format.js";
+import { OUTCOME_KINDS } from "./decision.js";
 
 // The AI-Parrot HITL contract's words for a question the agent withdrew (§3.3).
 export const MOVED_ON = "The agent moved on — this question expired.";
@@ -43,13 +44,20 @@ export class Card {
       this.widget.body ? h("div", { class: "answer-body" }, this.widget.body) : null,
       this.error,
       h("div", { class: "actions" },
-        q.interaction_type === "approval" ? null : h("span", { class: "kbd-hint", "aria-hidden": "true" }, h("kbd", { text: kbd }), " ", h("kbd", { text: "Enter" }), " to submit"),
+        q.interaction_type === "approval" ? null : h("span", { class: "kbd-hint", "aria-hidden": "true" }, h("kbd", { text: kbd }), " ", h("kbd", { text: "Enter" }), this.widget.hint || " to submit"),
         h("span", { class: "actions-buttons" }, this.widget.actions)));
     this.form = h("form", { class: "answer", novalidate: true, onsubmit: (e) => { e.preventDefault(); this.submit(); } }, this.fields);
     this.form.addEventListener("input", () => this.saveDraft());
     this.form.addEventListener("change", () => this.saveDraft());
 
     const agent = q.source_agent ? h("span", { class: "card-agent", text: q.source_agent }) : null;
+    const action = q.interaction_type === "action";
+    const dot = () => h("span", { class: "dot", "aria-hidden": "true", text: "·" });
+    // An action names its tool, and the agent's session when there is one.
+    const tool = action && q.action?.name ? h("code", { class: "action-chip card-tool", text: q.action.name }) : null;
+    const session = action && q.session_id
+      ? h("span", { class: "card-session", title: `Session ${q.session_id}` }, h("span", { class: "sr-only", text: "session " }), h("span", { class: "card-session-id", text: q.session_id }))
+      : null;
     this.article = h("article", {
       class: `card type-${q.interaction_type}`,
       "data-id": this.id,
@@ -61,10 +69,12 @@ export class Card {
     },
     h("header", { class: "card-head" },
       h("span", { class: `type-badge badge-${q.interaction_type}`, text: TYPE_LABELS[q.interaction_type] || q.interaction_type }),
-      h("span", { class: "card-meta" }, agent, agent ? h("span", { class: "dot", "aria-hidden": "true", text: "·" }) : null, timeEl(q.created_at)),
+      tool,
+      h("span", { class: "card-meta" }, agent, agent ? dot() : null, session, session ? dot() : null, timeEl(q.created_at)),
       this.timer),
     h("h2", { class: "question", id: ids.question, text: q.question }),
     q.context ? h("div", { class: "context md", id: ids.context }, renderMarkdown(q.context)) : null,
+    this.widget.view || null,
     this.outcome,
     this.form);
     // The wrapper collapses smoothly when the card leaves.
@@ -111,7 +121,7 @@ export class Card {
     if (this.resolved) return;
     if (res.ok) {
       this.sent = true;
-      this.resolve("sent", "Answer sent.");
+      this.resolve("sent", this.widget.sentText ? this.widget.sentText(this.value) : "Answer sent.", this.q.interaction_type === "action" ? lookOf(this.value) : "");
       return;
     }
     if (this.deferred) {
@@ -121,8 +131,9 @@ export class Card {
     }
     switch (over(res) || res.status) {
       case "conflict":
+        this.conflict = true;
         this.resolve("answered", "Someone else answered first.");
-        this.hooks.lookup?.(this);
+        if (!this.explained) this.hooks.lookup?.(this);
         return;
       case "cancelled":
         this.resolve("cancelled", MOVED_ON);
@@ -169,7 +180,7 @@ export class Card {
     const primary = this.fields.querySelector(".btn-primary span");
     if (primary) {
       this.primaryLabel ??= primary.textContent;
-      primary.textContent = busy && label && this.q.interaction_type !== "approval" ? label : this.primaryLabel;
+      primary.textContent = busy && label && !["approval", "action"].includes(this.q.interaction_type) ? label : this.primaryLabel;
     }
     if (!busy && this.refocus && !this.resolved && document.activeElement === this.article) {
       this.refocus.focus();
@@ -225,16 +236,20 @@ export class Card {
     this.hooks.changed();
   }
 
-  showOutcome(kind, text) {
-    this.outcome.className = `outcome outcome-${kind}`;
-    this.outcome.querySelector(".outcome-icon").replaceChildren(icon(kind === "sent" || kind === "answered" ? "check" : kind === "expired" ? "clock" : "x"));
+  // showOutcome shows what became of the card; look, when given, is the
+  // decision's look (approved, edited, rejected, responded), else kind's.
+  showOutcome(kind, text, look = "") {
+    const l = look || kind;
+    this.outcome.className = `outcome outcome-${l}`;
+    this.outcome.querySelector(".outcome-icon").replaceChildren(icon(OUTCOME_ICONS[l] || "x"));
     this.outcome.querySelector(".outcome-text").textContent = text;
     this.outcome.hidden = false;
   }
 
   // resolve ends the card with an outcome; it returns false when the card
-  // had already ended.
-  resolve(kind, text) {
+  // had already ended. An answered action then asks the server what was
+  // decided, by whom and through which channel.
+  resolve(kind, text, look = "") {
     if (this.resolved) return false;
     this.resolved = true;
     this.clearError();
@@ -242,15 +257,21 @@ export class Card {
     this.timer.hidden = true;
     this.article.classList.add("is-resolved", `is-${kind}`);
     this.article.setAttribute("aria-busy", "false");
-    this.showOutcome(kind, text);
+    this.showOutcome(kind, text, look);
     this.clearDraft();
     this.hooks.resolved(this, kind, text);
+    if (this.q.interaction_type === "action" && (kind === "sent" || kind === "answered")) {
+      this.explained = true;
+      this.hooks.lookup?.(this);
+    }
     return true;
   }
 
-  // update replaces the outcome text of an ended card (details arrived).
-  update(text) {
-    this.outcome.querySelector(".outcome-text").textContent = text;
+  // update replaces the outcome text of an ended card (details arrived),
+  // and its look when one is given.
+  update(text, look = "") {
+    if (look) this.showOutcome("", text, look);
+    else this.outcome.querySelector(".outcome-text").textContent = text;
   }
 
   // leave animates the card out and removes it.
@@ -334,6 +355,18 @@ function over(res) {
   if (![404, 409, 410].includes(res.status)) return "";
   if (["conflict", "expired", "cancelled", "not_found"].includes(res.code)) return res.code;
   return { 404: "not_found", 409: "conflict", 410: "expired" }[res.status];
+}
+
+// OUTCOME_ICONS are the icons of the outcomes.
+const OUTCOME_ICONS = {
+  sent: "check", answered: "check", approved: "check", expired: "clock",
+  edited: "edit", rejected: "x", responded: "reply",
+};
+
+// lookOf is the look of an action's own answer (see showOutcome); "" for
+// the other types.
+function lookOf(value) {
+  return OUTCOME_KINDS[value?.decision] || "";
 }
 
 // short trims a question for announcements and notifications.

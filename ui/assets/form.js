@@ -12,7 +12,8 @@
 
 import { h, uid } from "./dom.js";
 
-// buildSchemaForm returns {el, read(), showErrors(list), clearErrors()}.
+// buildSchemaForm returns {el, read(), peek(), showErrors(list),
+// clearErrors()}.
 // read() returns {ok, value, first} where first is the first invalid
 // control; showErrors takes [{path, message}] (JSON pointers) and returns
 // the messages no field could show.
@@ -42,6 +43,11 @@ export function buildSchemaForm(schema, defaults) {
         }
       }
       return { ok: r.errors.length === 0, value: r.value ?? {}, first };
+    },
+    // peek reads the values as read() does, without marking any field.
+    peek() {
+      const r = root.read();
+      return { ok: r.errors.length === 0, value: r.value ?? {} };
     },
     showErrors(list) {
       const rest = [];
@@ -208,8 +214,10 @@ function stringNode(s, name, path, required, def, ctx) {
   const id = controlID(ctx, path);
   const fmt = s.format;
   const types = { date: "date", "date-time": "datetime-local", time: "time", email: "email", uri: "url", url: "url" };
-  const long = (s.maxLength ?? 0) > 200 || s["x-multiline"] === true;
   let initial = typeof def === "string" ? def : "";
+  // A value with line breaks (a shell script, say) needs a textarea: an
+  // input would drop them.
+  const long = (s.maxLength ?? 0) > 200 || s["x-multiline"] === true || (!fmt && (initial.includes("\n") || initial.length > 80));
   if (fmt === "date-time" && initial) initial = toLocalInput(initial);
   if (fmt === "time" && initial) initial = initial.replace(/(Z|[+-]\d\d:\d\d)$/, "").slice(0, 8);
   const control = long

@@ -8,6 +8,7 @@ export const TYPE_LABELS = {
   multi_choice: "Choose any",
   form: "Form",
   free_text: "Text",
+  action: "Action",
 };
 
 const CHANNELS = {
@@ -17,6 +18,7 @@ const CHANNELS = {
   mcp: "MCP",
   slack: "Slack",
   timeout: "the default at the deadline",
+  rule: "a rule",
 };
 
 // channelName names a channel for a sentence ("via Slack").

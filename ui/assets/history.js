@@ -4,6 +4,9 @@
 import { h } from "./dom.js";
 import { listInteractions } from "./api.js";
 import { TYPE_LABELS, channelName, timeEl, valueNode } from "./format.js";
+import { actionArgs, changesView } from "./argsview.js";
+import { codeBlock, visibleText } from "./codeview.js";
+import { DECISION_LABELS, OUTCOME_KINDS, changedFields, decisionOf, fieldsText } from "./decision.js";
 
 const STATUS_LABELS = { answered: "Answered", expired: "Expired", cancelled: "Cancelled" };
 const PAGE = 50;
@@ -104,7 +107,9 @@ function item(it) {
   const res = it.result || {};
   const when = res.responded_at && !res.responded_at.startsWith("0001") ? res.responded_at : it.created_at;
   let outcome;
-  if (it.status === "answered") {
+  if (it.interaction_type === "action" && it.status === "answered" && decisionOf(res.value)) {
+    outcome = actionOutcome(it, res, when);
+  } else if (it.status === "answered") {
     outcome = [
       h("div", { class: "h-answer" }, h("span", { class: "h-label", text: "Answer" }), valueNode(it, res.value)),
       h("p", { class: "h-meta" },
@@ -121,7 +126,44 @@ function item(it) {
     h("div", { class: "h-head" },
       h("span", { class: `status-badge status-${it.status}`, text: STATUS_LABELS[it.status] || it.status }),
       h("span", { class: `type-badge badge-${it.interaction_type}`, text: TYPE_LABELS[it.interaction_type] || it.interaction_type }),
+      it.action?.name ? h("code", { class: "action-chip", text: it.action.name }) : null,
       it.source_agent ? h("span", { class: "h-agent", text: it.source_agent }) : null),
     h("p", { class: "h-question", text: it.question }),
+    it.interaction_type === "action" ? actionSubject(it.action) : null,
     outcome);
+}
+
+// actionSubject is what an action was about, in short: a command, or a
+// file's path.
+function actionSubject(action) {
+  const args = actionArgs(action);
+  if (action?.name === "Bash" && typeof args.command === "string") {
+    return codeBlock(args.command, { label: "Command", prompt: true, cls: "code-command code-small" });
+  }
+  if (typeof args.file_path === "string") return h("p", { class: "h-subject" }, h("code", { class: "code-path" }, visibleText(args.file_path)));
+  return null;
+}
+
+// actionOutcome is the decision about an action: what, by whom, the
+// reason or reply, and the changes of an edit.
+function actionOutcome(it, res, when) {
+  const v = res.value;
+  const d = decisionOf(v);
+  const ruled = res.channel === "rule" || !!res.rule_id;
+  const label = ruled ? (d === "reject" ? "Denied by a rule" : "Allowed by a rule") : DECISION_LABELS[d];
+  const msg = typeof v.message === "string" && v.message !== "" ? v.message : "";
+  const fields = d === "edit" ? changedFields(res.args_diff) : [];
+  let by;
+  if (res.timed_out) by = "Default used at the deadline";
+  else if (ruled) by = `By rule ${res.rule_id || String(res.responded_by).replace(/^rule:/, "")}`;
+  else by = `By ${res.responded_by || "someone"} via ${channelName(res.channel)}`;
+  return [
+    h("div", { class: "h-answer" },
+      h("span", { class: "h-label", text: "Decision" }),
+      h("span", { class: `pill-value decision-${OUTCOME_KINDS[d]}`, text: label }),
+      msg ? h("span", { class: "text-value" }, visibleText(msg)) : null,
+      fields.length ? h("span", { class: "h-meta", text: `${fieldsText(fields)} changed` }) : null),
+    d === "edit" && v.args && typeof v.args === "object" ? changesView(actionArgs(it.action), v.args) : null,
+    h("p", { class: "h-meta" }, by, " · ", timeEl(when)),
+  ];
 }

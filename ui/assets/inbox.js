@@ -5,6 +5,7 @@ import { isTyping } from "./dom.js";
 import { Card, MOVED_ON, short } from "./card.js";
 import { getInteraction } from "./api.js";
 import { answeredBy, ago, channelName } from "./format.js";
+import { actionOutcome } from "./decision.js";
 import { notify, dismiss } from "./notify.js";
 
 const DEFAULT_USED = "The deadline passed, so the default answer was used.";
@@ -191,8 +192,9 @@ export class Inbox {
 
   onResolved(card, kind, text) {
     dismiss(card.id);
-    this.opts.announce(kind === "sent" ? "Answer sent." : `“${short(card.q.question, 80)}”: ${text}`);
-    setTimeout(() => this.remove(card), kind === "sent" ? LINGER_SENT : LINGER_OTHER);
+    this.opts.announce(kind === "sent" ? text : `“${short(card.q.question, 80)}”: ${text}`);
+    // What became of an action is worth reading: it stays longer.
+    setTimeout(() => this.remove(card), kind === "sent" && card.q.interaction_type !== "action" ? LINGER_SENT : LINGER_OTHER);
     this.opts.resolved?.();
     this.render();
   }
@@ -213,13 +215,16 @@ export class Inbox {
     this.render();
   }
 
-  // lookup fills in who answered a card that a POST found already answered.
+  // lookup fills in who answered a card that a POST found already
+  // answered, and what was decided about an action.
   async lookup(card) {
     const r = await getInteraction(card.id);
-    if (r.ok && r.data.status === "answered") {
-      const res = r.data.result || {};
-      card.update(res.timed_out ? DEFAULT_USED : `Someone else answered first. ${answeredBy(res.responded_by, res.channel)}`);
-    }
+    if (!r.ok || r.data.status !== "answered") return;
+    const res = r.data.result || {};
+    const first = card.conflict ? "Someone else answered first. " : "";
+    const o = card.q.interaction_type === "action" ? actionOutcome(r.data) : null;
+    if (o) card.update(`${first}${o.text}`, o.kind);
+    else if (card.conflict) card.update(res.timed_out ? DEFAULT_USED : `${first}${answeredBy(res.responded_by, res.channel)}`);
   }
 
   // setReady marks the first replay as complete enough to show the empty

@@ -8,6 +8,7 @@
 
 import { h, icon } from "./dom.js";
 import { buildSchemaForm, parseServerErrors } from "./form.js";
+import { actionWidget } from "./action.js";
 
 // buildWidget returns the widget for q; submit(value?) answers the card.
 export function buildWidget(q, ids, submit) {
@@ -16,6 +17,7 @@ export function buildWidget(q, ids, submit) {
     case "single_choice": return singleChoice(q, ids);
     case "multi_choice": return multiChoice(q, ids);
     case "form": return form(q);
+    case "action": return actionWidget(q, submit);
     default: return freeText(q, ids);
   }
 }
