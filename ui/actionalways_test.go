@@ -112,7 +112,7 @@ func TestActionAlwaysAllow(t *testing.T) {
 	before := time.Now()
 	p.click(id, ".btn-submit")
 	assertValue(t, awaitResult(t, wait), `{"decision": "approve"}`)
-	p.waitOutcome(id, "Approved by local via the web inbox.")
+	p.waitOutcome(id, "Approved by local via the web inbox. The rule is saved: see Rules in the top bar.")
 
 	rules := srv.rules(t)
 	if len(rules) != 1 {

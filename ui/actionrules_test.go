@@ -131,3 +131,36 @@ func TestRulesView(t *testing.T) {
 		t.Errorf("top bar buttons %q lack Rules", got)
 	}
 }
+
+// TestRulesNarrow: signed in as an admin on a 375 px phone, the top bar
+// keeps the Rules button beside the tabs, and the rules dialog fits and
+// passes axe-core.
+func TestRulesNarrow(t *testing.T) {
+	t.Parallel()
+	srv := newServerWith(t, serverOptions{auth: true})
+	admin := *srv
+	admin.token = newToken(t, srv.IDs, "ops-admin", hitl.RoleAdmin)
+	if code, body := admin.call(t, http.MethodPost, "/api/v1/rules", map[string]any{
+		"effect": "allow", "source_agent": "claude-code", "action_name": "Read", "ttl_seconds": 3600,
+	}); code != http.StatusCreated {
+		t.Fatalf("create rule: %d %s", code, body)
+	}
+	id := srv.askAction(t, "Bash", map[string]any{"command": "make test"}, nil) // the Inbox tab counts it
+	p := openSignIn(t, srv, chromedp.EmulateViewport(375, 812, chromedp.EmulateMobile), emulateMedia("light"))
+	p.signIn("carol", carolPassword)
+	p.waitSignedIn("carol")
+	p.waitCard(id)
+	p.waitJS(`!document.getElementById("slack-btn").hidden && !document.getElementById("rules-btn").hidden`)
+	checkNarrow(t, p)
+	// Two rows: the brand and the account, then the tabs and the buttons.
+	if top, tabs := eval[float64](p, `document.getElementById("rules-btn").getBoundingClientRect().top`),
+		eval[float64](p, `document.getElementById("tabs").getBoundingClientRect().top`); top-tabs > 8 {
+		t.Errorf("the Rules button is %.0f px below the tabs: the top bar takes a third row", top-tabs)
+	}
+	p.openRules()
+	if items := p.ruleItems(); len(items) != 1 || !strings.Contains(items[0], "for any arguments") {
+		t.Errorf("rules %q, want the admin's rule for any arguments", items)
+	}
+	checkNarrow(t, p)
+	checkAxe(t, p)
+}

@@ -223,7 +223,9 @@ export class Inbox {
     const res = r.data.result || {};
     const first = card.conflict ? "Someone else answered first. " : "";
     const o = card.q.interaction_type === "action" ? actionOutcome(r.data) : null;
-    if (o) card.update(`${first}${o.text}`, o.kind);
+    // This page's own "Always allow…" made a rule with the answer.
+    const rule = card.sent && card.value?.always ? " The rule is saved: see Rules in the top bar." : "";
+    if (o) card.update(`${first}${o.text}${rule}`, o.kind);
     else if (card.conflict) card.update(res.timed_out ? DEFAULT_USED : `${first}${answeredBy(res.responded_by, res.channel)}`);
   }
 
