@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -138,6 +139,16 @@ func TestActionAlwaysAllow(t *testing.T) {
 	p.waitCard(other)
 	if cards := eval[[]string](p, `window.__cards`); slices.Contains(cards, again) {
 		t.Errorf("a card was shown for %s, which the rule decided: %v", again, cards)
+	}
+	// The history has it, decided by the rule.
+	p.do(chromedp.Navigate(srv.URL + "/#history"))
+	item := fmt.Sprintf(`#history-list li[data-id=%q]`, again)
+	p.waitJS(fmt.Sprintf(`document.querySelector(%s)`, js(item)))
+	got := p.text(item)
+	for _, want := range []string{"Bash", "git status --short", "Allowed by a rule", "By rule " + r.ID} {
+		if !strings.Contains(got, want) {
+			t.Errorf("history item %q lacks %q", got, want)
+		}
 	}
 }
 

@@ -279,8 +279,9 @@ func TestActionRespond(t *testing.T) {
 
 // TestActionKeyboard: everything without the mouse. The new card has the
 // focus; Tab reaches the buttons; Enter on Reject opens the reason, Escape
-// closes it and gives the focus back to Reject; Ctrl+Enter sends the open
-// panel, and on a card with none open, approves.
+// closes it and gives the focus back to Reject, where Ctrl+Enter opens it
+// again (and does not approve); Ctrl+Enter sends the open panel, and on a
+// card with none open, approves.
 func TestActionKeyboard(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t)
@@ -306,8 +307,10 @@ func TestActionKeyboard(t *testing.T) {
 	if !eval[bool](p, fmt.Sprintf(`document.querySelector(%s).hidden`, js(in(first, ".panel-reject")))) {
 		t.Error("Escape left the reason panel open")
 	}
-	p.do(chromedp.KeyEvent(kb.Enter))
+	// Ctrl+Enter on Reject opens it too: it never approves.
+	p.do(ctrlEnter())
 	p.waitFocus(first, `textarea[name="reject-message"]`)
+	srv.stillPending(t, first)
 	p.do(ctrlEnter())
 	assertValue(t, awaitResult(t, waitFirst), `{"decision": "reject", "message": "not during business hours"}`)
 

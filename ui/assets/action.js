@@ -136,6 +136,14 @@ export function actionWidget(q, submit) {
       if (allowed.has("approve")) return { ok: true, value: { decision: "approve" } };
       return { ok: false, message: "Choose what to do with this action.", first: main[0] };
     },
+    // Ctrl/⌘+Enter on Reject, Edit, Respond or Always allow… opens that
+    // panel: it never approves what the person is pointing away from.
+    key(target) {
+      const b = target?.closest?.("button");
+      if (!b || !main.includes(b) || b.classList.contains("btn-approve")) return false;
+      b.click();
+      return true;
+    },
     keyValue: () => undefined,
     parse: (message) => (mode !== "" ? panels[mode].parse(message) : []),
     showErrors: (list) => (mode !== "" ? panels[mode].showErrors(list) : list.map((e) => e.message)),

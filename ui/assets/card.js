@@ -86,6 +86,7 @@ export class Card {
     if (e.key !== "Enter" || !(e.ctrlKey || e.metaKey) || e.altKey || e.shiftKey) return;
     e.preventDefault();
     e.stopPropagation();
+    if (this.widget.key?.(e.target)) return;
     const v = this.widget.keyValue(e.target);
     this.submit(v);
   }

@@ -5,6 +5,8 @@
 //   keyValue(target): what Ctrl/Cmd+Enter submits from target, or
 //            undefined to use read()
 //   showErrors(list): shows the server's field errors; returns the rest
+//   key(target):     optional; handles Ctrl/Cmd+Enter on target itself
+//            and returns true, or returns false to submit
 
 import { h, icon } from "./dom.js";
 import { buildSchemaForm, parseServerErrors } from "./form.js";
