@@ -311,6 +311,13 @@ func TestActionKeyboard(t *testing.T) {
 	p.do(ctrlEnter())
 	p.waitFocus(first, `textarea[name="reject-message"]`)
 	srv.stillPending(t, first)
+	// Escape from the panel's buttons closes it as well.
+	p.do(chromedp.KeyEvent(kb.Tab))
+	p.waitFocus(first, ".btn-cancel")
+	p.do(chromedp.KeyEvent(kb.Escape))
+	p.waitFocus(first, ".btn-reject")
+	p.do(chromedp.KeyEvent(kb.Enter))
+	p.waitFocus(first, `textarea[name="reject-message"]`)
 	p.do(ctrlEnter())
 	assertValue(t, awaitResult(t, waitFirst), `{"decision": "reject", "message": "not during business hours"}`)
 

@@ -112,18 +112,19 @@ export function actionWidget(q, submit) {
     (back && main.includes(back) ? back : main[0])?.focus();
   }
 
-  const body = h("div", {
-    class: "action-answer",
-    onkeydown: (e) => {
-      if (e.key === "Escape" && mode !== "") {
-        e.preventDefault();
-        e.stopPropagation();
-        close();
-      } else if (e.key === "Enter" && !e.ctrlKey && !e.metaKey && e.target.tagName === "INPUT") {
-        e.preventDefault(); // Enter alone never sends an action's answer
-      }
-    },
-  }, Object.values(panels).map((p) => p.el));
+  // Escape closes the open panel, from its fields or its buttons; Enter
+  // alone in a field never sends an action's answer.
+  const onkeydown = (e) => {
+    if (e.key === "Escape" && mode !== "") {
+      e.preventDefault();
+      e.stopPropagation();
+      close();
+    } else if (e.key === "Enter" && !e.ctrlKey && !e.metaKey && e.target.tagName === "INPUT") {
+      e.preventDefault();
+    }
+  };
+  slot.addEventListener("keydown", onkeydown);
+  const body = h("div", { class: "action-answer", onkeydown }, Object.values(panels).map((p) => p.el));
   show("");
 
   return {

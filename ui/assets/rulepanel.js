@@ -152,6 +152,10 @@ export function rulePanel(q, args) {
     setError("");
     update();
   });
+  // A prefix or a pattern is one line: Enter adds none.
+  value.addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && !e.ctrlKey && !e.metaKey && kind.control.value !== "equals") e.preventDefault();
+  });
   value.addEventListener("input", () => {
     setError("");
     update();
