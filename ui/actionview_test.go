@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/chromedp/chromedp"
 )
 
 // diffLines returns the lines of the diffs under sel, each as its sign
@@ -231,4 +233,36 @@ func lcsLen(a, b []string) int {
 		}
 	}
 	return t[0][0]
+}
+
+// TestActionHostileArgs: an action's name, description and arguments
+// (keys, values, a command, a file's path and content) are shown as text,
+// never run or made into elements.
+func TestActionHostileArgs(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	const payload = `<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>`
+	ids := []string{
+		srv.askAction(t, "Bash", map[string]any{"command": "echo " + payload, payload: payload}, nil),
+		srv.askAction(t, "Write", map[string]any{"file_path": "/tmp/" + payload, "content": payload + "\n<svg onload=window.__xss=3>"}, nil),
+		srv.ask(t, map[string]any{"interaction_type": "action", "source_agent": payload,
+			"action": map[string]any{"name": payload, "description": payload, "args": map[string]any{payload: []string{payload}}}}),
+	}
+	p := openPage(t, srv)
+	for _, id := range ids {
+		p.waitCard(id)
+		p.click(id, ".btn-always") // the rule's preview quotes them too
+	}
+	p.do(chromedp.Evaluate[chromedp.Void](`document.querySelectorAll("details").forEach(d => d.open = true)`))
+	if got := eval[string](p, `String(window.__xss)`); got != "undefined" {
+		t.Errorf("window.__xss = %s: the payload ran", got)
+	}
+	for _, sel := range []string{"img", "script", "svg[onload]", "[onerror]"} {
+		if n := eval[int](p, fmt.Sprintf(`document.querySelectorAll(%s).length`, js("#cards "+sel))); n != 0 {
+			t.Errorf("%d %s elements made from the agent's text", n, sel)
+		}
+	}
+	if got := p.text(in(ids[0], ".code-command code")); got != "echo "+payload {
+		t.Errorf("command shown as %q", got)
+	}
 }
