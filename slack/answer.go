@@ -115,6 +115,9 @@ func (s *Service) openModal(ctx context.Context, api *slack.Client, cfg Config, 
 		return
 	}
 	view, ok := answerModal(in, act.Token)
+	if in.Type == hitl.TypeAction {
+		view, ok = s.actionModal(in, act.OptionKey, act.Token)
+	}
 	if !ok {
 		s.tell(ctx, api, at, "This one is answered in the web inbox.")
 		return
@@ -142,6 +145,9 @@ func (s *Service) viewSubmission(ctx context.Context, cb *slack.InteractionCallb
 	in, err := s.b.Store().Interaction(ctx, act.InteractionID)
 	if err != nil {
 		return nil
+	}
+	if in.Type == hitl.TypeAction {
+		return s.actionSubmission(ctx, api, cfg, cb.User.ID, in, act.OptionKey, cb.View.State)
 	}
 	value, errs := modalValue(in, cb.View.State)
 	if len(errs) > 0 {
@@ -200,7 +206,16 @@ func (s *Service) threadReply(ctx context.Context, ev *slackevents.MessageEvent)
 	if text == "" {
 		return
 	}
-	s.answer(ctx, api, cfg, place{channel: ev.Channel, user: ev.User, thread: ev.ThreadTimeStamp}, m.InteractionID, jsonString(text))
+	at := place{channel: ev.Channel, user: ev.User, thread: ev.ThreadTimeStamp}
+	value := jsonString(text)
+	if in := m.Interaction; in != nil && in.Type == hitl.TypeAction {
+		var help string
+		if value, help = actionReply(in, text); help != "" {
+			s.tell(ctx, api, at, help)
+			return
+		}
+	}
+	s.answer(ctx, api, cfg, at, m.InteractionID, value)
 }
 
 // answer records a Slack user's answer and tells them when it was not.

@@ -83,7 +83,7 @@ func (s *Service) update(ctx context.Context, api *slack.Client, m *hitl.SlackMe
 		s.move(ctx, m, hitl.SlackFailed, time.Time{})
 		return
 	}
-	msg := s.endedMessage(in)
+	msg := s.endedMessage(ctx, in)
 	_, _, _, err := api.UpdateMessageContext(ctx, m.ChannelID, m.TS, msg.options()...)
 	if err != nil {
 		s.retry(ctx, m, fmt.Errorf("update message %s in channel %s: %w", m.TS, m.ChannelID, err))

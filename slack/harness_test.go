@@ -150,7 +150,7 @@ func (h *harness) stop() {
 // ask creates an interaction as an agent.
 func (h *harness) ask(req hitl.CreateRequest) *hitl.Interaction {
 	h.t.Helper()
-	if req.Question == "" {
+	if req.Question == "" && req.Type != hitl.TypeAction { // an action's is derived
 		req.Question = "Deploy to **production**?"
 	}
 	ctx := hitl.WithCaller(context.Background(), hitl.Caller{Name: "agent", Channel: hitl.ChannelAPI, Role: hitl.RoleAgent})

@@ -1,6 +1,7 @@
 package slack
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
@@ -95,6 +96,8 @@ func title(in *hitl.Interaction) string {
 		return "Choose any"
 	case hitl.TypeForm:
 		return "Form to fill in"
+	case hitl.TypeAction:
+		return "Action to review"
 	}
 	return "Question"
 }
@@ -160,16 +163,21 @@ func (s *Service) newMessage(in *hitl.Interaction, cfg Config) *message {
 	if !in.Deadline.IsZero() {
 		meta = append(meta, "⏰ Answer by "+slackDate(in.Deadline))
 	}
-	if in.SourceAgent != "" {
+	if in.SourceAgent != "" && in.Type != hitl.TypeAction { // an action's card names it
 		meta = append(meta, "🤖 "+escape(truncate(in.SourceAgent, 200)))
 	}
 	if len(meta) > 0 {
 		m.blocks = append(m.blocks, contextBlock(strings.Join(meta, "  ·  ")))
 	}
+	if in.Type == hitl.TypeAction {
+		m.blocks = append(m.blocks, s.actionBlocks(in)...)
+	}
 
 	var els []slack.BlockElement
 	hint := "or reply in this thread"
 	switch in.Type {
+	case hitl.TypeAction:
+		els, hint = m.actionButtons(in)
 	case hitl.TypeApproval:
 		yes := slack.NewButtonBlockElement("", "", plain(in.Options[0].Label, maxButtonText))
 		yes.ActionID = m.token(in, kindOption, in.Options[0].Key)
@@ -255,12 +263,22 @@ func (m *message) optionObjects(in *hitl.Interaction) []*slack.OptionBlockObject
 }
 
 // endedMessage builds the message that replaces the question once in has
-// ended: the same header, the outcome, and no elements to answer with.
-func (s *Service) endedMessage(in *hitl.Interaction) *message {
+// ended: the same header (and an action's card), the outcome, and no
+// elements to answer with.
+func (s *Service) endedMessage(ctx context.Context, in *hitl.Interaction) *message {
 	out := outcome(in)
 	m := &message{text: title(in) + ": " + plainText(in.Question, 200) + " — " + outcomePlain(in)}
 	m.blocks = header(in, "")
+	if in.Type == hitl.TypeAction {
+		m.blocks = append(m.blocks, s.actionBlocks(in)...)
+	}
 	m.blocks = append(m.blocks, section(out))
+	if in.Type == hitl.TypeAction && in.Status == hitl.StatusAnswered {
+		m.blocks = append(m.blocks, s.editDiff(in)...)
+		if r := s.madeRule(ctx, in); r != nil {
+			m.blocks = append(m.blocks, slack.NewSectionBlock(verbatim(ruleLine(r)), nil, nil))
+		}
+	}
 	extra := ""
 	if u := s.link(in); u != "" {
 		extra = "<" + escapeURL(u) + "|Open in hitl>"
@@ -292,10 +310,15 @@ func outcome(in *hitl.Interaction) string {
 	by := fmt.Sprintf("by %s via %s at %s", who(r.RespondedBy), escape(r.Channel), slackDate(r.RespondedAt))
 	switch in.Status {
 	case hitl.StatusAnswered:
+		if r.TimedOut && in.Type == hitl.TypeAction {
+			return "⌛ Expired at " + slackDate(r.RespondedAt) + "; the default answer was used: " + decisionPhrase(in)
+		}
 		if r.TimedOut {
 			return "⌛ Expired at " + slackDate(r.RespondedAt) + "; the default answer was used"
 		}
 		switch in.Type {
+		case hitl.TypeAction:
+			return actionOutcome(in, by)
 		case hitl.TypeApproval:
 			var ok bool
 			if json.Unmarshal(r.Value, &ok) == nil && ok {
@@ -340,6 +363,9 @@ func outcomePlain(in *hitl.Interaction) string {
 	case hitl.StatusAnswered:
 		if in.Result != nil && in.Result.TimedOut {
 			return "expired"
+		}
+		if in.Type == hitl.TypeAction && in.Result != nil {
+			return actionPlain(in)
 		}
 		return "answered"
 	case hitl.StatusExpired:

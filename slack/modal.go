@@ -284,15 +284,8 @@ func jsonEqual(a, b json.RawMessage) bool {
 // modalValue reads the answer to in from a submitted modal's state, or
 // the errors to show by block.
 func modalValue(in *hitl.Interaction, state *slack.ViewState) (json.RawMessage, map[string]string) {
-	get := func(block string) (slack.BlockAction, bool) {
-		if state == nil {
-			return slack.BlockAction{}, false
-		}
-		a, ok := state.Values[block][valueAction]
-		return a, ok
-	}
 	if in.Type == hitl.TypeFreeText {
-		a, _ := get(answerBlock)
+		a, _ := stateValue(state, answerBlock)
 		v, _ := json.Marshal(a.Value)
 		return v, nil
 	}
@@ -300,10 +293,34 @@ func modalValue(in *hitl.Interaction, state *slack.ViewState) (json.RawMessage, 
 	if !ok {
 		return nil, map[string]string{}
 	}
+	obj, errs := readFields(fields, state)
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return nil, map[string]string{blockID(0): "This answer cannot be sent"}
+	}
+	return b, nil
+}
+
+// stateValue returns the input of block in a submitted modal's state.
+func stateValue(state *slack.ViewState, block string) (slack.BlockAction, bool) {
+	if state == nil {
+		return slack.BlockAction{}, false
+	}
+	a, ok := state.Values[block][valueAction]
+	return a, ok
+}
+
+// readFields reads the inputs of fields from a submitted modal's state:
+// the value of each field given (a text field also when empty, if it is
+// required; a boolean always), or the errors to show by block.
+func readFields(fields []field, state *slack.ViewState) (map[string]json.RawMessage, map[string]string) {
 	obj := map[string]json.RawMessage{}
 	errs := map[string]string{}
 	for i, f := range fields {
-		a, _ := get(blockID(i))
+		a, _ := stateValue(state, blockID(i))
 		var v json.RawMessage
 		switch f.kind {
 		case fieldText:
@@ -344,14 +361,7 @@ func modalValue(in *hitl.Interaction, state *slack.ViewState) (json.RawMessage, 
 			obj[f.name] = v
 		}
 	}
-	if len(errs) > 0 {
-		return nil, errs
-	}
-	b, err := json.Marshal(obj)
-	if err != nil {
-		return nil, map[string]string{blockID(0): "This answer cannot be sent"}
-	}
-	return b, nil
+	return obj, errs
 }
 
 // firstBlock names the block an error about the whole answer is shown on.
