@@ -25,8 +25,9 @@ const (
 	maxArgSections = 4
 	// maxArgValue is how much of a value a field shows.
 	maxArgValue = 300
-	// maxDescription is how much of an action's description a card shows.
-	maxDescription = 1000
+	// maxDescription is how much of an action's description a card
+	// shows, escaped.
+	maxDescription = 2000
 )
 
 // Action names whose arguments are shown as code, in lower case.
@@ -130,12 +131,12 @@ func literal(s string) *slack.TextBlockObject {
 // its arguments, and a note with the link when some are cut short.
 func (s *Service) actionBlocks(in *hitl.Interaction) []slack.Block {
 	a := in.Action
-	head := "*" + escape(truncate(a.Name, hitl.MaxActionNameLen)) + "*"
+	head := "*" + escapeMax(a.Name, 300) + "*"
 	if in.SourceAgent != "" {
-		head += "  ·  🤖 " + escape(truncate(in.SourceAgent, 200))
+		head += "  ·  🤖 " + escapeMax(in.SourceAgent, 300)
 	}
 	if d := strings.TrimSpace(a.Description); d != "" {
-		head += "\n" + escape(truncate(d, maxDescription))
+		head += "\n" + escapeMax(d, maxDescription)
 	}
 	blocks := []slack.Block{slack.NewSectionBlock(verbatim(head), nil, nil)}
 
@@ -190,7 +191,7 @@ func argFields(v argsView) ([]slack.Block, int, bool) {
 		if len([]rune(text)) > maxArgValue {
 			text, folded = truncate(text, maxArgValue), true
 		}
-		fields = append(fields, verbatim("*"+escape(truncate(k, 200))+"*"), literal(text))
+		fields = append(fields, verbatim("*"+escapeMax(k, 500)+"*"), literal(text))
 		shown++
 		if len(fields) == 2*maxArgPairs {
 			blocks = append(blocks, slack.NewSectionBlock(nil, fields, nil))

@@ -357,3 +357,54 @@ func TestClip(t *testing.T) {
 		}
 	}
 }
+
+// TestActionCardWithinSlackLimits: however large what an agent sends,
+// the card and its outcome stay within Block Kit's limits (50 blocks,
+// 3,000 characters of section text, 2,000 of a field), escapes included.
+func TestActionCardWithinSlackLimits(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{config: httpConfig()})
+	withUsers(t, h)
+	lt := func(n int) string { return strings.Repeat("<", n) }
+	args := map[string]string{"command": strings.Repeat(lt(200)+"\n", 100)}
+	for i := range 30 {
+		args[fmt.Sprintf("%s%02d", lt(190), i)] = lt(5000)
+	}
+	in := h.askAction("Bash", mustJSON(t, args), func(r *hitl.CreateRequest) {
+		r.SourceAgent = strings.Repeat("&", 200)
+		r.Action.Name = lt(200)
+		r.Action.Description = lt(hitl.MaxActionDescriptionLen)
+		r.Question = lt(3000)
+	})
+	post, _ := h.waitPosted(in)
+	withinLimits(t, "card", post.blocks())
+	view := h.openModal(post, "Reject")
+	withinLimits(t, "reject modal", mustJSON(t, view["blocks"]))
+	h.submit(view, map[string]any{blockMessage: text(lt(3000))})
+	h.waitEnded(in.ID)
+	withinLimits(t, "updated message", h.waitUpdated(in).blocks())
+}
+
+func withinLimits(t *testing.T, what, blocks string) {
+	t.Helper()
+	var bs []struct {
+		Text   *struct{ Text string }  `json:"text"`
+		Fields []struct{ Text string } `json:"fields"`
+	}
+	if err := json.Unmarshal([]byte(blocks), &bs); err != nil {
+		t.Fatal(err)
+	}
+	if len(bs) > 50 {
+		t.Errorf("%s: %d blocks", what, len(bs))
+	}
+	for _, b := range bs {
+		if b.Text != nil && len([]rune(b.Text.Text)) > maxSectionText {
+			t.Errorf("%s: a text of %d characters: %.80s…", what, len([]rune(b.Text.Text)), b.Text.Text)
+		}
+		for _, f := range b.Fields {
+			if len([]rune(f.Text)) > 2000 {
+				t.Errorf("%s: a field of %d characters", what, len([]rune(f.Text)))
+			}
+		}
+	}
+}

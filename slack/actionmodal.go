@@ -141,9 +141,9 @@ func (s *Service) actionModal(in *hitl.Interaction, key, token string) (slack.Mo
 // modalHead is what a modal on an action starts with: the question, the
 // action and its agent, and its command or diff.
 func modalHead(in *hitl.Interaction) []slack.Block {
-	text := truncateMrkdwn(in.Question, maxSectionText-500) + "\n*" + escape(in.Action.Name) + "*"
+	text := truncateMrkdwn(in.Question, 1500) + "\n*" + escapeMax(in.Action.Name, 300) + "*"
 	if in.SourceAgent != "" {
-		text += " from 🤖 " + escape(truncate(in.SourceAgent, 200))
+		text += " from 🤖 " + escapeMax(in.SourceAgent, 300)
 	}
 	blocks := []slack.Block{slack.NewSectionBlock(verbatim(text), nil, nil)}
 	if v := viewArgs(in.Action); v.hasCode {
@@ -200,8 +200,8 @@ func alwaysInputs(in *hitl.Interaction) []slack.Block {
 	}
 	radio := slack.NewRadioButtonsBlockElement(valueAction, opts...)
 	radio.InitialOption = opts[0]
-	text := "Approve this call, and from now on approve calls of *" + escape(in.Action.Name) + "* from *" +
-		escape(in.SourceAgent) + "* without asking anyone, when they match:"
+	text := "Approve this call, and from now on approve calls of *" + escapeMax(in.Action.Name, 300) + "* from *" +
+		escapeMax(in.SourceAgent, 300) + "* without asking anyone, when they match:"
 	blocks := []slack.Block{
 		slack.NewSectionBlock(verbatim(text), nil, nil),
 		slack.NewInputBlock(blockScope, plain("Scope", 2000), nil, radio),

@@ -16,7 +16,8 @@ import (
 // from the proposed arguments, and the rule an answer made.
 
 const (
-	// maxReason is how much of a reason or reply the outcome shows.
+	// maxReason is how much of a reason or reply the outcome shows,
+	// escaped, and of an edit's summary.
 	maxReason = 1000
 	// maxInlineEdit is the longest value an edit's summary shows inline.
 	maxInlineEdit = 100
@@ -97,7 +98,7 @@ func reason(msg string) string {
 	if msg = strings.TrimSpace(msg); msg == "" {
 		return ""
 	}
-	return ": " + escape(truncate(msg, maxReason))
+	return ": " + escapeMax(msg, maxReason)
 }
 
 // editSummary is ": " and what an edit changed, when every change is
@@ -110,7 +111,7 @@ func editSummary(diff json.RawMessage) string {
 	}
 	parts := make([]string, len(ops))
 	for i, op := range ops {
-		name := escape(pointerName(op.Path))
+		name := escapeMax(pointerName(op.Path), 200)
 		if op.Op == "remove" {
 			parts[i] = name + " removed"
 			continue
@@ -121,7 +122,10 @@ func editSummary(diff json.RawMessage) string {
 		}
 		parts[i] = name + " → " + codeSpan(text)
 	}
-	return ": " + strings.Join(parts, ", ")
+	if sum := strings.Join(parts, ", "); len([]rune(sum)) <= maxReason {
+		return ": " + sum
+	}
+	return ""
 }
 
 // editDiff returns the block showing an edit as a diff from the proposed

@@ -145,13 +145,16 @@ func (sc scope) withPattern(p string) *hitl.RuleMatch {
 	return &m
 }
 
+// maxCodeSpan bounds an inline code span, escaped.
+const maxCodeSpan = 500
+
 // codeSpan shows s as inline code in mrkdwn, or escaped as it is when it
 // holds what would end the span.
 func codeSpan(s string) string {
 	if s == "" || strings.ContainsAny(s, "`\n") {
-		return escape(s)
+		return escapeMax(s, maxCodeSpan)
 	}
-	return "`" + escape(s) + "`"
+	return "`" + escapeMax(s, maxCodeSpan) + "`"
 }
 
 // describeRule says in mrkdwn what r matches, for the action name.
@@ -159,7 +162,7 @@ func describeRule(r *hitl.Rule) string {
 	m := r.Match
 	switch {
 	case m == nil:
-		return "every " + escape(r.ActionName) + " call"
+		return "every " + escapeMax(r.ActionName, 300) + " call"
 	case m.Prefix != "":
 		return codeSpan(m.Arg) + " starting with " + codeSpan(m.Prefix)
 	case m.Glob != "":

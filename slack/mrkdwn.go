@@ -32,6 +32,26 @@ func escape(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
 }
 
+// escapeMax is escape(s) cut to at most n runes (n > 1), ending with
+// "…" when cut, never in the middle of an escape.
+func escapeMax(s string, n int) string {
+	if e := escape(s); utf8.RuneCountInString(e) <= n {
+		return e
+	}
+	var b strings.Builder
+	size := 0
+	for _, r := range s {
+		piece := escape(string(r))
+		w := utf8.RuneCountInString(piece)
+		if size+w > n-1 {
+			break
+		}
+		b.WriteString(piece)
+		size += w
+	}
+	return b.String() + "…"
+}
+
 // plainText is s for a message's text, its fallback and notification:
 // at most n runes, escaped, so that a question's "<!channel>" or
 // "<https://evil.example|docs>" is shown as written instead of alerting

@@ -71,3 +71,22 @@ func TestReplyText(t *testing.T) {
 		}
 	}
 }
+
+func TestEscapeMax(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"a<b", 10, "a&lt;b"},
+		{"a<b", 6, "a&lt;b"},
+		{"a<b", 5, "a…"},
+		{"<<<<", 9, "&lt;&lt;…"},
+		{"héllo wörld", 6, "héllo…"},
+	} {
+		if got := escapeMax(c.s, c.n); got != c.want {
+			t.Errorf("escapeMax(%q, %d): got %q, want %q", c.s, c.n, got, c.want)
+		}
+	}
+}
