@@ -173,6 +173,22 @@ func (s *Service) newMessage(in *hitl.Interaction, cfg Config) *message {
 		m.blocks = append(m.blocks, s.actionBlocks(in)...)
 	}
 
+	els, hint := m.elements(in)
+	if u := s.link(in); u != "" {
+		b := slack.NewButtonBlockElement(linkActionID, "", plain("Open in hitl", maxButtonText))
+		b.URL = u
+		els = append(els, b)
+	}
+	if len(els) > 0 {
+		m.blocks = append(m.blocks, slack.NewActionBlock("hitl_actions", els...))
+	}
+	m.blocks = append(m.blocks, footer(in, hint))
+	return m
+}
+
+// elements returns the elements that answer in, for its type, and the
+// hint on answering in the thread.
+func (m *message) elements(in *hitl.Interaction) ([]slack.BlockElement, string) {
 	var els []slack.BlockElement
 	hint := "or reply in this thread"
 	switch in.Type {
@@ -236,16 +252,7 @@ func (s *Service) newMessage(in *hitl.Interaction, cfg Config) *message {
 		b.Value, b.Style = b.ActionID, slack.StylePrimary
 		els = append(els, b)
 	}
-	if u := s.link(in); u != "" {
-		b := slack.NewButtonBlockElement(linkActionID, "", plain("Open in hitl", maxButtonText))
-		b.URL = u
-		els = append(els, b)
-	}
-	if len(els) > 0 {
-		m.blocks = append(m.blocks, slack.NewActionBlock("hitl_actions", els...))
-	}
-	m.blocks = append(m.blocks, footer(in, hint))
-	return m
+	return els, hint
 }
 
 // optionObjects returns in's options for a select or checkboxes, each
