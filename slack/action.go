@@ -212,6 +212,7 @@ func (s *Service) openLink(in *hitl.Interaction) string {
 	return "open in hitl"
 }
 
+// plural is word, with an s unless n is 1.
 func plural(n int, word string) string {
 	if n == 1 {
 		return word

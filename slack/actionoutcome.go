@@ -198,6 +198,7 @@ func lookup(v any, p string) (json.RawMessage, bool) {
 	return b, err == nil
 }
 
+// isString reports whether raw is a JSON string.
 func isString(raw json.RawMessage) bool {
 	return len(raw) > 0 && raw[0] == '"'
 }

@@ -55,3 +55,32 @@ func TestPostgresReplicas(t *testing.T) {
 		}
 	}
 }
+
+// TestPostgresAlwaysAllow: a rule made with Always allow through one
+// replica's Slack decides the next identical action asked of another at
+// once, and the updated message names it.
+func TestPostgresAlwaysAllow(t *testing.T) {
+	t.Parallel()
+	schema := pgtest.Name(t) // skips without PostgreSQL
+	fake := newFake(t)
+	a := newHarness(t, harnessOptions{config: httpConfig(), pgSchema: schema, fake: fake})
+	b := newHarness(t, harnessOptions{config: httpConfig(), pgSchema: schema, fake: fake})
+	withUsers(t, a)
+
+	in := a.askAction("Write", `{"file_path":"/repo/src/main.go","content":"package main\n"}`, nil)
+	post, _ := a.waitPosted(in)
+	view := a.openModal(post, "Always allow")
+	if body := a.submit(view, map[string]any{blockScope: selected("radio_buttons", scopePattern), blockPattern: text("/repo/src/**"),
+		blockExpiry: selected("static_select", "0")}); body != "" {
+		t.Fatalf("always allow: %s", body)
+	}
+	wantResult(t, a.waitEnded(in.ID), `{"decision":"approve"}`, "alice")
+	upd := a.waitUpdated(in)
+	if !strings.Contains(upd.blocks(), "🔁 From now on allowed without asking: `file_path` matching `/repo/src/**` (rule `") {
+		t.Errorf("updated message does not name the rule:\n%s", upd.blocks())
+	}
+	next := b.askAction("Write", `{"file_path":"/repo/src/util/x.go","content":"package util\n"}`, nil)
+	if next.Status != hitl.StatusAnswered || next.Result.Channel != hitl.ChannelRule || next.Result.RuleID == "" {
+		t.Errorf("the next call, on the other replica: status %s, result %+v; want answered by the rule", next.Status, next.Result)
+	}
+}
