@@ -108,10 +108,10 @@ func multiEditDiff(raw json.RawMessage) (string, bool) {
 }
 
 // argText shows an argument's value: a string as itself, anything else
-// as JSON.
+// (and a string of white space only) as JSON.
 func argText(raw json.RawMessage) string {
 	var s string
-	if json.Unmarshal(raw, &s) == nil && s != "" {
+	if json.Unmarshal(raw, &s) == nil && strings.TrimSpace(s) != "" {
 		return s
 	}
 	return string(bytes.TrimSpace(raw))

@@ -103,7 +103,7 @@ func fieldsShow(fields []field, args map[string]json.RawMessage) bool {
 // actionModal returns the modal the button with key opens on the action
 // in, carrying token; false when there is none (an edit Slack cannot
 // show).
-func (s *Service) actionModal(in *hitl.Interaction, key, token string) (slack.ModalViewRequest, bool) {
+func actionModal(in *hitl.Interaction, key, token string) (slack.ModalViewRequest, bool) {
 	v := slack.ModalViewRequest{
 		Type: slack.VTModal, CallbackID: callbackAnswer, PrivateMetadata: token,
 		Close: plain("Cancel", 24),

@@ -116,7 +116,7 @@ func (s *Service) openModal(ctx context.Context, api *slack.Client, cfg Config, 
 	}
 	view, ok := answerModal(in, act.Token)
 	if in.Type == hitl.TypeAction {
-		view, ok = s.actionModal(in, act.OptionKey, act.Token)
+		view, ok = actionModal(in, act.OptionKey, act.Token)
 	}
 	if !ok {
 		s.tell(ctx, api, at, "This one is answered in the web inbox.")
