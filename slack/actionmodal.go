@@ -82,9 +82,13 @@ func fieldsShow(fields []field, args map[string]json.RawMessage) bool {
 		var b bool
 		switch f.kind {
 		case fieldText, fieldDate:
-			ok = json.Unmarshal(raw, &s) == nil && utf8.RuneCountInString(s) <= maxInput
+			limit := maxInput
+			if f.maxLength > 0 && f.maxLength < limit {
+				limit = f.maxLength // the input's own limit (Slack refuses a longer initial value)
+			}
+			ok = json.Unmarshal(raw, &s) == nil && utf8.RuneCountInString(s) <= limit
 		case fieldNumber, fieldInteger:
-			ok = json.Unmarshal(raw, &n) == nil
+			ok = json.Unmarshal(raw, &n) == nil && within(n, f.min, f.max)
 		case fieldBool:
 			ok = json.Unmarshal(raw, &b) == nil
 		case fieldSelect:
@@ -96,6 +100,18 @@ func fieldsShow(fields []field, args map[string]json.RawMessage) bool {
 		if !ok {
 			return false
 		}
+	}
+	return true
+}
+
+// within reports whether n is within the bounds lo and hi (JSON numbers,
+// "" for none).
+func within(n float64, lo, hi string) bool {
+	if l, err := strconv.ParseFloat(lo, 64); err == nil && n < l {
+		return false
+	}
+	if h, err := strconv.ParseFloat(hi, 64); err == nil && n > h {
+		return false
 	}
 	return true
 }

@@ -320,3 +320,41 @@ func TestRuleScopes(t *testing.T) {
 		}
 	}
 }
+
+// TestEditForm: the Edit modal has fields only when each proposed value
+// fits its input (Slack refuses an initial value its input cannot hold);
+// else the JSON editor, or none when the JSON is too long for an input.
+func TestEditForm(t *testing.T) {
+	t.Parallel()
+	const schema = `{"type":"object","properties":{"command":{"type":"string","maxLength":10},"timeout":{"type":"integer","minimum":1,"maximum":600},"mode":{"enum":["fast","safe"]}}}`
+	for _, c := range []struct {
+		args, schema string
+		want         string // fields, json or none
+	}{
+		{`{"command":"ls","timeout":5,"mode":"safe"}`, schema, "fields"},
+		{`{"command":"ls"}`, schema, "fields"},
+		{`{"command":"ls -la /tmp"}`, schema, "json"},
+		{`{"timeout":900}`, schema, "json"},
+		{`{"timeout":"5"}`, schema, "json"},
+		{`{"mode":"slow"}`, schema, "json"},
+		{`{"command":"ls"}`, `{"type":"object","properties":{"command":{"type":"array"}}}`, "json"},
+		{`{"command":"ls"}`, "", "json"},
+		{`{"content":"` + strings.Repeat("x", maxInput) + `"}`, "", "none"},
+	} {
+		in := &hitl.Interaction{Action: &hitl.Action{Name: "x", Args: json.RawMessage(c.args)}}
+		if c.schema != "" {
+			in.ArgsSchema = json.RawMessage(c.schema)
+		}
+		ev, ok := editForm(in)
+		got := "none"
+		switch {
+		case ok && ev.fields != nil:
+			got = "fields"
+		case ok:
+			got = "json"
+		}
+		if got != c.want {
+			t.Errorf("args %.40s, schema %.40s: got %s, want %s", c.args, c.schema, got, c.want)
+		}
+	}
+}
