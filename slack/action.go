@@ -30,12 +30,13 @@ const (
 	maxDescription = 2000
 )
 
-// Action names whose arguments are shown as code, in lower case.
+// Action names whose arguments are shown as code (Claude Code's tools, as
+// the web inbox knows them).
 const (
-	nameBash      = "bash"
-	nameWrite     = "write"
-	nameEdit      = "edit"
-	nameMultiEdit = "multiedit"
+	nameBash      = "Bash"
+	nameWrite     = "Write"
+	nameEdit      = "Edit"
+	nameMultiEdit = "MultiEdit"
 )
 
 // argsView is how a card shows an action's arguments.
@@ -62,7 +63,7 @@ func viewArgs(a *hitl.Action) argsView {
 			v.codeArgs[k] = true
 		}
 	}
-	switch strings.ToLower(a.Name) {
+	switch a.Name {
 	case nameBash:
 		if cmd, ok := str("command"); ok {
 			code(cmd, "command")
@@ -151,7 +152,7 @@ func (s *Service) actionBlocks(in *hitl.Interaction) []slack.Block {
 		codeBlocks, moreLines = []slack.Block{codeBlock(text)}, more
 	}
 	fields, moreArgs, folded := argFields(v)
-	if strings.ToLower(a.Name) == nameBash {
+	if a.Name == nameBash {
 		blocks = append(append(blocks, codeBlocks...), fields...)
 	} else {
 		blocks = append(append(blocks, fields...), codeBlocks...)

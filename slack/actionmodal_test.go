@@ -297,10 +297,12 @@ func TestRuleScopes(t *testing.T) {
 		{"Bash", `{"command":"git log | head"}`, []string{"eqcommand:\"git log | head\"", "any:"}, ""},
 		{"Bash", `{"command":"git\tstatus -s"}`, []string{"pattern:git\tstatus", "any:"}, "Command prefix"},
 		{"Write", `{"file_path":"/repo/src/a.go","content":""}`, []string{"pattern:/repo/src/**", "any:"}, "Path pattern"},
-		{"Edit", `{"file_path":"main.go","old_string":"a","new_string":"b"}`, []string{"pattern:*", "any:"}, "Path pattern"},
+		{"Edit", `{"file_path":"main.go","old_string":"a","new_string":"b"}`, []string{"pattern:**", "any:"}, "Path pattern"},
+		{"Write", `{"file_path":"./src/a.go","content":""}`, []string{"pattern:src/**", "any:"}, "Path pattern"},
+		{"bash", `{"command":"ls"}`, []string{"any:", `eqcommand:"ls"`}, ""},
 		{"Write", `{"file_path":"/repo/[x]/a.go","content":""}`, []string{`pattern:/repo/\[x\]/**`, "any:"}, "Path pattern"},
 		{"Write", `{"file_path":"src/../etc/passwd","content":""}`, []string{`eqfile_path:"src/../etc/passwd"`, "any:"}, ""},
-		{"send_email", `{"to":"ops@example.com","cc":["x"],"urgent":true}`, []string{`eqto:"ops@example.com"`, "equrgent:true", "any:"}, ""},
+		{"send_email", `{"to":"ops@example.com","cc":["x"],"urgent":true}`, []string{"any:", `eqto:"ops@example.com"`, "equrgent:true"}, ""},
 	} {
 		in := &hitl.Interaction{SourceAgent: "a", Action: &hitl.Action{Name: c.name, Args: json.RawMessage(c.args)}}
 		scopes, label := ruleScopes(in)

@@ -11,10 +11,11 @@ import (
 // What an "always allow" rule matches, as the Always allow modal offers
 // it: the same suggestions as the web inbox (a Bash command's first two
 // words as a prefix, a written file's directory as a glob, which the
-// person may change), an exact argument when those cannot match the call
-// (a command with shell control syntax, a path with ".."), or every call
-// of the action. Every suggestion is checked to match the call it is
-// made from.
+// person may change; the exact argument when those cannot match the call,
+// as with shell control syntax or ".."; every call of any other action),
+// and for other actions, after every call, a few of their arguments as
+// exact matches to narrow it. Every suggestion is checked to match the
+// call it is made from.
 
 // Values of the scope options.
 const (
@@ -56,8 +57,8 @@ func ruleScopes(in *hitl.Interaction) ([]scope, string) {
 	every := scope{value: scopeAny, text: truncate("Every "+a.Name+" call from "+in.SourceAgent, maxOptionText)}
 	var out []scope
 	label := ""
-	switch name := strings.ToLower(a.Name); {
-	case name == nameBash:
+	switch a.Name {
+	case nameBash:
 		cmd, ok := str("command")
 		if !ok {
 			break
@@ -69,7 +70,7 @@ func ruleScopes(in *hitl.Interaction) ([]scope, string) {
 			out = append(out, exact("command", "Only this exact command"))
 		}
 		every.text = "Any Bash command from " + truncate(in.SourceAgent, 50)
-	case name == nameWrite || name == nameEdit || name == nameMultiEdit:
+	case nameWrite, nameEdit, nameMultiEdit:
 		p, ok := str("file_path")
 		if !ok {
 			break
@@ -82,17 +83,19 @@ func ruleScopes(in *hitl.Interaction) ([]scope, string) {
 		}
 		every.text = "Any file, for " + truncate(a.Name, 50)
 	}
-	if len(out) == 0 {
-		for _, k := range names {
-			if len(out) == maxEqualsScopes {
-				break
-			}
-			if raw := values[k]; len(raw) <= maxEqualsLen && len(raw) > 0 && raw[0] != '{' && raw[0] != '[' && string(raw) != "null" {
-				out = append(out, exact(k, truncate("Only when "+k+" is "+argText(raw), maxOptionText)))
-			}
+	if len(out) > 0 {
+		return append(out, every), label
+	}
+	out = append(out, every)
+	for _, k := range names {
+		if len(out) > maxEqualsScopes {
+			break
+		}
+		if raw := values[k]; len(raw) <= maxEqualsLen && len(raw) > 0 && raw[0] != '{' && raw[0] != '[' && string(raw) != "null" {
+			out = append(out, exact(k, truncate("Only when "+k+" is "+argText(raw), maxOptionText)))
 		}
 	}
-	return append(out, every), label
+	return out, ""
 }
 
 // commandPrefix returns the first two words of a shell command, as
@@ -119,15 +122,17 @@ func commandPrefix(cmd string) string {
 	return strings.TrimRight(cmd, " \t\n")
 }
 
-// dirGlob returns the glob of every file below the directory of p (its
-// special characters escaped), or "" when p has none to offer.
+// dirGlob returns the glob of every file below the directory of p, its
+// special characters escaped: "<dir>/**", "**" for a file without one.
+// Unlike the web inbox, it cleans p first ("./src/a.go" is in "src/**"),
+// as the server does before matching.
 func dirGlob(p string) string {
 	dir := path.Dir(path.Clean(p))
 	switch dir {
 	case ".":
-		return "*"
+		return "**"
 	case "/":
-		return "/*"
+		return "/**"
 	}
 	esc := strings.NewReplacer(`\`, `\\`, "*", `\*`, "?", `\?`, "[", `\[`, "]", `\]`, "{", `\{`, "}", `\}`).Replace(dir)
 	return esc + "/**"
