@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"path"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -207,6 +208,9 @@ func (m *RuleMatch) validate() error {
 		if hasDotDot(m.Glob) {
 			return Errorf(EINVALID, "match.glob must not hold \"..\" segments: a path holding them never matches")
 		}
+		// Paths are cleaned before they are matched, so the pattern is
+		// too: "./src/**" would otherwise never match "./src/a.go".
+		m.Glob = path.Clean(m.Glob)
 	default:
 		if !json.Valid(m.Equals) {
 			return Errorf(EINVALID, "match.equals must be a JSON value")

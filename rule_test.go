@@ -53,6 +53,20 @@ func TestNewRule(t *testing.T) {
 	}
 }
 
+// A glob is cleaned as the paths it is matched against are: a pattern
+// written from a path as the agent gave it ("./src/a.go") still matches it.
+func TestNewRuleCleansGlob(t *testing.T) {
+	t.Parallel()
+	r := newRule(t, `{"effect":"allow","source_agent":"claude-code","action_name":"Write","match":{"arg":"file_path","glob":"./src//**"}}`)
+	if got, want := r.Match.Glob, "src/**"; got != want {
+		t.Errorf("glob %q, want %q", got, want)
+	}
+	a := &hitl.Action{Name: "Write", Args: json.RawMessage(`{"file_path":"./src/a.go"}`)}
+	if got := hitl.DecidingRule([]*hitl.Rule{r}, "claude-code", a, now); got != r {
+		t.Errorf("the rule does not decide a write to ./src/a.go")
+	}
+}
+
 func TestNewRuleRejects(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
