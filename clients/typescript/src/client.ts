@@ -6,7 +6,7 @@
 import { HitlError, Unavailable, Unreachable } from "./errors.js";
 import { Transport, backoff, env, sleep } from "./http.js";
 import * as q from "./questions.js";
-import type { AskOptions, ChoiceSpec, Question } from "./questions.js";
+import type { ActionDecision, AskOptions, ChoiceSpec, Question, ReviewActionOptions } from "./questions.js";
 import { isTerminal } from "./types.js";
 import type { CreateRequest, Interaction, InteractionType, JsonSchema, Option, Page, Status } from "./types.js";
 
@@ -73,9 +73,9 @@ export interface YesNoOptions extends AskOptions<boolean> {
  * A client for one hitl server, for agents that wait while a person answers.
  *
  * The helpers ({@link Client.askText}, {@link Client.yesNo},
- * {@link Client.choice}, {@link Client.choices}, {@link Client.form}) ask
- * and resolve once the person answers, with the answer typed by the
- * question. A question nobody answers in time rejects with
+ * {@link Client.choice}, {@link Client.choices}, {@link Client.form},
+ * {@link Client.reviewAction}) ask and resolve once the person answers,
+ * with the answer typed by the question. A question nobody answers in time rejects with
  * {@link Expired}, a withdrawn one with {@link Cancelled}; aborting the
  * `signal` cancels the question on the server and rejects with the
  * signal's reason.
@@ -269,6 +269,22 @@ export class Client {
    */
   form<T = Record<string, unknown>>(question: string, schema: JsonSchema, opts: AskOptions<T> = {}): Promise<T> {
     return this.#ask(q.form<T>(question, schema, opts), opts.signal);
+  }
+
+  /**
+   * Asks a person to review a call of the tool `name` with `args` (an
+   * object) and resolves with their decision: `run` says whether to run
+   * it, and with which `args` (the proposed ones on approve, the person's on
+   * edit, valid against `argsSchema` when one is given). A reject or a
+   * respond is a decision, not an error: `message` says why, or what to do
+   * instead. A rule may decide at once, without a person (`ruleId`).
+   */
+  reviewAction<A extends object = Record<string, unknown>>(
+    name: string,
+    args: A,
+    opts: ReviewActionOptions<A> = {},
+  ): Promise<ActionDecision<A>> {
+    return this.#ask(q.action(name, args, opts), opts.signal);
   }
 }
 

@@ -32,12 +32,17 @@ export {
 export type { HitlErrorInit } from "./errors.js";
 export { DEFAULT_URL, VERSION } from "./http.js";
 export { CANCEL_REASON } from "./questions.js";
-export type { AskOptions, ChoiceSpec } from "./questions.js";
+export type { ActionDecision, AskOptions, ChoiceSpec, ReviewActionOptions } from "./questions.js";
 export { isTerminal } from "./types.js";
 export type {
+  ActionAnswer,
+  ActionCall,
+  ActionValue,
+  Always,
   Answer,
   AnswerTypes,
   CreateRequest,
+  Decision,
   Interaction,
   InteractionType,
   JsonSchema,

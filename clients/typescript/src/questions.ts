@@ -6,7 +6,7 @@
  */
 
 import { Cancelled, Expired, HitlError, InvalidAnswer } from "./errors.js";
-import type { CreateRequest, Interaction, InteractionType, JsonSchema, Option, Targets } from "./types.js";
+import type { ActionValue, CreateRequest, Decision, Interaction, InteractionType, JsonSchema, Option, Targets } from "./types.js";
 
 /** The reason given to the server when the caller stops waiting (an aborted signal). */
 export const CANCEL_REASON = "agent_cancelled";
@@ -164,4 +164,67 @@ function typed<K extends "string" | "boolean">(i: Interaction, kind: K, what: st
     throw new InvalidAnswer(`interaction ${i.interaction_id}: expected ${what} as the answer, got ${typeof v}`, { interaction: i });
   }
   return v as K extends "string" ? string : boolean;
+}
+
+/** The options of an action review: {@link AskOptions} and what the person may do. */
+export interface ReviewActionOptions<A extends object = Record<string, unknown>> extends AskOptions<ActionValue<A>> {
+  /** What the person reads first; default "Run <name>?". */
+  question?: string;
+  /** What the call is for, shown with it. */
+  description?: string;
+  /** The JSON Schema (2020-12, an object) an edit must meet; the server validates edits against it. */
+  argsSchema?: JsonSchema;
+  /** The decisions the person may make; default all four. */
+  decisions?: readonly Decision[];
+  /** Whether a rejection needs a reason. */
+  rejectRequiresMessage?: boolean;
+}
+
+/** What every decision carries: the rule that made it, if any, and the interaction. */
+interface DecisionBase {
+  /** The rule that decided without a person, or undefined when a person did. */
+  ruleId: string | undefined;
+  /** The answered interaction. */
+  interaction: Interaction<"action">;
+}
+
+/**
+ * What a person (or a rule) decided about a tool call. `run` says whether
+ * to run it: with `args`, the proposed arguments on approve and the
+ * person's on edit. When it is false, `message` is the reason of a reject
+ * ("" when none was given) or the reply of a respond.
+ */
+export type ActionDecision<A extends object = Record<string, unknown>> =
+  | (DecisionBase & { decision: "approve" | "edit"; run: true; args: A; message: "" })
+  | (DecisionBase & { decision: "reject" | "respond"; run: false; args: undefined; message: string });
+
+/** An action review; the answer is the decision, with the arguments to run. */
+export function action<A extends object>(name: string, args: A, opts: ReviewActionOptions<A> = {}): Question<ActionDecision<A>> {
+  const request = build("action", opts.question ?? "", opts);
+  if (!opts.question) delete request.question;
+  request.action = opts.description ? { name, args, description: opts.description } : { name, args };
+  if (opts.argsSchema) request.args_schema = opts.argsSchema;
+  if (opts.decisions) request.decisions = [...opts.decisions];
+  if (opts.rejectRequiresMessage) request.reject_requires_message = true;
+  return { request, read: (i) => readDecision(i as Interaction<"action">, args) };
+}
+
+/** Reads the decision an answered action holds. */
+function readDecision<A extends object>(i: Interaction<"action">, proposed: A): ActionDecision<A> {
+  const v = i.result?.value as { decision?: unknown; args?: unknown; message?: unknown } | undefined;
+  const base = { ruleId: i.result?.rule_id, interaction: i };
+  const message = typeof v?.message === "string" ? v.message : "";
+  switch (v?.decision) {
+    case "approve":
+      return { ...base, decision: "approve", run: true, args: proposed, message: "" };
+    case "edit":
+      if (typeof v.args === "object" && v.args !== null && !Array.isArray(v.args)) {
+        return { ...base, decision: "edit", run: true, args: v.args as A, message: "" };
+      }
+      break;
+    case "reject":
+    case "respond":
+      return { ...base, decision: v.decision, run: false, args: undefined, message };
+  }
+  throw new InvalidAnswer(`interaction ${i.interaction_id}: expected an action's decision as the answer`, { interaction: i });
 }

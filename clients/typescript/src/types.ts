@@ -5,7 +5,7 @@
  */
 
 /** The kind of answer a question expects. */
-export type InteractionType = "approval" | "single_choice" | "multi_choice" | "form" | "free_text";
+export type InteractionType = "approval" | "single_choice" | "multi_choice" | "form" | "free_text" | "action";
 
 /**
  * The answer's type for each interaction type: the value an answered
@@ -18,6 +18,7 @@ export interface AnswerTypes {
   multi_choice: string[];
   form: Record<string, unknown>;
   free_text: string;
+  action: ActionValue;
 }
 
 /** The answer's type for interaction type T. */
@@ -35,6 +36,52 @@ export interface Option<K extends string = string> {
   label: string;
   description?: string;
 }
+
+/** What a person may decide about an action: run it, run it with other arguments, not run it, or answer instead. */
+export type Decision = "approve" | "edit" | "reject" | "respond";
+
+/** The tool call an action asks about. */
+export interface ActionCall<A extends object = Record<string, unknown>> {
+  /** The tool's name, such as "Bash". */
+  name: string;
+  /** The tool's arguments as the agent proposed them (a JSON object). */
+  args: A;
+  /** What the call is for, for the person. */
+  description?: string;
+}
+
+/**
+ * An action's answer, as `result.value` holds it: approve (run as
+ * proposed), edit (run with `args`), reject (do not run; `message` says
+ * why, when given), respond (do not run; `message` is the reply).
+ */
+export type ActionValue<A extends object = Record<string, unknown>> =
+  | { decision: "approve" }
+  | { decision: "edit"; args: A }
+  | { decision: "reject"; message?: string }
+  | { decision: "respond"; message: string };
+
+/**
+ * A rule an answer makes ("always"): `true` for every call of the action by
+ * the agent, or one predicate on one argument, with an optional expiry.
+ */
+export type Always =
+  | true
+  | {
+      match?: { arg: string; prefix?: string; glob?: string; equals?: unknown } | null;
+      ttl_seconds?: number;
+      expires_at?: string;
+    };
+
+/**
+ * An answer to an action, as `Client.respond` sends it: an
+ * {@link ActionValue}, and on approve or reject, `always` to make a rule
+ * that decides the agent's later calls of the action the same way.
+ */
+export type ActionAnswer<A extends object = Record<string, unknown>> =
+  | ActionValue<A>
+  | { decision: "approve"; always: Always }
+  | { decision: "reject"; message?: string; always: Always };
 
 /** Who may answer; empty means anyone. */
 export interface Targets {
@@ -54,6 +101,10 @@ export interface Result<V = unknown> {
   timed_out: boolean;
   /** Why it was cancelled or expired. */
   reason?: string;
+  /** For an action whose arguments were edited: the RFC 6902 patch from the proposed ones. */
+  args_diff?: unknown[];
+  /** For an action a rule decided without a person: the rule. */
+  rule_id?: string;
 }
 
 /** One question from an agent to people, as the server returns it. */
@@ -64,6 +115,14 @@ export interface Interaction<T extends InteractionType = InteractionType> {
   context?: string;
   options: Option[];
   form_schema?: JsonSchema;
+  /** An action's tool call. */
+  action?: ActionCall;
+  /** The JSON Schema an action's edited arguments must meet. */
+  args_schema?: JsonSchema;
+  /** The decisions the person may make about an action. */
+  decisions?: Decision[];
+  /** Whether rejecting the action needs a reason. */
+  reject_requires_message?: boolean;
   default_response?: Answer<T>;
   /** Seconds from creation to the deadline. */
   timeout: number;
@@ -87,11 +146,20 @@ export interface Interaction<T extends InteractionType = InteractionType> {
 export interface CreateRequest<T extends InteractionType = InteractionType> {
   /** Default `free_text`. */
   interaction_type?: T;
-  question: string;
+  /** Required, but for an action, whose default is "Run <name>?". */
+  question?: string;
   context?: string;
   /** Labels (the key is derived) or options. */
   options?: Array<string | Option>;
   form_schema?: JsonSchema;
+  /** For an action: the tool call to review. */
+  action?: ActionCall<object>;
+  /** For an action: the JSON Schema an edit must meet. */
+  args_schema?: JsonSchema;
+  /** For an action: the decisions allowed; default all four. */
+  decisions?: Decision[];
+  /** For an action: whether a reject needs a reason. */
+  reject_requires_message?: boolean;
   default_response?: unknown;
   /** Seconds the person has; default one hour. */
   timeout?: number;

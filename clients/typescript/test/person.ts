@@ -95,7 +95,7 @@ function withPatience<T>(p: Promise<T>, message: string): Promise<T> {
   return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }
 
-/** Returns a valid answer to a hitl:question: approve, the first option, or a form filled in from its schema. */
+/** Returns a valid answer to a hitl:question: approve (an approval or an action), the first option, or a form filled in from its schema. */
 export function sampleAnswer(m: QuestionMessage): unknown {
   const keys = m.options.map((o) => o.key);
   switch (m.interaction_type) {
@@ -107,6 +107,8 @@ export function sampleAnswer(m: QuestionMessage): unknown {
       return keys.slice(0, 1);
     case "form":
       return sample(m.form_schema);
+    case "action":
+      return { decision: "approve" };
   }
   return "an answer";
 }
