@@ -99,8 +99,8 @@ class Reply:
 
 
 def sample_answer(message: dict[str, Any]) -> Any:
-    """Returns a valid answer to a hitl:question: approve, the first
-    option, or a form filled in from its schema."""
+    """Returns a valid answer to a hitl:question: approve (an approval or
+    an action), the first option, or a form filled in from its schema."""
     kind = message["interaction_type"]
     keys = [o["key"] for o in message.get("options") or ()]
     if kind == "approval":
@@ -111,6 +111,8 @@ def sample_answer(message: dict[str, Any]) -> Any:
         return keys[:1]
     if kind == "form":
         return _sample(message["form_schema"])
+    if kind == "action":
+        return {"decision": "approve"}
     return "an answer"
 
 

@@ -30,12 +30,16 @@ if TYPE_CHECKING:
         assert_type(c.form("q", Ticket), Ticket)
         assert_type(c.form("q", {"type": "object"}), dict[str, Any])
         assert_type(c.ask({"question": "q"}), hitl.Interaction)
+        assert_type(c.review_action("Bash", {"command": "ls"}), hitl.ActionDecision[dict[str, str]])
+        assert_type(c.review_action("Bash", Release("1.0")).args, Release | None)
+        c.review_action("Bash", {"command": "ls"}, decisions=["approve", "maybe"])  # type: ignore[list-item]
         c.ask_text("q", timout=60)  # type: ignore[call-arg]
 
     async def async_answers(c: hitl.AsyncClient) -> None:
         assert_type(await c.yes_no("q"), bool)
         assert_type(await c.choices("q", ["a"]), list[str])
         assert_type(await c.form("q", Release), Release)
+        assert_type(await c.review_action("Bash", Release("1.0")), hitl.ActionDecision[Release])
 
 
 def test_types_are_checked_by_mypy() -> None:

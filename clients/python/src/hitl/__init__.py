@@ -13,6 +13,7 @@ server's error code. Validation is the server's: the clients pass its errors
 on as they are.
 """
 
+from ._action import DECISIONS, ActionDecision, Decision
 from ._async import AsyncClient
 from ._client import Client
 from ._errors import (
@@ -37,6 +38,7 @@ from ._types import Interaction, Option, Page, Result
 __version__ = VERSION
 
 __all__ = [
+    "ActionDecision",
     "AsyncClient",
     "AskOptions",
     "CANCEL_REASON",
@@ -44,7 +46,9 @@ __all__ = [
     "Cancelled",
     "Client",
     "Conflict",
+    "DECISIONS",
     "DEFAULT_URL",
+    "Decision",
     "Expired",
     "Forbidden",
     "HitlError",

@@ -8,7 +8,9 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence, TypeVar, overload
 
+from . import _action
 from . import _questions as q
+from ._action import ActionDecision, Decision
 from ._client import (
     CREATE_ATTEMPTS,
     DEFAULT_POLL_TIMEOUT,
@@ -33,6 +35,7 @@ if TYPE_CHECKING:
 __all__ = ["AsyncClient"]
 
 T = TypeVar("T")
+A = TypeVar("A")
 
 # The keys of a multi_choice answer (spelled out here: the clients' list
 # method hides the built-in name inside the class).
@@ -227,3 +230,21 @@ class AsyncClient:
     async def form(self, question: str, schema: Any, **options: Unpack[AskOptions]) -> Any:
         """Asks the person to fill in a form (see :meth:`hitl.Client.form`)."""
         return await self._ask(q.form(question, schema, options))
+
+    async def review_action(
+        self,
+        name: str,
+        args: A,
+        *,
+        question: str = "",
+        description: str = "",
+        args_schema: Mapping[str, Any] | None = None,
+        decisions: Sequence[Decision] | None = None,
+        reject_requires_message: bool = False,
+        **options: Unpack[AskOptions],
+    ) -> ActionDecision[A]:
+        """Asks a person to review a tool call and returns their decision
+        (see :meth:`hitl.Client.review_action`)."""
+        review = {"question": question, "description": description, "args_schema": args_schema,
+                  "decisions": decisions, "reject_requires_message": reject_requires_message}
+        return await self._ask(_action.action(name, args, review, options))

@@ -8,7 +8,9 @@ from datetime import datetime, timezone
 import urllib.parse
 from typing import TYPE_CHECKING, Any, Mapping, Sequence, TypeVar, overload
 
+from . import _action
 from . import _questions as q
+from ._action import ActionDecision, Decision
 from ._errors import HitlError, Unavailable, Unreachable
 from ._questions import CANCEL_REASON, ChoiceSpec, Question
 from ._transport import Transport, backoff
@@ -22,6 +24,7 @@ if TYPE_CHECKING:
 __all__ = ["Client"]
 
 T = TypeVar("T")
+A = TypeVar("A")
 
 # The keys of a multi_choice answer (spelled out here: the clients' list
 # method hides the built-in name inside the class).
@@ -101,8 +104,8 @@ class Client:
     safe to share between threads.
 
     The helpers (:meth:`ask_text`, :meth:`yes_no`, :meth:`choice`,
-    :meth:`choices`, :meth:`form`) ask and block until the person answers,
-    then return the typed value. A question nobody answers in time raises
+    :meth:`choices`, :meth:`form`, :meth:`review_action`) ask and block
+    until the person answers, then return the typed value. A question nobody answers in time raises
     :class:`~hitl.Expired`, a withdrawn one :class:`~hitl.Cancelled`, and
     Ctrl-C (KeyboardInterrupt) while waiting cancels the question on the
     server before it propagates.
@@ -277,3 +280,28 @@ class Client:
         TypedDict class: its schema is derived (see :func:`hitl.schema_for`)
         and the answer is returned as that type."""
         return self._ask(q.form(question, schema, options))
+
+    def review_action(
+        self,
+        name: str,
+        args: A,
+        *,
+        question: str = "",
+        description: str = "",
+        args_schema: Mapping[str, Any] | None = None,
+        decisions: Sequence[Decision] | None = None,
+        reject_requires_message: bool = False,
+        **options: Unpack[AskOptions],
+    ) -> ActionDecision[A]:
+        """Asks a person to review a call of the tool ``name`` with ``args``
+        and returns their decision. ``args`` is a mapping, or a dataclass
+        instance (its schema, see :func:`hitl.schema_for`, is what an edit
+        must meet unless ``args_schema`` is given, and an edit comes back as
+        that dataclass). ``decisions`` limits what the person may do
+        (default all four), ``reject_requires_message`` makes a reason
+        required. A reject or a respond is a decision, not an error: check
+        ``.run`` before running the tool. A rule may decide at once, without
+        a person (``.rule_id``)."""
+        review = {"question": question, "description": description, "args_schema": args_schema,
+                  "decisions": decisions, "reject_requires_message": reject_requires_message}
+        return self._ask(_action.action(name, args, review, options))

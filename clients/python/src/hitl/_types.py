@@ -75,6 +75,11 @@ class Result:
     responded_at: datetime | None = None
     timed_out: bool = False
     reason: str = ""
+    #: For an action whose arguments were edited: the RFC 6902 patch from
+    #: the proposed ones.
+    args_diff: tuple[Any, ...] = ()
+    #: For an action a rule decided without a person: the rule.
+    rule_id: str = ""
 
     @classmethod
     def from_json(cls, doc: Mapping[str, Any]) -> Result:
@@ -86,6 +91,8 @@ class Result:
             responded_at=parse_time(doc.get("responded_at")),
             timed_out=bool(doc.get("timed_out", False)),
             reason=str(doc.get("reason") or ""),
+            args_diff=tuple(doc.get("args_diff") or ()),
+            rule_id=str(doc.get("rule_id") or ""),
         )
 
 
@@ -105,6 +112,14 @@ class Interaction:
     options: tuple[Option, ...] = ()
     context: str = ""
     form_schema: Mapping[str, Any] | None = None
+    #: An action's tool call: ``{"name", "args", "description"}``.
+    action: Mapping[str, Any] | None = None
+    #: The JSON Schema an action's edited arguments must meet.
+    args_schema: Mapping[str, Any] | None = None
+    #: The decisions the person may make about an action.
+    decisions: tuple[str, ...] = ()
+    #: Whether rejecting the action needs a reason.
+    reject_requires_message: bool = False
     default_response: Any = None
     timeout: float = 0.0
     deadline: datetime | None = None
@@ -142,6 +157,10 @@ class Interaction:
             options=tuple(Option.from_json(o) for o in doc.get("options") or ()),
             context=str(doc.get("context") or ""),
             form_schema=doc.get("form_schema"),
+            action=doc.get("action"),
+            args_schema=doc.get("args_schema"),
+            decisions=tuple(doc.get("decisions") or ()),
+            reject_requires_message=bool(doc.get("reject_requires_message", False)),
             default_response=doc.get("default_response"),
             timeout=float(doc.get("timeout") or 0.0),
             deadline=parse_time(doc.get("deadline")),
