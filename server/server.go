@@ -129,6 +129,10 @@ func (s *Server) routes() {
 	// Second seed: web HITL frontend's respond endpoint.
 	s.mux.HandleFunc("POST /api/v1/agents/hitl/respond", s.handle(s.handleHITLRespond))
 
+	// LangChain Agent Inbox's interrupts, asked as actions (agentinbox.go).
+	s.mux.HandleFunc("POST /api/v1/agent-inbox/interrupts", s.handle(s.handleInboxCreate))
+	s.mux.HandleFunc("GET /api/v1/agent-inbox/interrupts/{ids}", s.handle(s.handleInboxGet))
+
 	// MCP over streamable HTTP: the ask_human and human_feedback tools.
 	s.mux.Handle("/mcp", mcpserver.New(s.broker, &mcpserver.Options{Logger: s.log, Version: s.version}).Handler())
 
