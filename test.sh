@@ -58,15 +58,22 @@ export HITL_TEST_REQUIRE_CLAUDE=1
 echo "== clients (Python and TypeScript)"
 # clients/ runs the Python client's tests with Debian's pytest (and mypy),
 # and compiles the TypeScript client with the pinned typescript (npm ci into
-# its git-ignored node_modules) to run its tests with node --test. Each is
+# its git-ignored node_modules, with the frameworks its adapters' tests
+# run) to run its tests with node --test. Each is
 # installed only when missing; set, so those tests fail rather than skip
 # when a tool is absent.
 if ! /usr/bin/python3 -c 'import pytest, mypy' 2>/dev/null; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-pytest python3-mypy >/dev/null
 fi
-TS_VERSION=$(node -p 'require("./clients/typescript/package.json").devDependencies.typescript')
-if ! grep -qs "\"version\": \"$TS_VERSION\"" clients/typescript/node_modules/typescript/package.json; then
+# The TypeScript package's dev dependencies are pinned: typescript, and the
+# frameworks its adapters are tested against (ai, @langchain/langgraph,
+# langchain, @openai/agents, zod); npm ci when any is not the pinned version.
+if ! node -e '
+  const dir = "./clients/typescript/";
+  for (const [name, version] of Object.entries(require(dir + "package.json").devDependencies)) {
+    if (require(dir + "node_modules/" + name + "/package.json").version !== version) process.exit(1);
+  }' 2>/dev/null; then
   (cd clients/typescript && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
 fi
 export HITL_TEST_REQUIRE_CLIENTS=1

@@ -10,6 +10,7 @@ package clients_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -136,7 +137,7 @@ func TestPython(t *testing.T) {
 	if exec.Command(python, "-c", "import pytest").Run() != nil {
 		missing(t, "pytest for "+python, "apt-get install python3-pytest")
 	}
-	trackInputs(t, "python", "../cmd/hitl", "../README.md")
+	trackInputs(t, "python", "../cmd/hitl", "../README.md", "../testdata/agent-inbox.json")
 	out := run(t, "python", python, "-m", "pytest", "-q", "-p", "no:cacheprovider")
 	t.Log(lastLine(out, regexp.MustCompile(`\d+ passed`)))
 }
@@ -159,11 +160,10 @@ func TestTypeScript(t *testing.T) {
 	if v, _ := exec.Command(node, "--version").Output(); nodeMajor(string(v)) < 20 {
 		missing(t, "node 20 or newer (found "+strings.TrimSpace(string(v))+")", "a newer nodejs")
 	}
-	tsc := filepath.Join("typescript", "node_modules", ".bin", "tsc")
-	if _, err := os.Stat(tsc); err != nil {
-		missing(t, "TypeScript", "npm ci in clients/typescript")
+	if dep := missingDevDependency("typescript"); dep != "" {
+		missing(t, dep, "npm ci in clients/typescript")
 	}
-	trackInputs(t, "typescript", "../cmd/hitl", "../README.md")
+	trackInputs(t, "typescript", "../cmd/hitl", "../README.md", "../testdata/agent-inbox.json")
 	run(t, "typescript", filepath.Join("node_modules", ".bin", "tsc"), "-p", "tsconfig.json")
 	run(t, "typescript", filepath.Join("node_modules", ".bin", "tsc"), "-p", "tsconfig.test.json")
 	tests, err := filepath.Glob(filepath.Join("typescript", "build", "test", "*.test.js"))
@@ -176,6 +176,27 @@ func TestTypeScript(t *testing.T) {
 	}
 	out := run(t, "typescript", node, args...)
 	t.Log(lastLine(out, regexp.MustCompile(`^# pass `)))
+}
+
+// missingDevDependency returns the first of the TypeScript package's dev
+// dependencies (typescript, and the frameworks its adapters are tested
+// against) that is not installed at its pinned version, or "".
+func missingDevDependency(dir string) string {
+	var pkg struct {
+		DevDependencies map[string]string `json:"devDependencies"`
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "package.json"))
+	if err != nil || json.Unmarshal(data, &pkg) != nil {
+		return dir + "/package.json"
+	}
+	for name, version := range pkg.DevDependencies {
+		var installed struct{ Version string }
+		data, err := os.ReadFile(filepath.Join(dir, "node_modules", name, "package.json"))
+		if err != nil || json.Unmarshal(data, &installed) != nil || installed.Version != version {
+			return name + " " + version
+		}
+	}
+	return ""
 }
 
 // nodeMajor returns the major version of "v20.11.1", or 0.

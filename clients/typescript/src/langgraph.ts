@@ -69,7 +69,9 @@ export type InterruptOptions = Pick<AskOptions, "timeout" | "sourceAgent" | "ses
  * its id, so a process that restarts and asks again waits on the same
  * questions.
  */
-export async function resumeWithHitl(hitl: Client, interrupts: readonly GraphInterrupt[], opts: InterruptOptions = {}): Promise<Command> {
+// The Command's update and node types are any, so that it is accepted by
+// the invoke of a graph of any state and nodes (it carries only resume).
+export async function resumeWithHitl(hitl: Client, interrupts: readonly GraphInterrupt[], opts: InterruptOptions = {}): Promise<Command<unknown, any, any>> {
   if (interrupts.length === 0) throw new TypeError("resumeWithHitl: the run has no interrupts");
   const answers = await Promise.all(interrupts.map((it) => answerInterrupt(hitl, it.value, { ...opts, key: it.id ? `langgraph:${it.id}` : undefined })));
   if (interrupts.length === 1) return new Command({ resume: answers[0] });

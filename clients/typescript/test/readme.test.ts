@@ -18,6 +18,8 @@ const examples = [
   ...readFileSync(join(PACKAGE, "README.md"), "utf8").matchAll(/^```ts\n(.*?)^```$/gms),
   ...readFileSync(join(REPO, "README.md"), "utf8").matchAll(/^<!-- snippet: clients-typescript -->\n\n```ts\n(.*?)^```$/gms),
 ].map((m) => m[1]!);
+// The framework examples need a model: compiled against the pinned frameworks, not run.
+const compiled = [...readFileSync(join(PACKAGE, "README.md"), "utf8").matchAll(/^```typescript\n(.*?)^```$/gms)].map((m) => m[1]!);
 // Inside the package, so that "@hitl/client" resolves to it by its own name.
 const dir = join(PACKAGE, "build", "readme");
 
@@ -28,6 +30,7 @@ before(async () => {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   examples.forEach((code, i) => writeFileSync(join(dir, `example${i + 1}.ts`), code));
+  compiled.forEach((code, i) => writeFileSync(join(dir, `framework${i + 1}.ts`), code));
   writeFileSync(
     join(dir, "tsconfig.json"),
     JSON.stringify({ extends: "../../tsconfig.json", compilerOptions: { rootDir: ".", outDir: "out", declaration: false, declarationMap: false, sourceMap: false }, include: ["*.ts"] }),
@@ -42,6 +45,7 @@ after(() => server?.stop());
 
 test("the README has examples", () => {
   assert.ok(examples.length >= 7, `${examples.length} examples`);
+  assert.equal(compiled.length, 2, "the AI SDK's and the OpenAI Agents SDK's examples (compiled in before)");
   assert.match(examples.at(-1)!, /hitl\.yesNo\(/, "the top README's example is found");
 });
 
