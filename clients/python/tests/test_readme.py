@@ -18,7 +18,9 @@ README = Path(__file__).resolve().parents[1] / "README.md"
 TOP_README = Path(__file__).resolve().parents[3] / "README.md"
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 # This package's README, and the top README's example beside Go's and TypeScript's.
-EXAMPLES = re.findall(r"^```python\n(.*?)^```$", README.read_text(), flags=re.S | re.M) + re.findall(
+# The framework recipes, which need packages from PyPI: compiled, not run.
+RECIPES = re.findall(r"^<!-- recipe: not run here, needs [\w-]+ -->\n```python\n(.*?)^```$", README.read_text(), flags=re.S | re.M)
+EXAMPLES = re.findall(r"^```python\n(.*?)^```$", re.sub(r"<!-- recipe: [^>]*-->\n```python\n.*?^```$", "", README.read_text(), flags=re.S | re.M), flags=re.S | re.M) + re.findall(
     r"^<!-- snippet: clients-python -->\n\n```python\n(.*?)^```$", TOP_README.read_text(), flags=re.S | re.M
 )
 
@@ -29,6 +31,16 @@ def answered_server(hitl_bin: str, tmp_path_factory: pytest.TempPathFactory) -> 
     AutoPerson(srv)
     yield srv
     srv.stop()
+
+
+def test_recipes_compile() -> None:
+    assert len(RECIPES) == 4, "LangGraph (two), the OpenAI Agents SDK, CrewAI"
+    for code in RECIPES:
+        compile(code, "recipe", "exec")
+        for name in re.findall(r"^from hitl(?:\.interrupts)? import (.+)$", code, flags=re.M):
+            module = __import__("hitl.interrupts" if "answer_interrupt" in name else "hitl", fromlist=["x"])
+            for n in name.split(", "):
+                assert hasattr(module, n), f"the recipe imports {n}, which hitl does not have"
 
 
 def test_readme_has_examples() -> None:
