@@ -48,6 +48,8 @@ interface PendingApproval {
   toolName: string;
   input: unknown;
   signed: boolean;
+  /** Whether the provider runs the tool (its approval response goes to the model). */
+  providerExecuted: boolean;
 }
 
 /** What a review decided about one approval request. */
@@ -81,7 +83,14 @@ export async function reviewToolApprovals(hitl: Client, messages: readonly Model
 
 /** Asks about one call and returns the approval response. */
 async function review(hitl: Client, p: PendingApproval, opts: ToolReviewOptions): Promise<Verdict> {
-  const deny = (reason: string): Verdict => ({ response: { type: "tool-approval-response", approvalId: p.approvalId, approved: false, reason } });
+  const respond = (approved: boolean, reason?: string): ToolApprovalResponse => ({
+    type: "tool-approval-response",
+    approvalId: p.approvalId,
+    approved,
+    ...(reason === undefined ? {} : { reason }),
+    ...(p.providerExecuted ? { providerExecuted: true } : {}),
+  });
+  const deny = (reason: string): Verdict => ({ response: respond(false, reason) });
   if (typeof p.input !== "object" || p.input === null || Array.isArray(p.input)) {
     return deny(`Not run: hitl reviews calls whose input is an object; ${p.toolName} got ${JSON.stringify(p.input)}.`);
   }
@@ -96,7 +105,7 @@ async function review(hitl: Client, p: PendingApproval, opts: ToolReviewOptions)
       ...(schema ? { argsSchema: schema } : {}),
     });
     if (d.run) {
-      const response: ToolApprovalResponse = { type: "tool-approval-response", approvalId: p.approvalId, approved: true };
+      const response = respond(true);
       return d.decision === "edit" ? { response, input: d.args } : { response };
     }
     if (d.decision === "respond") return deny(`A person answered instead of running ${p.toolName}: ${d.message}`);
@@ -118,13 +127,15 @@ function pick(opts: ToolReviewOptions): AskOptions<never> {
 
 /** Returns the approval requests of messages that no tool message has answered, in order. */
 function pendingApprovals(messages: readonly ModelMessage[]): PendingApproval[] {
-  const calls = new Map<string, { toolName: string; input: unknown }>();
+  const calls = new Map<string, { toolName: string; input: unknown; providerExecuted: boolean }>();
   const requests: { approvalId: string; toolCallId: string; signed: boolean }[] = [];
   const answered = new Set<string>();
   for (const m of messages) {
     if (typeof m.content === "string") continue;
     for (const part of m.content) {
-      if (part.type === "tool-call") calls.set(part.toolCallId, { toolName: part.toolName, input: part.input });
+      if (part.type === "tool-call") {
+        calls.set(part.toolCallId, { toolName: part.toolName, input: part.input, providerExecuted: part.providerExecuted === true });
+      }
       else if (part.type === "tool-approval-request") {
         requests.push({ approvalId: part.approvalId, toolCallId: part.toolCallId, signed: part.signature !== undefined });
       } else if (part.type === "tool-approval-response") answered.add(part.approvalId);
