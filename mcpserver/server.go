@@ -1,5 +1,6 @@
 // Package mcpserver serves hitl's agent tools, ask_human and
-// human_feedback, over the Model Context Protocol with the official Go SDK,
+// human_feedback, and Claude Code's permission_prompt over the Model
+// Context Protocol with the official Go SDK,
 // on top of any hitl.Service: the in-process engine (hitl serve mounts the
 // streamable HTTP handler at /mcp) or the HTTP client (hitl mcp serves
 // stdio for a remote server).
@@ -10,6 +11,8 @@
 // interaction on the server, so it leaves the person's inbox. Expiry,
 // cancellation and invalid requests are tool errors (isError) the model
 // can read; protocol errors are left for protocol problems.
+// permission_prompt (see permission.go) never fails: every problem is a
+// deny.
 package mcpserver
 
 import (
@@ -37,7 +40,7 @@ const DefaultProgressInterval = 20 * time.Second
 const sessionTimeout = time.Hour
 
 // instructions tell the model what the server is for.
-const instructions = `hitl puts a person in the loop. Call ask_human (typed: approval, single or multiple choice, form, free text) or human_feedback (a message in, the reply as text) when you need a person's approval before a risky or irreversible action, information only they have (such as a 2FA or one-time code), or a decision you should not guess. Each call blocks until the person answers or its timeout passes; an expired or cancelled question is an error, not an answer.`
+const instructions = `hitl puts a person in the loop. Call ask_human (typed: approval, single or multiple choice, form, free text) or human_feedback (a message in, the reply as text) when you need a person's approval before a risky or irreversible action, information only they have (such as a 2FA or one-time code), or a decision you should not guess. Each call blocks until the person answers or its timeout passes; an expired or cancelled question is an error, not an answer. permission_prompt is for Claude Code's --permission-prompt-tool, not for you.`
 
 // Options configure a Server. The zero value (or nil) is usable.
 type Options struct {
@@ -88,6 +91,7 @@ func New(svc hitl.Service, opts *Options) *Server {
 	for _, t := range tools.All() {
 		s.mcp.AddTool(mcpTool(t), s.handler(t))
 	}
+	s.mcp.AddTool(mcpTool(tools.PermissionPrompt()), s.permissionPrompt)
 	return s
 }
 

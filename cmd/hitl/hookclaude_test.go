@@ -1,0 +1,127 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/internal/claudetest"
+)
+
+// hitl hook claude-code as Claude Code's PreToolUse command hook, against
+// the real CLI: the person's decision is what Claude Code does.
+
+// ran is the tool_result of a Bash call that ran and printed nothing.
+const ran = "(Bash completed with no output)"
+
+// commandHook returns the settings running hitl hook claude-code on event,
+// with a question timeout well below the hook's.
+func commandHook(event string, args ...string) map[string]any {
+	return testHooks(event, claudetest.CommandHookConfig(hookCommandLine(append([]string{"--timeout", "50s"}, args...)...), 110))
+}
+
+func TestClaudeCodeHookApprove(t *testing.T) {
+	t.Parallel()
+	h := startClaudeHitl(t)
+	api := claudetest.NewAPI(t, bash("echo hi > out.txt")...)
+	p := claudetest.Start(t, claudetest.Options{API: api, Prompt: "write hi", Settings: commandHook("PreToolUse"), Env: h.env()})
+	in := h.answer(t, `"approve"`)
+	r := p.Wait()
+	checkRun(t, r)
+	if out, _ := readFile(t, r, "out.txt"); out != "hi\n" {
+		t.Errorf("out.txt = %q, want the approved command's output", out)
+	}
+	if got, _ := toolResult(t, api, r, "toolu_00"); got != ran {
+		t.Errorf("tool_result %q, want %q", got, ran)
+	}
+	// The question: the call as Claude Code would run it, from where.
+	if in.Type != hitl.TypeAction || in.Action.Name != "Bash" || in.Question != "Run Bash?" {
+		t.Errorf("asked %s %+v %q, want the action Bash", in.Type, in.Action, in.Question)
+	}
+	var args map[string]string
+	json.Unmarshal(in.Action.Args, &args)
+	if args["command"] != "echo hi > out.txt" || in.Action.Description != "Run echo hi > out.txt" {
+		t.Errorf("action args %s, description %q, want the call's", in.Action.Args, in.Action.Description)
+	}
+	if in.SourceAgent != "claude-code" || in.SessionID != r.Result.SessionID || in.CreatedBy != "claude" {
+		t.Errorf("source_agent %q, session_id %q, created_by %q; want claude-code, the run's session %q, the agent token", in.SourceAgent, in.SessionID, in.CreatedBy, r.Result.SessionID)
+	}
+	if !strings.Contains(in.Context, r.Dir) || !strings.Contains(in.Context, "PreToolUse hook") {
+		t.Errorf("context %q, want the project directory and the hook", in.Context)
+	}
+	if want := "claude-code:" + r.Result.SessionID + ":toolu_00"; in.IdempotencyKey != want {
+		t.Errorf("idempotency_key %q, want %q", in.IdempotencyKey, want)
+	}
+	if in.Result.RespondedBy != "alice" || in.Result.Channel != hitl.ChannelWeb {
+		t.Errorf("answered by %q on %q, want alice on web", in.Result.RespondedBy, in.Result.Channel)
+	}
+}
+
+// TestClaudeCodeHookEdit: the person edits the content of a Write; the
+// file holds the edit.
+func TestClaudeCodeHookEdit(t *testing.T) {
+	t.Parallel()
+	h := startClaudeHitl(t)
+	api := claudetest.NewAPI(t, claudetest.ToolUse("Write", map[string]any{"file_path": "notes.txt", "content": "draft\n"}), claudetest.Text("finished"))
+	p := claudetest.Start(t, claudetest.Options{API: api, Prompt: "write notes", Settings: commandHook("PreToolUse"), Env: h.env()})
+	in := h.pending(t)
+	var args map[string]any
+	if err := json.Unmarshal(in.Action.Args, &args); err != nil {
+		t.Fatal(err)
+	}
+	args["content"] = "final\n" // Claude Code made file_path absolute; kept
+	edit, _ := json.Marshal(map[string]any{"decision": "edit", "args": args})
+	answered, err := h.person.Respond(t.Context(), in.ID, edit)
+	if err != nil {
+		t.Fatalf("edit: %v", err)
+	}
+	r := p.Wait()
+	checkRun(t, r)
+	if got, _ := readFile(t, r, "notes.txt"); got != "final\n" {
+		t.Errorf("notes.txt = %q, want the edited content", got)
+	}
+	if args["file_path"] != filepath.Join(r.Dir, "notes.txt") {
+		t.Errorf("file_path %v, want the absolute path Claude Code sends hooks", args["file_path"])
+	}
+	if want := `[{"op":"replace","path":"/content","value":"final\n"}]`; string(answered.Result.ArgsDiff) != want {
+		t.Errorf("args_diff %s, want %s", answered.Result.ArgsDiff, want)
+	}
+}
+
+// TestClaudeCodeHookDeny: a reject or a reply stops the call, and the
+// model reads why, as the person wrote it.
+func TestClaudeCodeHookDeny(t *testing.T) {
+	cases := []struct {
+		name, answer, want string
+	}{
+		{"reject", `{"decision": "reject", "message": "not in this repository"}`,
+			"PreToolUse:Bash hook error: The person reviewing this Bash call in hitl (alice) rejected it: not in this repository"},
+		{"reject without a reason", `"reject"`,
+			"PreToolUse:Bash hook error: The person reviewing this Bash call in hitl (alice) rejected it, without giving a reason."},
+		{"respond", `{"decision": "respond", "message": "use the Makefile target instead"}`,
+			"PreToolUse:Bash hook error: The person reviewing this Bash call in hitl (alice) did not let it run, and replied: use the Makefile target instead"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := startClaudeHitl(t)
+			api := claudetest.NewAPI(t, bash("echo hi > out.txt")...)
+			// acceptEdits: without the hook's deny, the command would run.
+			p := claudetest.Start(t, claudetest.Options{API: api, Prompt: "write hi", Settings: commandHook("PreToolUse"), Env: h.env(),
+				Args: []string{"--permission-mode", "acceptEdits"}})
+			h.answer(t, tc.answer)
+			r := p.Wait()
+			checkRun(t, r, "toolu_00")
+			if out, ok := readFile(t, r, "out.txt"); ok {
+				t.Errorf("out.txt = %q, want none: the call was denied", out)
+			}
+			got, isError := toolResult(t, api, r, "toolu_00")
+			if d := cmp.Diff(tc.want, got); d != "" || !isError {
+				t.Errorf("tool_result (is_error %v), -want +got:\n%s", isError, d)
+			}
+		})
+	}
+}

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"math"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hitl-sh/hitl/tools"
+)
+
+// defaultHookMatcher names the tools whose calls the printed settings
+// send for review: those that run commands or change files.
+const defaultHookMatcher = "Bash|Edit|Write|MultiEdit|NotebookEdit"
+
+// hookPath is hitl's HTTP hook endpoint for Claude Code.
+const hookPath = "/api/v1/hooks/claude-code"
+
+// printHookSettings prints the Claude Code settings that run the hook as
+// f describes it: the command hook, or (--http) the HTTP hook, with the
+// hook's timeout above the question's by tools.HookTimeoutMargin.
+func printHookSettings(w io.Writer, f *hookFlags) error {
+	hook := hookEntry{Type: "command", Command: hookCommand(f), Timeout: hookTimeout(f.timeout)}
+	if f.http {
+		hook = hookEntry{
+			Type:           "http",
+			URL:            hookURL(f),
+			Headers:        map[string]string{"Authorization": "Bearer $HITL_TOKEN"},
+			AllowedEnvVars: []string{"HITL_TOKEN"},
+			Timeout:        hookTimeout(f.timeout),
+		}
+	}
+	settings := hookSettings{Hooks: map[string][]hookMatcher{
+		f.event: {{Matcher: f.matcher, Hooks: []hookEntry{hook}}},
+	}}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(settings); err != nil {
+		return err
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// hookSettings is the part of Claude Code's settings.json that configures
+// hooks, in the order its documentation writes it.
+type hookSettings struct {
+	Hooks map[string][]hookMatcher `json:"hooks"`
+}
+
+// hookMatcher runs hooks for the tools a matcher names.
+type hookMatcher struct {
+	Matcher string      `json:"matcher"`
+	Hooks   []hookEntry `json:"hooks"`
+}
+
+// hookEntry is one hook: a command, or an HTTP endpoint.
+type hookEntry struct {
+	Type           string            `json:"type"`
+	Command        string            `json:"command,omitempty"`
+	URL            string            `json:"url,omitempty"`
+	Headers        map[string]string `json:"headers,omitempty"`
+	AllowedEnvVars []string          `json:"allowedEnvVars,omitempty"`
+	Timeout        int               `json:"timeout"`
+}
+
+// hookTimeout is the hook's timeout setting, in whole seconds, for a
+// question of timeout.
+func hookTimeout(timeout time.Duration) int {
+	return int(math.Ceil((timeout + tools.HookTimeoutMargin).Seconds()))
+}
+
+// hookCommand is the command line of the command hook: the flags that
+// change what it does, the timeout always.
+func hookCommand(f *hookFlags) string {
+	args := []string{"hitl", "hook", "claude-code", "--timeout", seconds(f.timeout)}
+	if f.agent != tools.ClaudeCodeAgent {
+		args = append(args, "--agent", shellWord(f.agent))
+	}
+	if f.onError != string(tools.OnErrorDeny) {
+		args = append(args, "--on-error", f.onError)
+	}
+	if f.serverSet {
+		args = append(args, "--server", shellWord(f.server))
+	}
+	return strings.Join(args, " ")
+}
+
+// hookURL is the HTTP hook's URL on the server, with the options as query
+// parameters.
+func hookURL(f *hookFlags) string {
+	q := url.Values{}
+	q.Set("timeout", strconv.FormatFloat(f.timeout.Seconds(), 'f', -1, 64))
+	if f.agent != tools.ClaudeCodeAgent {
+		q.Set("agent", f.agent)
+	}
+	if f.onError != string(tools.OnErrorDeny) {
+		q.Set("on_error", f.onError)
+	}
+	return strings.TrimRight(f.server, "/") + hookPath + "?" + q.Encode()
+}
+
+// seconds formats d for --timeout: "540s".
+func seconds(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"
+}
+
+// shellWord quotes s for sh when it holds anything but plain characters.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.:/@=+,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

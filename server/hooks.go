@@ -1,0 +1,123 @@
+package server
+
+import (
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/tools"
+)
+
+// POST /api/v1/hooks/claude-code is a Claude Code HTTP hook ("type":
+// "http") for the PreToolUse and PermissionRequest events: the body is the
+// hook's input, the response the hook's output, as for the command hook
+// (hitl hook claude-code). It is authenticated like the rest of the API:
+// Claude Code sends the token in a header of the hook's configuration.
+//
+// Query parameters: agent (the source_agent rules are scoped to; default
+// claude-code), timeout (seconds a person has to decide; default 540,
+// which must stay below the hook's own timeout, 600 s by default) and
+// on_error (deny, the default, or ask).
+//
+// Once the input is a PreToolUse or PermissionRequest hook's, the answer
+// is 200 with a decision, a deny when hitl cannot decide (the question
+// expired or was cancelled, the call could not be asked). Claude Code
+// ignores a hook that fails (any other status, a timeout, a refused
+// connection: the call then runs as if there were no hook), so only
+// requests that are not such a hook's input get an error status, and a
+// server that is down cannot deny anything: where that matters, use the
+// command hook, which denies when it cannot reach hitl.
+
+// maxHookBody bounds a hook's input: a Write of a large file sends the
+// whole file. Beyond it the request is refused (413), which Claude Code
+// ignores; up to it, a call too large for an action (hitl.MaxActionArgsLen)
+// is denied.
+const maxHookBody = 8 << 20
+
+// handleClaudeCodeHook serves POST /api/v1/hooks/claude-code.
+func (s *Server) handleClaudeCodeHook(w http.ResponseWriter, r *http.Request) error {
+	opts, err := hookOptions(r)
+	if err != nil {
+		return err
+	}
+	data, err := readHookBody(w, r)
+	if err != nil {
+		return err
+	}
+	in, err := tools.ParseHookInput(data)
+	if err != nil {
+		return err
+	}
+	if err := in.Supported(); err != nil {
+		return err
+	}
+	start := time.Now()
+	out, v := tools.Hook(r.Context(), s.broker, in, opts)
+	s.logHook(r, in, v, time.Since(start))
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(append(out, '\n'))
+	return nil
+}
+
+// hookOptions reads the hook's query parameters.
+func hookOptions(r *http.Request) (*tools.HookOptions, error) {
+	q := r.URL.Query()
+	o := &tools.HookOptions{OnError: tools.OnError(q.Get("on_error"))}
+	o.SourceAgent = q.Get("agent")
+	if o.OnError == "" {
+		o.OnError = tools.OnErrorDeny
+	}
+	if !o.OnError.Valid() {
+		return nil, hitl.Errorf(hitl.EINVALID, "on_error must be deny or ask")
+	}
+	if v := q.Get("timeout"); v != "" {
+		secs, err := strconv.ParseFloat(v, 64)
+		if err != nil || !(secs >= 1 && secs <= hitl.MaxTimeout.Seconds()) {
+			return nil, hitl.Errorf(hitl.EINVALID, "timeout must be a number of seconds between 1 and %d (below the hook's own timeout)", int(hitl.MaxTimeout.Seconds()))
+		}
+		o.Timeout = time.Duration(secs * float64(time.Second))
+	}
+	return o, nil
+}
+
+// readHookBody reads a hook's input: at most maxHookBody, within the body's
+// read deadline (see bodyDeadline).
+func readHookBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxHookBody))
+	var tooBig *http.MaxBytesError
+	switch {
+	case err == nil:
+		return data, nil
+	case errors.As(err, &tooBig):
+		return nil, hitl.Errorf(hitl.ETOOLARGE, "the hook input is larger than %d bytes", maxHookBody)
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		w.Header().Set("Connection", "close")
+		return nil, hitl.Errorf(codeTimeout, "the request body did not arrive in time")
+	}
+	return nil, hitl.Errorf(hitl.EINVALID, "read request body: %v", err)
+}
+
+// logHook logs a hook's decision, never the call's input or the reason.
+func (s *Server) logHook(r *http.Request, in *tools.HookInput, v *tools.Verdict, took time.Duration) {
+	decision := "deny"
+	if v.Allow {
+		decision = "allow"
+	}
+	attrs := []any{"event", in.HookEventName, "tool", in.ToolName, "decision", decision, "failed", v.Failed, "duration_ms", took.Milliseconds()}
+	if v.Interaction != nil {
+		attrs = append(attrs, "interaction_id", v.Interaction.ID, "status", v.Interaction.Status)
+	}
+	level := slog.LevelInfo
+	if v.Err != nil && hitl.ErrorCode(v.Err) == hitl.EINTERNAL && r.Context().Err() == nil {
+		level = slog.LevelError
+		attrs = append(attrs, "error", v.Err)
+	}
+	s.log.Log(r.Context(), level, "claude code hook", attrs...)
+}

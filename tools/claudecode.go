@@ -1,0 +1,355 @@
+package tools
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/ask"
+	"github.com/hitl-sh/hitl/client"
+)
+
+// Claude Code asks hitl about its tool calls in three ways: a command hook
+// (hitl hook claude-code), an HTTP hook (POST /api/v1/hooks/claude-code)
+// and the permission_prompt MCP tool (--permission-prompt-tool). Each
+// describes the call as a ToolCall, reviews it with Review, and renders the
+// Verdict in the shape Claude Code reads. A verdict is never missing:
+// every failure (hitl unreachable, the question expired or was cancelled,
+// bad input) is a deny that says why.
+
+// ClaudeCodeAgent is the source_agent of Claude Code's tool calls unless
+// configured otherwise; it is also the name Claude Code gives itself as an
+// MCP client, so rules made from either surface apply to both.
+const ClaudeCodeAgent = "claude-code"
+
+// DefaultReviewTimeout is how long a person has to decide on a tool call:
+// below Claude Code's default hook timeout (600 s) by more than
+// ReviewGrace, so a hook always answers before Claude Code gives up on it
+// (a hook that times out is ignored, and the call runs).
+const DefaultReviewTimeout = 540 * time.Second
+
+// ReviewGrace is how long past the question's deadline Review waits for
+// the server to report the outcome before it denies the call anyway.
+const ReviewGrace = 30 * time.Second
+
+// HookTimeoutMargin is how much longer than the review's timeout a
+// Claude Code hook's own timeout should be: ReviewGrace, the few seconds
+// a withdrawal takes, and room to spare.
+const HookTimeoutMargin = 60 * time.Second
+
+// ToolCall is a tool call Claude Code asks permission for.
+type ToolCall struct {
+	// Tool is the tool's name: Bash, Write, mcp__github__create_issue, …
+	Tool string
+	// Input is the tool's input, a JSON object.
+	Input json.RawMessage
+	// ToolUseID is the model's tool_use id; "" when Claude Code gives none
+	// (a PermissionRequest hook).
+	ToolUseID string
+	// SessionID is Claude Code's session; "" when unknown (the permission
+	// prompt tool is not told).
+	SessionID string
+	// Cwd is Claude Code's working directory, the project; "" when
+	// unknown.
+	Cwd string
+	// PermissionMode is Claude Code's permission mode (default,
+	// acceptEdits, plan, …); "" when unknown.
+	PermissionMode string
+	// Via names the surface that asks, for the person and the audit trail:
+	// "PreToolUse hook", "PermissionRequest hook" or "permission prompt".
+	Via string
+}
+
+// ReviewOptions configure Review. The zero value (or nil) is usable.
+type ReviewOptions struct {
+	// SourceAgent names the agent: rules are scoped to it. "" means
+	// ClaudeCodeAgent.
+	SourceAgent string
+	// Timeout is how long the person has to decide; 0 means
+	// DefaultReviewTimeout.
+	Timeout time.Duration
+}
+
+// Verdict is hitl's answer to a tool call, in the terms every Claude Code
+// surface renders.
+type Verdict struct {
+	// Allow reports that the call may run: approved, edited, or allowed
+	// by a rule.
+	Allow bool
+	// UpdatedInput is the input the person edited the call to; nil when
+	// it runs as proposed.
+	UpdatedInput json.RawMessage
+	// Reason says what was decided, and by whom: for the model when the
+	// call is denied (it reads it), for the user when it is allowed.
+	Reason string
+	// Failed reports that nobody decided: hitl could not be reached, the
+	// question expired or was cancelled, or the call could not be asked.
+	// Allow is false and Reason says what went wrong.
+	Failed bool
+	// Interaction is the interaction as it ended; nil if none was made.
+	Interaction *hitl.Interaction
+	// Err is the underlying error of a failure, for logs.
+	Err error
+}
+
+// Review asks a person, through svc, whether Claude Code may make call,
+// waits for the decision, and returns it as a Verdict. It never fails: a
+// call that cannot be decided is denied, with the reason. It waits at most
+// the timeout and ReviewGrace (and a few seconds to withdraw the question
+// when ctx ends or the wait runs out).
+func Review(ctx context.Context, svc hitl.Service, call ToolCall, opts *ReviewOptions) *Verdict {
+	var o ReviewOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.SourceAgent == "" {
+		o.SourceAgent = ClaudeCodeAgent
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultReviewTimeout
+	}
+	req, err := call.request(o.SourceAgent, o.Timeout)
+	if err != nil {
+		return call.failed(nil, err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, o.Timeout+ReviewGrace)
+	defer cancel()
+	in, err := ask.Ask(wctx, svc, req)
+	if err != nil && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+		err = hitl.Errorf(hitl.EUNAVAILABLE, "the hitl server reported no outcome %s after the question's deadline", ReviewGrace)
+	}
+	if err != nil {
+		return call.failed(in, err)
+	}
+	return call.decided(in)
+}
+
+// request returns the action question for call.
+func (c ToolCall) request(agent string, timeout time.Duration) (hitl.CreateRequest, error) {
+	if strings.TrimSpace(c.Tool) == "" {
+		return hitl.CreateRequest{}, hitl.Errorf(hitl.EINVALID, "the tool call has no tool name")
+	}
+	input := c.Input
+	if isNullJSON(input) {
+		input = json.RawMessage("{}")
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(input, &fields) != nil || fields == nil {
+		return hitl.CreateRequest{}, hitl.Errorf(hitl.EINVALID, "the tool call's input is not a JSON object")
+	}
+	action := &hitl.Action{Name: c.Tool, Args: input}
+	var desc string
+	if json.Unmarshal(fields["description"], &desc) == nil {
+		action.Description = clip(desc, hitl.MaxActionDescriptionLen)
+	}
+	req := hitl.CreateRequest{
+		Type:        hitl.TypeAction,
+		Action:      action,
+		Context:     c.context(),
+		Timeout:     timeout.Seconds(),
+		SourceAgent: agent,
+		SessionID:   clip(c.SessionID, hitl.MaxProvenanceLen),
+		Metadata:    c.metadata(),
+	}
+	if c.ToolUseID != "" {
+		req.IdempotencyKey = idempotencyKey(c.SessionID, c.ToolUseID)
+	}
+	return req, nil
+}
+
+// context is what the person reads about where the call comes from.
+func (c ToolCall) context() string {
+	var b strings.Builder
+	b.WriteString("Claude Code asks to run **")
+	b.WriteString(escapeMarkdown(c.Tool))
+	b.WriteString("**")
+	if c.Cwd != "" {
+		b.WriteString(" in ")
+		b.WriteString(codeSpan(c.Cwd))
+	}
+	b.WriteString(".")
+	var notes []string
+	if c.SessionID != "" {
+		notes = append(notes, "session "+codeSpan(c.SessionID))
+	}
+	if c.PermissionMode != "" {
+		notes = append(notes, "permission mode "+codeSpan(c.PermissionMode))
+	}
+	if c.Via != "" {
+		notes = append(notes, "asked by its "+c.Via)
+	}
+	if len(notes) > 0 {
+		b.WriteString(" (" + strings.Join(notes, ", ") + ")")
+	}
+	return b.String()
+}
+
+// metadata records the call's provenance on the interaction.
+func (c ToolCall) metadata() map[string]any {
+	m := map[string]any{}
+	for k, v := range map[string]string{"cwd": c.Cwd, "tool_use_id": c.ToolUseID, "permission_mode": c.PermissionMode, "via": c.Via} {
+		if v != "" {
+			m[k] = clip(v, 4<<10)
+		}
+	}
+	if len(m) == 0 {
+		return nil
+	}
+	return m
+}
+
+// idempotencyKey makes a retried hook or tool call (the same tool_use id
+// in the same session) find its question, and its answer, again.
+func idempotencyKey(session, toolUseID string) string {
+	key := "claude-code:" + toolUseID
+	if session != "" {
+		key = "claude-code:" + session + ":" + toolUseID
+	}
+	if len(key) > hitl.MaxKeyLen {
+		sum := sha256.Sum256([]byte(key))
+		key = "claude-code:" + hex.EncodeToString(sum[:])
+	}
+	return key
+}
+
+// decided renders the decision an answered action holds.
+func (c ToolCall) decided(in *hitl.Interaction) *Verdict {
+	var d struct {
+		Decision hitl.Decision   `json:"decision"`
+		Args     json.RawMessage `json:"args"`
+		Message  string          `json:"message"`
+	}
+	if in.Result == nil || json.Unmarshal(in.Result.Value, &d) != nil {
+		return c.failed(in, hitl.Errorf(hitl.EINTERNAL, "interaction %s holds no decision", in.ID))
+	}
+	v := &Verdict{Interaction: in}
+	who, rule := in.Result.RespondedBy, in.Result.RuleID
+	if who == "" {
+		who = "someone"
+	}
+	reviewer := fmt.Sprintf("The person reviewing this %s call in hitl (%s)", c.Tool, who)
+	switch d.Decision {
+	case hitl.DecisionApprove:
+		v.Allow, v.Reason = true, "Approved in hitl by "+who+"."
+		if rule != "" {
+			v.Reason = "Allowed by hitl rule " + rule + "."
+		}
+	case hitl.DecisionEdit:
+		v.Allow, v.UpdatedInput = true, d.Args
+		v.Reason = "Approved in hitl by " + who + ", with edited input."
+	case hitl.DecisionReject:
+		switch {
+		case rule != "" && (d.Message == "" || d.Message == "denied by rule "+rule):
+			v.Reason = fmt.Sprintf("A hitl rule (%s) denies this %s call.", rule, c.Tool)
+		case rule != "":
+			v.Reason = fmt.Sprintf("A hitl rule (%s) denies this %s call: %s", rule, c.Tool, d.Message)
+		case d.Message == "":
+			v.Reason = reviewer + " rejected it, without giving a reason."
+		default:
+			v.Reason = reviewer + " rejected it: " + d.Message
+		}
+	case hitl.DecisionRespond:
+		v.Reason = reviewer + " did not let it run, and replied: " + d.Message
+	default:
+		return c.failed(in, hitl.Errorf(hitl.EINTERNAL, "interaction %s holds an unknown decision %q", in.ID, d.Decision))
+	}
+	if in.Result.TimedOut {
+		v.Reason = "Nobody answered in hitl before the deadline; the default applies. " + v.Reason
+	}
+	return v
+}
+
+// failed denies the call because nobody decided, saying why.
+func (c ToolCall) failed(in *hitl.Interaction, err error) *Verdict {
+	tool := c.Tool
+	if strings.TrimSpace(tool) == "" {
+		tool = "tool"
+	}
+	return &Verdict{
+		Failed:      true,
+		Reason:      fmt.Sprintf("hitl could not get a decision on this %s call, so it is denied: %s", tool, problem(err)),
+		Interaction: in,
+		Err:         err,
+	}
+}
+
+// problem says in a few words why no decision came.
+func problem(err error) string {
+	msg := hitl.ErrorMessage(err)
+	switch code := hitl.ErrorCode(err); {
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		return "the review was interrupted before anyone answered; the question was withdrawn."
+	case errors.Is(err, client.ErrUnreachable):
+		return fmt.Sprintf("cannot reach the hitl server (%s). Start it with `hitl serve`, or point HITL_URL at it.", networkProblem(err))
+	case code == hitl.EEXPIRED:
+		return "nobody answered before the deadline."
+	case code == hitl.ECANCELLED:
+		return "the question was cancelled in hitl (" + msg + ")."
+	case code == hitl.EUNAUTHORIZED || code == hitl.EFORBIDDEN:
+		return "hitl refused the credentials (" + msg + "); set HITL_TOKEN to an agent token."
+	case code == hitl.EINVALID || code == hitl.EVALUE:
+		return "hitl refused the question (" + msg + ")."
+	case code == hitl.EINTERNAL:
+		return "internal error in hitl (see the hitl server's log)."
+	}
+	return msg + "."
+}
+
+// escapeMarkdown escapes the characters that would format s in Markdown.
+func escapeMarkdown(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune("\\`*_{}[]()#+-.!<>|~", r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// codeSpan returns s as a Markdown code span, fenced with more backticks
+// than any run in s, on one line.
+func codeSpan(s string) string {
+	s = strings.NewReplacer("\r", " ", "\n", " ").Replace(s)
+	longest, run := 0, 0
+	for _, r := range s {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	if longest > 0 || strings.HasPrefix(s, " ") {
+		return fence + " " + s + " " + fence
+	}
+	return fence + s + fence
+}
+
+// isNullJSON reports whether raw is absent or JSON null.
+func isNullJSON(raw json.RawMessage) bool {
+	s := strings.TrimSpace(string(raw))
+	return s == "" || s == "null"
+}
+
+// clip returns s as valid UTF-8 without NUL bytes, shortened to at most n
+// bytes without cutting a character: what Claude Code sends should not
+// make its question fail for being longer than a field may be.
+func clip(s string, n int) string {
+	s = strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "")
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
