@@ -125,3 +125,124 @@ func TestClaudeCodeHookDeny(t *testing.T) {
 		})
 	}
 }
+
+// TestClaudeCodeHookAlwaysAllow: "approve, and always allow this" makes a
+// rule, and the next matching call, in a later session, runs without
+// asking anyone.
+func TestClaudeCodeHookAlwaysAllow(t *testing.T) {
+	t.Parallel()
+	h := startClaudeHitl(t)
+	api := claudetest.NewAPI(t, bash("touch one.txt")...)
+	p := claudetest.Start(t, claudetest.Options{API: api, Prompt: "touch a file", Settings: commandHook("PreToolUse"), Env: h.env()})
+	first := h.answer(t, `{"decision": "approve", "always": {"match": {"arg": "command", "prefix": "touch"}}}`)
+	r := p.Wait()
+	checkRun(t, r)
+	if _, ok := readFile(t, r, "one.txt"); !ok {
+		t.Error("one.txt was not made")
+	}
+
+	api = claudetest.NewAPI(t, bash("touch two.txt")...)
+	r = claudetest.Run(t, claudetest.Options{API: api, Prompt: "touch another", Settings: commandHook("PreToolUse"), Env: h.env()}) // nobody answers
+	checkRun(t, r)
+	if _, ok := readFile(t, r, "two.txt"); !ok {
+		t.Error("two.txt was not made")
+	}
+	list := h.interactions(t)
+	if len(list) != 2 {
+		t.Fatalf("%d interactions, want 2", len(list))
+	}
+	second := list[1]
+	if first.Result.RuleID != "" || second.Result.Channel != hitl.ChannelRule || second.Result.RuleID == "" {
+		t.Errorf("second call answered on %q by rule %q, want the rule the first answer made", second.Result.Channel, second.Result.RuleID)
+	}
+}
+
+// TestClaudeCodeHookFailures: whenever hitl cannot decide, the call is
+// denied with the reason (or, with --on-error ask, left to Claude Code,
+// which in -p has nobody to ask).
+func TestClaudeCodeHookFailures(t *testing.T) {
+	cases := []struct {
+		name string
+		// env replaces hitl's: where it is and the token.
+		env   func(h *claudeHitl) []string
+		args  []string
+		event string
+		want  string // the start of what the model reads
+	}{
+		{name: "hitl down", env: func(h *claudeHitl) []string { return []string{"HITL_URL=" + closedURL(t)} },
+			want: "PreToolUse:Bash hook error: hitl could not get a decision on this Bash call, so it is denied: cannot reach the hitl server (POST http://127.0.0.1:"},
+		{name: "nobody answers", args: []string{"--timeout", "1s"},
+			want: "PreToolUse:Bash hook error: hitl could not get a decision on this Bash call, so it is denied: nobody answered before the deadline."},
+		{name: "no token", env: func(h *claudeHitl) []string { return []string{"HITL_URL=" + h.URL} },
+			want: "PreToolUse:Bash hook error: hitl could not get a decision on this Bash call, so it is denied: hitl refused the credentials (authentication required"},
+		{name: "hitl down, ask", env: func(h *claudeHitl) []string { return []string{"HITL_URL=" + closedURL(t)} }, args: []string{"--on-error", "ask"},
+			want: "hitl could not get a decision on this Bash call, so it is denied: cannot reach the hitl server"},
+		{name: "PermissionRequest, hitl down", env: func(h *claudeHitl) []string { return []string{"HITL_URL=" + closedURL(t)} }, event: "PermissionRequest",
+			want: "hitl could not get a decision on this Bash call, so it is denied: cannot reach the hitl server"},
+		{name: "PermissionRequest, hitl down, ask", env: func(h *claudeHitl) []string { return []string{"HITL_URL=" + closedURL(t)} }, event: "PermissionRequest", args: []string{"--on-error", "ask"},
+			want: "Output redirection to '$CWD/out.txt' needs approval."},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := startClaudeHitl(t)
+			env := h.env()
+			if tc.env != nil {
+				env = tc.env(h)
+			}
+			event, mode := "PreToolUse", []string{"--permission-mode", "acceptEdits"} // the command would run without the hook
+			if tc.event != "" {
+				event, mode = tc.event, nil // PermissionRequest runs only when Claude Code would ask
+			}
+			api := claudetest.NewAPI(t, bash("echo hi > out.txt")...)
+			r := claudetest.Run(t, claudetest.Options{API: api, Prompt: "write hi", Settings: commandHook(event, tc.args...), Env: env, Args: mode})
+			checkRun(t, r, "toolu_00")
+			if out, ok := readFile(t, r, "out.txt"); ok {
+				t.Errorf("out.txt = %q, want none: the call was denied", out)
+			}
+			got, _ := toolResult(t, api, r, "toolu_00")
+			if got = strings.ReplaceAll(got, r.Dir, "$CWD"); !strings.HasPrefix(got, tc.want) {
+				t.Errorf("tool_result %q\nwant it to start with %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestClaudeCodePermissionRequestHook: as a PermissionRequest hook, hitl
+// answers only what Claude Code would ask about, in plain -p too; a
+// denial's message reaches the model as it is.
+func TestClaudeCodePermissionRequestHook(t *testing.T) {
+	cases := []struct {
+		name, answer, wantOut, want string
+		denied                      bool
+	}{
+		{name: "approve", answer: `"approve"`, wantOut: "hi\n", want: ran},
+		{name: "edit", answer: `{"decision": "edit", "args": {"command": "echo edited > out.txt"}}`, wantOut: "edited\n", want: ran},
+		{name: "reject", answer: `{"decision": "reject", "message": "no files today"}`, denied: true,
+			want: "The person reviewing this Bash call in hitl (alice) rejected it: no files today"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := startClaudeHitl(t)
+			api := claudetest.NewAPI(t, bash("echo hi > out.txt")...)
+			p := claudetest.Start(t, claudetest.Options{API: api, Prompt: "write hi", Settings: commandHook("PermissionRequest"), Env: h.env()})
+			in := h.answer(t, tc.answer)
+			r := p.Wait()
+			var denied []string
+			if tc.denied {
+				denied = []string{"toolu_00"}
+			}
+			checkRun(t, r, denied...)
+			if out, _ := readFile(t, r, "out.txt"); out != tc.wantOut {
+				t.Errorf("out.txt = %q, want %q", out, tc.wantOut)
+			}
+			if got, _ := toolResult(t, api, r, "toolu_00"); got != tc.want {
+				t.Errorf("tool_result %q, want %q", got, tc.want)
+			}
+			if in.IdempotencyKey == "" || strings.Contains(in.IdempotencyKey, "toolu") || !strings.Contains(in.Context, "PermissionRequest hook") {
+				t.Errorf("idempotency_key %q, context %q: PermissionRequest has no tool_use_id, and names itself", in.IdempotencyKey, in.Context)
+			}
+		})
+	}
+}
