@@ -1,0 +1,157 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/hitl-sh/hitl/internal/claudetest"
+)
+
+// hitl's HTTP hook endpoint and its permission_prompt MCP tool, against
+// the real CLI.
+
+// httpHook returns the settings of an HTTP hook to url on event, the token
+// sent from HITL_TOKEN as the printed settings do.
+func httpHook(event, url string) map[string]any {
+	return testHooks(event, claudetest.HTTPHookConfig(url, map[string]string{"Authorization": "Bearer $HITL_TOKEN"}, []string{"HITL_TOKEN"}, 110))
+}
+
+func TestClaudeCodeHTTPHook(t *testing.T) {
+	cases := []struct {
+		name, event, answer string
+		wantOut, want       string
+	}{
+		{name: "PreToolUse approve", event: "PreToolUse", answer: `"approve"`, wantOut: "hi\n", want: ran},
+		{name: "PreToolUse edit", event: "PreToolUse", answer: `{"decision": "edit", "args": {"command": "echo edited > out.txt"}}`, wantOut: "edited\n", want: ran},
+		{name: "PreToolUse reject", event: "PreToolUse", answer: `{"decision": "reject", "message": "not today"}`,
+			want: "PreToolUse:Bash hook error: The person reviewing this Bash call in hitl (alice) rejected it: not today"},
+		{name: "PermissionRequest respond", event: "PermissionRequest", answer: `{"decision": "respond", "message": "ask me tomorrow"}`,
+			want: "The person reviewing this Bash call in hitl (alice) did not let it run, and replied: ask me tomorrow"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := startClaudeHitl(t)
+			api := claudetest.NewAPI(t, bash("echo hi > out.txt")...)
+			p := claudetest.Start(t, claudetest.Options{API: api, Prompt: "write hi", Env: h.env(),
+				Settings: httpHook(tc.event, h.URL+"/api/v1/hooks/claude-code?timeout=50")})
+			in := h.answer(t, tc.answer)
+			r := p.Wait()
+			var denied []string
+			if tc.wantOut == "" {
+				denied = []string{"toolu_00"}
+			}
+			checkRun(t, r, denied...)
+			if out, _ := readFile(t, r, "out.txt"); out != tc.wantOut {
+				t.Errorf("out.txt = %q, want %q", out, tc.wantOut)
+			}
+			if got, _ := toolResult(t, api, r, "toolu_00"); got != tc.want {
+				t.Errorf("tool_result %q\nwant %q", got, tc.want)
+			}
+			if in.CreatedBy != "claude" || in.SourceAgent != "claude-code" || in.Timeout != 50 {
+				t.Errorf("created_by %q, source_agent %q, timeout %v; want the agent token's, claude-code, 50 s", in.CreatedBy, in.SourceAgent, in.Timeout)
+			}
+		})
+	}
+}
+
+// TestClaudeCodeHTTPHookFailsOpen pins what the README warns of: Claude
+// Code ignores an HTTP hook that fails, so with hitl down, or the token
+// refused, the call runs as if there were no hook.
+func TestClaudeCodeHTTPHookFailsOpen(t *testing.T) {
+	cases := []struct {
+		name string
+		url  func(h *claudeHitl) string
+		env  func(h *claudeHitl) []string
+	}{
+		{"hitl down", func(*claudeHitl) string { return closedURL(t) + "/api/v1/hooks/claude-code" }, nil},
+		{"no token", func(h *claudeHitl) string { return h.URL + "/api/v1/hooks/claude-code" }, func(*claudeHitl) []string { return nil }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := startClaudeHitl(t)
+			env := h.env()
+			if tc.env != nil {
+				env = tc.env(h)
+			}
+			api := claudetest.NewAPI(t, bash("echo hi > out.txt")...)
+			r := claudetest.Run(t, claudetest.Options{API: api, Prompt: "write hi", Env: env,
+				Settings: httpHook("PreToolUse", tc.url(h)), Args: []string{"--permission-mode", "acceptEdits"}})
+			checkRun(t, r)
+			if out, _ := readFile(t, r, "out.txt"); out != "hi\n" {
+				t.Errorf("out.txt = %q; want the command's output (Claude Code ignored the failing hook)", out)
+			}
+		})
+	}
+}
+
+// mcpHitl returns the MCP configuration of hitl's server for Claude Code:
+// hitl mcp over stdio, or /mcp over streamable HTTP with the agent token.
+func mcpHitl(h *claudeHitl, transport, url string) map[string]any {
+	if transport == "stdio" {
+		return claudetest.MCPServers("hitl", map[string]any{"type": "stdio", "command": hitlBin, "args": []string{"mcp"},
+			"env": map[string]string{"HITL_URL": url, "HITL_TOKEN": h.agentToken}})
+	}
+	return claudetest.MCPServers("hitl", map[string]any{"type": "http", "url": url + "/mcp",
+		"headers": map[string]string{"Authorization": "Bearer " + h.agentToken}})
+}
+
+// permissionPrompt is the flag that makes hitl's tool Claude Code's
+// permission prompt.
+var permissionPrompt = []string{"--permission-prompt-tool", "mcp__hitl__permission_prompt"}
+
+func TestClaudeCodePermissionPromptTool(t *testing.T) {
+	cases := []struct {
+		name, answer, wantOut, want string
+	}{
+		{name: "approve", answer: `"approve"`, wantOut: "hi\n", want: ran},
+		{name: "edit", answer: `{"decision": "edit", "args": {"command": "echo edited > out.txt"}}`, wantOut: "edited\n", want: ran},
+		{name: "reject", answer: `{"decision": "reject", "message": "not here"}`,
+			want: "The person reviewing this Bash call in hitl (alice) rejected it: not here"},
+	}
+	for _, transport := range []string{"stdio", "http"} {
+		for _, tc := range cases {
+			t.Run(transport+"/"+tc.name, func(t *testing.T) {
+				t.Parallel()
+				h := startClaudeHitl(t)
+				api := claudetest.NewAPI(t, bash("echo hi > out.txt")...)
+				p := claudetest.Start(t, claudetest.Options{API: api, Prompt: "write hi", MCPConfig: mcpHitl(h, transport, h.URL), Args: permissionPrompt})
+				in := h.answer(t, tc.answer)
+				r := p.Wait()
+				var denied []string
+				if tc.wantOut == "" {
+					denied = []string{"toolu_00"}
+				}
+				checkRun(t, r, denied...)
+				if out, _ := readFile(t, r, "out.txt"); out != tc.wantOut {
+					t.Errorf("out.txt = %q, want %q", out, tc.wantOut)
+				}
+				if got, _ := toolResult(t, api, r, "toolu_00"); got != tc.want {
+					t.Errorf("tool_result %q\nwant %q", got, tc.want)
+				}
+				// Claude Code names itself claude-code, as the hook does.
+				if in.SourceAgent != "claude-code" || in.IdempotencyKey != "claude-code:toolu_00" || !strings.Contains(in.Context, "permission prompt") {
+					t.Errorf("source_agent %q, idempotency_key %q, context %q", in.SourceAgent, in.IdempotencyKey, in.Context)
+				}
+			})
+		}
+	}
+}
+
+// TestClaudeCodePermissionPromptToolDown: hitl mcp denies, with the
+// reason, when the server it forwards to is down.
+func TestClaudeCodePermissionPromptToolDown(t *testing.T) {
+	t.Parallel()
+	h := startClaudeHitl(t)
+	api := claudetest.NewAPI(t, bash("echo hi > out.txt")...)
+	r := claudetest.Run(t, claudetest.Options{API: api, Prompt: "write hi", MCPConfig: mcpHitl(h, "stdio", closedURL(t)), Args: permissionPrompt})
+	checkRun(t, r, "toolu_00")
+	if out, ok := readFile(t, r, "out.txt"); ok {
+		t.Errorf("out.txt = %q, want none: the call was denied", out)
+	}
+	want := "hitl could not get a decision on this Bash call, so it is denied: cannot reach the hitl server (POST http://127.0.0.1:"
+	if got, _ := toolResult(t, api, r, "toolu_00"); !strings.HasPrefix(got, want) {
+		t.Errorf("tool_result %q\nwant it to start with %q", got, want)
+	}
+}
