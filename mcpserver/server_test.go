@@ -29,7 +29,7 @@ func TestListTools(t *testing.T) {
 			if err != nil {
 				t.Fatalf("list tools: %v", err)
 			}
-			want := tools.All()
+			want := append(tools.All(), tools.PermissionPrompt())
 			if len(res.Tools) != len(want) {
 				t.Fatalf("%d tools, want %d", len(res.Tools), len(want))
 			}

@@ -39,6 +39,9 @@ const DefaultReviewTimeout = 540 * time.Second
 // the server to report the outcome before it denies the call anyway.
 const ReviewGrace = 30 * time.Second
 
+// reviewGrace is ReviewGrace (a variable for tests).
+var reviewGrace = ReviewGrace
+
 // HookTimeoutMargin is how much longer than the review's timeout a
 // Claude Code hook's own timeout should be: ReviewGrace, the few seconds
 // a withdrawal takes, and room to spare.
@@ -119,11 +122,11 @@ func Review(ctx context.Context, svc hitl.Service, call ToolCall, opts *ReviewOp
 	if err != nil {
 		return call.failed(nil, err)
 	}
-	wctx, cancel := context.WithTimeout(ctx, o.Timeout+ReviewGrace)
+	wctx, cancel := context.WithTimeout(ctx, o.Timeout+reviewGrace)
 	defer cancel()
 	in, err := ask.Ask(wctx, svc, req)
 	if err != nil && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-		err = hitl.Errorf(hitl.EUNAVAILABLE, "the hitl server reported no outcome %s after the question's deadline", ReviewGrace)
+		err = hitl.Errorf(hitl.EUNAVAILABLE, "the hitl server reported no outcome %s after the question's deadline; it may have stopped", reviewGrace)
 	}
 	if err != nil {
 		return call.failed(in, err)
