@@ -111,3 +111,44 @@ func mustMarshal(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// TestReadmeClaudeCodeSnippets: the README's Claude Code settings are what
+// --print-settings prints (the real-CLI tests run those), and its MCP
+// configuration is the one the permission prompt tests give Claude Code.
+func TestReadmeClaudeCodeSnippets(t *testing.T) {
+	t.Parallel()
+	for name, args := range map[string][]string{
+		"claude-code-hook":      {"--print-settings"},
+		"claude-code-http-hook": {"--print-settings", "--http"},
+	} {
+		stdout, stderr, code := runHookWith("", args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		if got, want := readmeSnippet(t, name), strings.TrimSpace(stdout); got != want {
+			t.Errorf("README snippet %s:\n%s\nwant what hitl hook claude-code %s prints:\n%s", name, got, strings.Join(args, " "), want)
+		}
+	}
+	srv := startServer(t)
+	cfg := readmeMCPConfig(t, defaultServerURL)
+	checkMCPURL(t, srv, cfg["url"].(string))
+}
+
+// readmeMCPConfig returns the hitl server's entry of the README's
+// .mcp.json for Claude Code, pointed at base instead of the default
+// server.
+func readmeMCPConfig(t *testing.T, base string) map[string]any {
+	t.Helper()
+	var config struct {
+		MCPServers map[string]map[string]any `json:"mcpServers"`
+	}
+	snippet := strings.ReplaceAll(readmeSnippet(t, "claude-code-mcp"), defaultServerURL, base)
+	if err := json.Unmarshal([]byte(snippet), &config); err != nil {
+		t.Fatalf("README snippet claude-code-mcp: %v", err)
+	}
+	s, ok := config.MCPServers["hitl"]
+	if !ok || len(config.MCPServers) != 1 || s["type"] != "http" {
+		t.Fatalf("README snippet claude-code-mcp: %v, want one HTTP server named hitl", config.MCPServers)
+	}
+	return s
+}

@@ -17,17 +17,19 @@ import (
 // ran is the tool_result of a Bash call that ran and printed nothing.
 const ran = "(Bash completed with no output)"
 
-// commandHook returns the settings running hitl hook claude-code on event,
-// with a question timeout well below the hook's.
-func commandHook(event string, args ...string) map[string]any {
-	return testHooks(event, claudetest.CommandHookConfig(hookCommandLine(append([]string{"--timeout", "50s"}, args...)...), 110))
+// commandHook returns the settings hitl hook claude-code --print-settings
+// prints for event, with a question timeout of 50 s (the hook's: 110 s)
+// and args.
+func commandHook(t *testing.T, event string, args ...string) map[string]any {
+	t.Helper()
+	return printedSettings(t, append([]string{"--event", event, "--matcher", "Bash|Write", "--timeout", "50s"}, args...)...)
 }
 
 func TestClaudeCodeHookApprove(t *testing.T) {
 	t.Parallel()
 	h := startClaudeHitl(t)
 	api := claudetest.NewAPI(t, bash("echo hi > out.txt")...)
-	p := claudetest.Start(t, claudetest.Options{API: api, Prompt: "write hi", Settings: commandHook("PreToolUse"), Env: h.env()})
+	p := claudetest.Start(t, claudetest.Options{API: api, Prompt: "write hi", Settings: commandHook(t, "PreToolUse"), Env: h.env()})
 	in := h.answer(t, `"approve"`)
 	r := p.Wait()
 	checkRun(t, r)
@@ -66,7 +68,7 @@ func TestClaudeCodeHookEdit(t *testing.T) {
 	t.Parallel()
 	h := startClaudeHitl(t)
 	api := claudetest.NewAPI(t, claudetest.ToolUse("Write", map[string]any{"file_path": "notes.txt", "content": "draft\n"}), claudetest.Text("finished"))
-	p := claudetest.Start(t, claudetest.Options{API: api, Prompt: "write notes", Settings: commandHook("PreToolUse"), Env: h.env()})
+	p := claudetest.Start(t, claudetest.Options{API: api, Prompt: "write notes", Settings: commandHook(t, "PreToolUse"), Env: h.env()})
 	in := h.pending(t)
 	var args map[string]any
 	if err := json.Unmarshal(in.Action.Args, &args); err != nil {
@@ -110,7 +112,7 @@ func TestClaudeCodeHookDeny(t *testing.T) {
 			h := startClaudeHitl(t)
 			api := claudetest.NewAPI(t, bash("echo hi > out.txt")...)
 			// acceptEdits: without the hook's deny, the command would run.
-			p := claudetest.Start(t, claudetest.Options{API: api, Prompt: "write hi", Settings: commandHook("PreToolUse"), Env: h.env(),
+			p := claudetest.Start(t, claudetest.Options{API: api, Prompt: "write hi", Settings: commandHook(t, "PreToolUse"), Env: h.env(),
 				Args: []string{"--permission-mode", "acceptEdits"}})
 			h.answer(t, tc.answer)
 			r := p.Wait()
@@ -133,7 +135,7 @@ func TestClaudeCodeHookAlwaysAllow(t *testing.T) {
 	t.Parallel()
 	h := startClaudeHitl(t)
 	api := claudetest.NewAPI(t, bash("touch one.txt")...)
-	p := claudetest.Start(t, claudetest.Options{API: api, Prompt: "touch a file", Settings: commandHook("PreToolUse"), Env: h.env()})
+	p := claudetest.Start(t, claudetest.Options{API: api, Prompt: "touch a file", Settings: commandHook(t, "PreToolUse"), Env: h.env()})
 	first := h.answer(t, `{"decision": "approve", "always": {"match": {"arg": "command", "prefix": "touch"}}}`)
 	r := p.Wait()
 	checkRun(t, r)
@@ -142,7 +144,7 @@ func TestClaudeCodeHookAlwaysAllow(t *testing.T) {
 	}
 
 	api = claudetest.NewAPI(t, bash("touch two.txt")...)
-	r = claudetest.Run(t, claudetest.Options{API: api, Prompt: "touch another", Settings: commandHook("PreToolUse"), Env: h.env()}) // nobody answers
+	r = claudetest.Run(t, claudetest.Options{API: api, Prompt: "touch another", Settings: commandHook(t, "PreToolUse"), Env: h.env()}) // nobody answers
 	checkRun(t, r)
 	if _, ok := readFile(t, r, "two.txt"); !ok {
 		t.Error("two.txt was not made")
@@ -195,7 +197,7 @@ func TestClaudeCodeHookFailures(t *testing.T) {
 				event, mode = tc.event, nil // PermissionRequest runs only when Claude Code would ask
 			}
 			api := claudetest.NewAPI(t, bash("echo hi > out.txt")...)
-			r := claudetest.Run(t, claudetest.Options{API: api, Prompt: "write hi", Settings: commandHook(event, tc.args...), Env: env, Args: mode})
+			r := claudetest.Run(t, claudetest.Options{API: api, Prompt: "write hi", Settings: commandHook(t, event, tc.args...), Env: env, Args: mode})
 			checkRun(t, r, "toolu_00")
 			if out, ok := readFile(t, r, "out.txt"); ok {
 				t.Errorf("out.txt = %q, want none: the call was denied", out)
@@ -226,7 +228,7 @@ func TestClaudeCodePermissionRequestHook(t *testing.T) {
 			t.Parallel()
 			h := startClaudeHitl(t)
 			api := claudetest.NewAPI(t, bash("echo hi > out.txt")...)
-			p := claudetest.Start(t, claudetest.Options{API: api, Prompt: "write hi", Settings: commandHook("PermissionRequest"), Env: h.env()})
+			p := claudetest.Start(t, claudetest.Options{API: api, Prompt: "write hi", Settings: commandHook(t, "PermissionRequest"), Env: h.env()})
 			in := h.answer(t, tc.answer)
 			r := p.Wait()
 			var denied []string

@@ -10,10 +10,12 @@ import (
 // hitl's HTTP hook endpoint and its permission_prompt MCP tool, against
 // the real CLI.
 
-// httpHook returns the settings of an HTTP hook to url on event, the token
-// sent from HITL_TOKEN as the printed settings do.
-func httpHook(event, url string) map[string]any {
-	return testHooks(event, claudetest.HTTPHookConfig(url, map[string]string{"Authorization": "Bearer $HITL_TOKEN"}, []string{"HITL_TOKEN"}, 110))
+// httpHook returns the settings hitl hook claude-code --print-settings
+// --http prints for event and the server at url: the token sent from
+// HITL_TOKEN.
+func httpHook(t *testing.T, event, url string) map[string]any {
+	t.Helper()
+	return printedSettings(t, "--http", "--event", event, "--matcher", "Bash|Write", "--timeout", "50s", "--server", url)
 }
 
 func TestClaudeCodeHTTPHook(t *testing.T) {
@@ -34,7 +36,7 @@ func TestClaudeCodeHTTPHook(t *testing.T) {
 			h := startClaudeHitl(t)
 			api := claudetest.NewAPI(t, bash("echo hi > out.txt")...)
 			p := claudetest.Start(t, claudetest.Options{API: api, Prompt: "write hi", Env: h.env(),
-				Settings: httpHook(tc.event, h.URL+"/api/v1/hooks/claude-code?timeout=50")})
+				Settings: httpHook(t, tc.event, h.URL)})
 			in := h.answer(t, tc.answer)
 			r := p.Wait()
 			var denied []string
@@ -64,8 +66,8 @@ func TestClaudeCodeHTTPHookFailsOpen(t *testing.T) {
 		url  func(h *claudeHitl) string
 		env  func(h *claudeHitl) []string
 	}{
-		{"hitl down", func(*claudeHitl) string { return closedURL(t) + "/api/v1/hooks/claude-code" }, nil},
-		{"no token", func(h *claudeHitl) string { return h.URL + "/api/v1/hooks/claude-code" }, func(*claudeHitl) []string { return nil }},
+		{"hitl down", func(*claudeHitl) string { return closedURL(t) }, nil},
+		{"no token", func(h *claudeHitl) string { return h.URL }, func(*claudeHitl) []string { return nil }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -77,7 +79,7 @@ func TestClaudeCodeHTTPHookFailsOpen(t *testing.T) {
 			}
 			api := claudetest.NewAPI(t, bash("echo hi > out.txt")...)
 			r := claudetest.Run(t, claudetest.Options{API: api, Prompt: "write hi", Env: env,
-				Settings: httpHook("PreToolUse", tc.url(h)), Args: []string{"--permission-mode", "acceptEdits"}})
+				Settings: httpHook(t, "PreToolUse", tc.url(h)), Args: []string{"--permission-mode", "acceptEdits"}})
 			checkRun(t, r)
 			if out, _ := readFile(t, r, "out.txt"); out != "hi\n" {
 				t.Errorf("out.txt = %q; want the command's output (Claude Code ignored the failing hook)", out)
@@ -86,15 +88,15 @@ func TestClaudeCodeHTTPHookFailsOpen(t *testing.T) {
 	}
 }
 
-// mcpHitl returns the MCP configuration of hitl's server for Claude Code:
-// hitl mcp over stdio, or /mcp over streamable HTTP with the agent token.
-func mcpHitl(h *claudeHitl, transport, url string) map[string]any {
+// mcpHitl returns the MCP configuration of hitl's server at url for
+// Claude Code: hitl mcp over stdio, or the README's, /mcp over streamable
+// HTTP with the agent token from HITL_TOKEN.
+func mcpHitl(t *testing.T, transport, url string) map[string]any {
 	if transport == "stdio" {
 		return claudetest.MCPServers("hitl", map[string]any{"type": "stdio", "command": hitlBin, "args": []string{"mcp"},
-			"env": map[string]string{"HITL_URL": url, "HITL_TOKEN": h.agentToken}})
+			"env": map[string]string{"HITL_URL": url}})
 	}
-	return claudetest.MCPServers("hitl", map[string]any{"type": "http", "url": url + "/mcp",
-		"headers": map[string]string{"Authorization": "Bearer " + h.agentToken}})
+	return claudetest.MCPServers("hitl", readmeMCPConfig(t, url))
 }
 
 // permissionPrompt is the flag that makes hitl's tool Claude Code's
@@ -116,7 +118,7 @@ func TestClaudeCodePermissionPromptTool(t *testing.T) {
 				t.Parallel()
 				h := startClaudeHitl(t)
 				api := claudetest.NewAPI(t, bash("echo hi > out.txt")...)
-				p := claudetest.Start(t, claudetest.Options{API: api, Prompt: "write hi", MCPConfig: mcpHitl(h, transport, h.URL), Args: permissionPrompt})
+				p := claudetest.Start(t, claudetest.Options{API: api, Prompt: "write hi", MCPConfig: mcpHitl(t, transport, h.URL), Args: permissionPrompt, Env: h.env()})
 				in := h.answer(t, tc.answer)
 				r := p.Wait()
 				var denied []string
@@ -145,7 +147,7 @@ func TestClaudeCodePermissionPromptToolDown(t *testing.T) {
 	t.Parallel()
 	h := startClaudeHitl(t)
 	api := claudetest.NewAPI(t, bash("echo hi > out.txt")...)
-	r := claudetest.Run(t, claudetest.Options{API: api, Prompt: "write hi", MCPConfig: mcpHitl(h, "stdio", closedURL(t)), Args: permissionPrompt})
+	r := claudetest.Run(t, claudetest.Options{API: api, Prompt: "write hi", MCPConfig: mcpHitl(t, "stdio", closedURL(t)), Args: permissionPrompt, Env: h.env()})
 	checkRun(t, r, "toolu_00")
 	if out, ok := readFile(t, r, "out.txt"); ok {
 		t.Errorf("out.txt = %q, want none: the call was denied", out)

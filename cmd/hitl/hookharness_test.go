@@ -111,9 +111,20 @@ func hookCommandLine(args ...string) string {
 	return strings.Join(append([]string{hitlBin, "hook", "claude-code"}, args...), " ")
 }
 
-// testHooks returns settings that run hook on event for Bash and Write.
-func testHooks(event string, hook map[string]any) map[string]any {
-	return claudetest.Hooks(event, "Bash|Write", hook)
+// printedSettings returns the settings hitl hook claude-code
+// --print-settings prints with args, run with the test's hitl binary.
+func printedSettings(t *testing.T, args ...string) map[string]any {
+	t.Helper()
+	stdout, stderr, code := runHookWith("", append([]string{"--print-settings"}, args...)...)
+	if code != 0 {
+		t.Fatalf("--print-settings %v: exit %d: %s", args, code, stderr)
+	}
+	stdout = strings.ReplaceAll(stdout, `"command": "hitl `, `"command": "`+hitlBin+` `)
+	var settings map[string]any
+	if err := json.Unmarshal([]byte(stdout), &settings); err != nil {
+		t.Fatalf("--print-settings %v: %v", args, err)
+	}
+	return settings
 }
 
 // bash returns a conversation in which the model runs each command with
