@@ -105,12 +105,6 @@ func (h *claudeHitl) interactions(t *testing.T) []*hitl.Interaction {
 	return list
 }
 
-// hookCommandLine is the command hook running the test's hitl binary with
-// args.
-func hookCommandLine(args ...string) string {
-	return strings.Join(append([]string{hitlBin, "hook", "claude-code"}, args...), " ")
-}
-
 // printedSettings returns the settings hitl hook claude-code
 // --print-settings prints with args, run with the test's hitl binary.
 func printedSettings(t *testing.T, args ...string) map[string]any {
