@@ -1,10 +1,15 @@
-// Package tools defines hitl's two agent tools — human_feedback (the seed's
-// text-in, text-out tool) and ask_human (the typed one) — once, for every
-// way an agent can be offered them: the MCP server, and the function-calling
-// formats of model providers (OpenAI, Anthropic) for agents that call
-// models directly. Call runs a tool call a model made against any
-// hitl.Service, so such an agent can forward the call to hitl and hand the
-// result back to the model.
+// Package tools defines hitl's two agent tools — human_feedback (the
+// human_feedback contract's text-in, text-out tool) and ask_human (the
+// typed one) — once, for every way an agent can be offered them: the MCP
+// server, and the function-calling formats of model providers (OpenAI,
+// Anthropic) for agents that call models directly. Call runs a tool call a
+// model made against any hitl.Service, so such an agent can forward the
+// call to hitl and hand the result back to the model.
+//
+// It also reviews Claude Code's own tool calls as actions (Review), for
+// its hooks (Hook: hitl hook claude-code and the HTTP hook endpoint) and
+// its --permission-prompt-tool (PermissionPrompt, served by the MCP
+// server), in the shapes Claude Code reads.
 package tools
 
 import "encoding/json"

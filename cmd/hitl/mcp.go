@@ -35,7 +35,9 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		"Serves hitl's MCP tools, ask_human and human_feedback, over stdio for an MCP\n"+
 			"client such as Claude Code, Claude Desktop or Cursor, and forwards every\n"+
 			"question to a running hitl server (start one with \"hitl serve\"). A tool\n"+
-			"call blocks until a person answers in the inbox, on Slack or with the CLI.\n\n"+
+			"call blocks until a person answers in the inbox, on Slack or with the CLI.\n"+
+			"permission_prompt answers Claude Code's permission prompts (claude\n"+
+			"--permission-prompt-tool mcp__hitl__permission_prompt).\n\n"+
 			"MCP messages go to stdout; logs go to stderr. HITL_TOKEN, if set, is sent\n"+
 			"as a bearer token. \"hitl serve\" also serves the same tools over streamable\n"+
 			"HTTP at /mcp, for clients that prefer a URL.", stderr)
