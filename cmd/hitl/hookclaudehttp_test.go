@@ -157,3 +157,19 @@ func TestClaudeCodePermissionPromptToolDown(t *testing.T) {
 		t.Errorf("tool_result %q\nwant it to start with %q", got, want)
 	}
 }
+
+// TestClaudeCodePermissionPromptToolUnreachable: when /mcp cannot be
+// reached at all, Claude Code ends the run at its first permission check,
+// and nothing runs.
+func TestClaudeCodePermissionPromptToolUnreachable(t *testing.T) {
+	t.Parallel()
+	h := startClaudeHitl(t)
+	api := claudetest.NewAPI(t, bash("echo hi > out.txt")...)
+	r := claudetest.Run(t, claudetest.Options{API: api, Prompt: "write hi", MCPConfig: mcpHitl(t, "http", closedURL(t)), Args: permissionPrompt, Env: h.env()})
+	if r.ExitCode == 0 || !strings.Contains(string(r.Stderr), "mcp__hitl__permission_prompt (passed via --permission-prompt-tool) not found") {
+		t.Errorf("exit %d, stderr %s; want the run ended: the tool is not found", r.ExitCode, r.Stderr)
+	}
+	if out, ok := readFile(t, r, "out.txt"); ok {
+		t.Errorf("out.txt = %q, want none: nothing may run", out)
+	}
+}
