@@ -25,6 +25,10 @@ type Turn struct {
 	ID string
 	// Text is the final answer when Tool is "".
 	Text string
+
+	// msgID is the id of the message that plays the turn, one per turn:
+	// Claude Code merges consecutive assistant messages with the same id.
+	msgID string
 }
 
 // ToolUse returns a turn in which the model calls tool with input.
@@ -206,6 +210,7 @@ func (a *API) serveMessages(w http.ResponseWriter, r *http.Request) {
 	if turn.Tool != "" && turn.ID == "" {
 		turn.ID = fmt.Sprintf("toolu_%02d", n)
 	}
+	turn.msgID = fmt.Sprintf("msg_%02d", n)
 	if req.Stream {
 		streamTurn(w, req.Model, turn)
 		return
@@ -217,7 +222,7 @@ func (a *API) serveMessages(w http.ResponseWriter, r *http.Request) {
 // its content is empty, as in message_start.
 func message(model string, turn Turn, content bool) map[string]any {
 	m := map[string]any{
-		"id": "msg_fake", "type": "message", "role": "assistant", "model": model,
+		"id": turn.msgID, "type": "message", "role": "assistant", "model": model,
 		"content": []any{}, "stop_reason": nil, "stop_sequence": nil,
 		"usage": map[string]int{"input_tokens": 100, "output_tokens": 1},
 	}

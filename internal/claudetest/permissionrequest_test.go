@@ -60,7 +60,13 @@ func TestPermissionRequest(t *testing.T) {
 			t.Parallel()
 			api := NewAPI(t, bashTurns("echo hi > out.txt")...)
 			hook := NewCommandHook(t, tc.reply)
-			r := Run(t, Options{API: api, Prompt: "write hi", Settings: Hooks("PermissionRequest", "Bash", hook.Hook(1)), Args: tc.args})
+			// Only the hook that hangs gets a short timeout (see
+			// TestPreToolUse).
+			timeout := 60
+			if tc.reply.Hang {
+				timeout = 1
+			}
+			r := Run(t, Options{API: api, Prompt: "write hi", Settings: Hooks("PermissionRequest", "Bash", hook.Hook(timeout)), Args: tc.args})
 			checkResult(t, r, tc.wantOut == "")
 			if n := len(hook.Inputs(t)); n != tc.calls {
 				t.Errorf("the hook ran %d times; want %d", n, tc.calls)

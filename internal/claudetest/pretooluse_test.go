@@ -80,7 +80,14 @@ func TestPreToolUse(t *testing.T) {
 			t.Parallel()
 			api := NewAPI(t, bashTurns("echo hi > out.txt")...)
 			hook := NewCommandHook(t, tc.reply)
-			r := Run(t, Options{API: api, Prompt: "write hi", Settings: Hooks("PreToolUse", "Bash", hook.Hook(1)), Args: tc.args})
+			// Only the hook that hangs gets a short timeout: on a busy
+			// machine a hook that answers may take over a second to
+			// start, and Claude Code would then ignore its answer.
+			timeout := 60
+			if tc.reply.Hang {
+				timeout = 1
+			}
+			r := Run(t, Options{API: api, Prompt: "write hi", Settings: Hooks("PreToolUse", "Bash", hook.Hook(timeout)), Args: tc.args})
 			checkResult(t, r, tc.wantOut == "")
 			if n := len(hook.Inputs(t)); n != 1 {
 				t.Errorf("the hook ran %d times; want 1", n)
