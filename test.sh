@@ -78,6 +78,19 @@ if ! node -e '
 fi
 export HITL_TEST_REQUIRE_CLIENTS=1
 
+echo "== openapi lint"
+# The OpenAPI document is linted by Redocly CLI (from the npm registry,
+# installed into the git-ignored .cache/redocly only when missing), with the
+# rules in redocly.yaml; the Go tests check it against the routes and every
+# response.
+REDOCLY_VERSION=2.77.0
+if ! grep -qs "\"version\": \"$REDOCLY_VERSION\"" .cache/redocly/node_modules/@redocly/cli/package.json; then
+  npm install --no-save --no-package-lock --no-audit --no-fund --loglevel=error \
+    --prefix .cache/redocly "@redocly/cli@$REDOCLY_VERSION" >/dev/null
+fi
+REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true \
+  .cache/redocly/node_modules/.bin/redocly lint --format=stylish openapi/openapi.json
+
 echo "== gofmt"
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
 if [ -n "$unformatted" ]; then

@@ -310,10 +310,11 @@ func retryLater(w http.ResponseWriter, wait time.Duration, msg string) error {
 }
 
 // isPublic reports whether r may be served without credentials: health
-// checks, the login page and API, logout, and the web inbox's static files
-// (the inbox then asks /api/v1/auth/me and shows its login view). Routes
-// listed here must not act on the caller's behalf. A path that is not in
-// canonical form is never public (the mux redirects it first).
+// checks, the login page and API, logout, the OpenAPI document, and the web
+// inbox's static files (the inbox then asks /api/v1/auth/me and shows its
+// login view). Routes listed here must not act on the caller's behalf. A
+// path that is not in canonical form is never public (the mux redirects it
+// first).
 func isPublic(r *http.Request, publicMetrics bool) bool {
 	p := r.URL.Path
 	if path.Clean(p) != strings.TrimSuffix(p, "/") && p != "/" {
@@ -322,7 +323,7 @@ func isPublic(r *http.Request, publicMetrics bool) bool {
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
 		switch p {
-		case "/", "/healthz", "/readyz", "/login", loginCSSPath:
+		case "/", "/healthz", "/readyz", "/login", loginCSSPath, openAPIPath:
 			return true
 		case "/metrics":
 			return publicMetrics

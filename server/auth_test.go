@@ -15,6 +15,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/broker"
+	"github.com/hitl-sh/hitl/internal/hitltest"
 	"github.com/hitl-sh/hitl/server"
 	"github.com/hitl-sh/hitl/sqlite"
 )
@@ -387,7 +388,7 @@ func newLocalServer(t *testing.T, opts server.AuthOptions) *localServer {
 	}
 	ls := &localServer{store: store, now: time.Now()}
 	opts.Now = func() time.Time { ls.mu.Lock(); defer ls.mu.Unlock(); return ls.now }
-	ls.testServer = &testServer{Server: httptest.NewServer(server.New(b, &server.Options{Auth: opts}).Handler()), Broker: b, Store: store, Path: path}
+	ls.testServer = &testServer{Server: httptest.NewServer(hitltest.ValidateResponses(t, server.New(b, &server.Options{Auth: opts}).Handler())), Broker: b, Store: store, Path: path}
 	t.Cleanup(ls.Stop)
 	return ls
 }

@@ -154,7 +154,7 @@ func newAuthServer(t *testing.T, store authStore, opts server.AuthOptions) *auth
 	}
 	opts.Identities = store
 	log := slog.New(slog.NewTextHandler(ts.Logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	ts.HS = serveParked(server.New(b, &server.Options{Logger: log, Auth: opts}))
+	ts.HS = serveParked(t, server.New(b, &server.Options{Logger: log, Auth: opts}))
 	ts.URL, ts.Broker = ts.HS.URL, b
 	t.Cleanup(func() {
 		b.Close()

@@ -15,3 +15,7 @@ func SetParkSweep(s *Server, every time.Duration) { s.parkSweep = every }
 // SetBodyTimeout sets how long a request body may take to arrive, for
 // tests.
 func SetBodyTimeout(s *Server, d time.Duration) { s.bodyTimeout = d }
+
+// Routes returns the patterns of every route registered on s's router, in
+// the order routes registered them.
+func Routes(s *Server) []string { return append([]string(nil), s.mux.patterns...) }

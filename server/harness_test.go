@@ -43,9 +43,11 @@ func startTestServer(t *testing.T, path string) *testServer {
 }
 
 // serveParked serves srv on a loopback port through srv.Listener, as hitl
-// serve does, so long-polls are parked.
-func serveParked(srv *server.Server) *httptest.Server {
-	hs := httptest.NewUnstartedServer(srv.Handler())
+// serve does, so long-polls are parked. Its responses are checked against
+// the OpenAPI document (hitltest.ValidateResponses).
+func serveParked(t *testing.T, srv *server.Server) *httptest.Server {
+	t.Helper()
+	hs := httptest.NewUnstartedServer(hitltest.ValidateResponses(t, srv.Handler()))
 	hs.Listener = srv.Listener(hs.Listener)
 	hs.Start()
 	return hs

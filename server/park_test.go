@@ -103,7 +103,7 @@ func TestParkedWaitAnsweredKeepsTheConnection(t *testing.T) {
 func TestParkedWaitSameAsBlocking(t *testing.T) {
 	t.Parallel()
 	b := hitltest.StartBroker(t)
-	parked := serveParked(server.New(b, nil))
+	parked := serveParked(t, server.New(b, nil))
 	plain := httptest.NewServer(server.New(b, nil).Handler())
 	t.Cleanup(parked.Close)
 	t.Cleanup(plain.Close)
@@ -203,7 +203,7 @@ func TestParkedWaitsAnsweredAtShutdown(t *testing.T) {
 	t.Parallel()
 	b := hitltest.StartBroker(t)
 	srv := server.New(b, nil)
-	ts := &testServer{Server: serveParked(srv), Broker: b, API: srv}
+	ts := &testServer{Server: serveParked(t, srv), Broker: b, API: srv}
 	t.Cleanup(ts.Server.Close)
 	in := ts.create(t, map[string]any{"question": "Still there at shutdown?"})
 
@@ -289,7 +289,7 @@ func TestParkedWaitAgentHangsUp(t *testing.T) {
 	b := hitltest.StartBroker(t)
 	srv := server.New(b, nil)
 	server.SetParkSweep(srv, 20*time.Millisecond)
-	ts := &testServer{Server: serveParked(srv), Broker: b, API: srv}
+	ts := &testServer{Server: serveParked(t, srv), Broker: b, API: srv}
 	t.Cleanup(ts.Server.Close)
 	in := ts.create(t, map[string]any{"question": "Anyone there?"})
 

@@ -44,7 +44,7 @@ func newReplicas(t *testing.T, n int) []*replica {
 		if err := b.Start(context.Background()); err != nil {
 			t.Fatalf("start replica %d: %v", i, err)
 		}
-		hs := serveParked(server.New(b, nil))
+		hs := serveParked(t, server.New(b, nil))
 		rs[i] = &replica{testServer: &testServer{Server: hs, Broker: b}, Store: store, App: app}
 		t.Cleanup(func() {
 			b.Close()

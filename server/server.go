@@ -47,7 +47,7 @@ type Server struct {
 	log     *slog.Logger
 	version string
 	metrics *metrics
-	mux     *http.ServeMux
+	mux     *routeMux
 	auth    *authenticator
 	slack   *slack.Service
 	hub     *wsHub
@@ -73,7 +73,7 @@ func New(b *broker.Broker, opts *Options) *Server {
 		broker:  b,
 		log:     opts.Logger,
 		version: opts.Version,
-		mux:     http.NewServeMux(),
+		mux:     newRouteMux(),
 		slack:   opts.Slack,
 
 		parkSweep:   parkSweep,
@@ -150,6 +150,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /healthz", s.handle(s.handleHealth))
 	s.mux.HandleFunc("GET /readyz", s.handle(s.handleReady))
 	s.mux.Handle("GET /metrics", s.metrics.handler())
+	s.mux.HandleFunc("GET "+openAPIPath, s.handle(s.handleOpenAPI))
 
 	// The web inbox: index.html at / and content-hashed assets.
 	inbox := ui.Handler()

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/broker"
+	"github.com/hitl-sh/hitl/internal/hitltest"
 	"github.com/hitl-sh/hitl/server"
 	"github.com/hitl-sh/hitl/slack"
 	"github.com/hitl-sh/hitl/sqlite"
@@ -48,7 +49,7 @@ func newSlackServer(t *testing.T) *slackServer {
 	if err := sl.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(server.New(b, &server.Options{Slack: sl}).Handler())
+	hs := httptest.NewServer(hitltest.ValidateResponses(t, server.New(b, &server.Options{Slack: sl}).Handler()))
 	ss.url = hs.URL
 	t.Cleanup(func() {
 		b.Close()

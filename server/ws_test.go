@@ -21,6 +21,7 @@ import (
 	"github.com/gobwas/ws"
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/broker"
+	"github.com/hitl-sh/hitl/internal/hitltest"
 	"github.com/hitl-sh/hitl/server"
 	"github.com/hitl-sh/hitl/sqlite"
 )
@@ -51,7 +52,7 @@ func newStreamServer(t *testing.T, opts streamServerOptions) *testServer {
 		t.Fatalf("start broker: %v", err)
 	}
 	srv := server.New(b, &server.Options{WebSocketQueue: opts.WebSocketQueue})
-	hs := httptest.NewUnstartedServer(srv.Handler())
+	hs := httptest.NewUnstartedServer(hitltest.ValidateResponses(t, srv.Handler()))
 	if opts.SendBuffer > 0 {
 		hs.Listener = sendBufferListener{Listener: hs.Listener, size: opts.SendBuffer}
 	}

@@ -29,11 +29,17 @@ type Options struct {
 	Path string
 	// Addr is the address to listen on; "" means any free loopback port.
 	Addr string
-	// Wrap, if not nil, wraps the server's handler.
+	// Wrap, if not nil, wraps the server's handler (outside the check of
+	// its responses).
 	Wrap func(http.Handler) http.Handler
+	// NoValidation turns off the check of every response against the
+	// OpenAPI document (see ValidateResponses), which is on by default.
+	NoValidation bool
 }
 
-// Server is a real hitl server (HTTP API and /mcp) over a real SQLite file.
+// Server is a real hitl server (HTTP API and /mcp) over a real SQLite file,
+// whose responses are checked against the OpenAPI document unless
+// Options.NoValidation says not to.
 type Server struct {
 	*httptest.Server
 	Broker *broker.Broker
@@ -41,8 +47,9 @@ type Server struct {
 	API    *server.Server
 	Path   string // the SQLite file
 
-	wrap     func(http.Handler) http.Handler
-	stopOnce sync.Once
+	wrap       func(http.Handler) http.Handler
+	noValidate bool
+	stopOnce   sync.Once
 }
 
 // Start starts a server. It stops when the test ends, or earlier through
@@ -59,10 +66,13 @@ func Start(t testing.TB, opts *Options) *Server {
 	store, b := open(t, path)
 	srv := server.New(b, nil)
 	var h http.Handler = srv.Handler()
+	if !opts.NoValidation {
+		h = ValidateResponses(t, h) // its cleanup runs after Stop
+	}
 	if opts.Wrap != nil {
 		h = opts.Wrap(h)
 	}
-	s := &Server{Server: httptest.NewUnstartedServer(h), Broker: b, Store: store, API: srv, Path: path, wrap: opts.Wrap}
+	s := &Server{Server: httptest.NewUnstartedServer(h), Broker: b, Store: store, API: srv, Path: path, wrap: opts.Wrap, noValidate: opts.NoValidation}
 	if opts.Addr != "" {
 		s.Listener.Close()
 		ln, err := listenAgain(opts.Addr)
@@ -91,11 +101,12 @@ func (s *Server) Stop() {
 }
 
 // Restart stops s if it still runs and starts a new server over the same
-// SQLite file, at the same address and with the same handler wrap.
+// SQLite file, at the same address, with the same handler wrap and
+// validation.
 func (s *Server) Restart(t testing.TB) *Server {
 	t.Helper()
 	s.Stop()
-	return Start(t, &Options{Path: s.Path, Addr: s.Listener.Addr().String(), Wrap: s.wrap})
+	return Start(t, &Options{Path: s.Path, Addr: s.Listener.Addr().String(), Wrap: s.wrap, NoValidation: s.noValidate})
 }
 
 // StartBroker starts an in-process engine over a new SQLite file in

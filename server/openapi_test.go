@@ -1,0 +1,246 @@
+package server_test
+
+import (
+	"bytes"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/hitl-sh/hitl/internal/hitltest"
+	"github.com/hitl-sh/hitl/openapi"
+	"github.com/hitl-sh/hitl/server"
+	"github.com/hitl-sh/hitl/slack"
+	"github.com/pb33f/libopenapi"
+	validator "github.com/pb33f/libopenapi-validator"
+)
+
+// undocumentedRoutes are routes the document does not list as operations,
+// and why.
+var undocumentedRoutes = map[string]string{
+	// The catch-all that answers unknown paths under /api/ with 404 in
+	// the error body; the document says so in its description.
+	"/api/": "not-found catch-all",
+}
+
+// mountedElsewhere is where routes are mounted outside the server's
+// routes(): the hitl binary serves Slack's signed routes in front of the
+// server's authentication (cmd/hitl/slack.go).
+const mountedElsewhere = "../cmd/hitl"
+
+// TestOpenAPIDocumentsEveryRoute checks that every route the server
+// registers (with the Slack channel, so its configuration routes are there
+// too), and every route the hitl binary mounts in front of it, is an
+// operation of the OpenAPI document; and that every operation of the
+// document is served by one of them.
+func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
+	b := hitltest.StartBroker(t)
+	sl, err := slack.New(b, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	routes := server.Routes(server.New(b, &server.Options{Slack: sl}))
+	for _, p := range mountedRoutes(t, mountedElsewhere) {
+		if !slices.Contains(routes, p) {
+			routes = append(routes, p)
+		}
+	}
+	ops := documentOperations(t)
+
+	// Every route is in the document: the document, as a router, serves
+	// a request the route serves.
+	docs := http.NewServeMux()
+	for _, op := range ops {
+		method, path, _ := strings.Cut(op, " ")
+		if path == "/" {
+			path = "/{$}"
+		}
+		docs.HandleFunc(method+" "+path, func(http.ResponseWriter, *http.Request) {})
+	}
+	for _, route := range routes {
+		if _, ok := undocumentedRoutes[route]; ok {
+			continue
+		}
+		method, path := splitPattern(route)
+		methods := []string{method}
+		if method == "" { // every method: the document needs at least one
+			methods = []string{"GET", "POST", "PUT", "PATCH", "DELETE"}
+		}
+		found := false
+		for _, m := range methods {
+			if _, pattern := docs.Handler(httptest.NewRequest(m, samplePath(path), nil)); pattern != "" {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("route %q is not in openapi/openapi.json", route)
+		}
+	}
+
+	// Every operation is a route: the server's router (and the binary's)
+	// serves a request for it, other than with the not-found catch-all.
+	served := http.NewServeMux()
+	for _, route := range routes {
+		served.HandleFunc(route, func(http.ResponseWriter, *http.Request) {})
+	}
+	for _, op := range ops {
+		method, path, _ := strings.Cut(op, " ")
+		_, pattern := served.Handler(httptest.NewRequest(method, samplePath(path), nil))
+		if _, catchAll := undocumentedRoutes[pattern]; pattern == "" || catchAll {
+			t.Errorf("operation %s in openapi/openapi.json is not a route of the server (router answered with %q)", op, pattern)
+		}
+	}
+	for _, want := range []string{"POST /slack/events", "POST /slack/interactivity"} {
+		if !slices.Contains(routes, want) {
+			t.Errorf("Slack's route %s was found neither in routes() nor in %s", want, mountedElsewhere)
+		}
+	}
+}
+
+// documentOperations returns every operation of the document as "METHOD
+// /path".
+func documentOperations(t *testing.T) []string {
+	t.Helper()
+	doc, err := libopenapi.NewDocument(openapi.JSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model, err := doc.BuildV3Model()
+	if err != nil {
+		t.Fatalf("build the OpenAPI model: %v", err)
+	}
+	var ops []string
+	for path, item := range model.Model.Paths.PathItems.FromOldest() {
+		for method := range item.GetOperations().FromOldest() {
+			ops = append(ops, strings.ToUpper(method)+" "+path)
+		}
+	}
+	if len(ops) == 0 {
+		t.Fatal("the document has no operations")
+	}
+	return ops
+}
+
+// splitPattern splits a ServeMux pattern into its method ("" for any) and
+// path.
+func splitPattern(pattern string) (method, path string) {
+	if m, p, ok := strings.Cut(pattern, " "); ok {
+		return m, strings.TrimSpace(p)
+	}
+	return "", pattern
+}
+
+var wildcard = regexp.MustCompile(`\{[^}]*\}`)
+
+// samplePath returns a path that the route pattern or OpenAPI path
+// template p matches: wildcards filled in, a trailing slash (a prefix)
+// followed by more.
+func samplePath(p string) string {
+	p = strings.ReplaceAll(p, "{$}", "")
+	p = wildcard.ReplaceAllStringFunc(p, func(w string) string {
+		if strings.HasSuffix(w, "...}") {
+			return "x/y"
+		}
+		return "x"
+	})
+	if len(p) > 1 && strings.HasSuffix(p, "/") {
+		p += "x/y"
+	}
+	return p
+}
+
+// mountedRoutes returns the route patterns that the Go files of dir (not
+// its tests) register on a router: the string literals given to Handle and
+// HandleFunc, but "/", which hands everything else to the server.
+func mountedRoutes(t *testing.T, dir string) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no Go files in %s: %v", dir, err)
+	}
+	var out []string
+	fset := token.NewFileSet()
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok || len(call.Args) != 2 {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok || sel.Sel.Name != "Handle" && sel.Sel.Name != "HandleFunc" {
+				return true
+			}
+			lit, ok := call.Args[0].(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				return true
+			}
+			if p, err := strconv.Unquote(lit.Value); err == nil && p != "/" {
+				out = append(out, p)
+			}
+			return true
+		})
+	}
+	return out
+}
+
+// TestOpenAPIDocumentIsValid checks the document against the OpenAPI 3.1
+// specification's schema.
+func TestOpenAPIDocumentIsValid(t *testing.T) {
+	doc, err := libopenapi.NewDocument(openapi.JSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := doc.GetVersion(); v != "3.1.0" {
+		t.Errorf("openapi version %q, want 3.1.0", v)
+	}
+	v, errs := validator.NewValidator(doc)
+	if len(errs) > 0 {
+		t.Fatalf("build the validator: %v", errs)
+	}
+	if ok, verrs := v.ValidateDocument(); !ok {
+		for _, e := range verrs {
+			t.Errorf("openapi/openapi.json: %s", e.Error())
+		}
+	}
+}
+
+// TestOpenAPIServedToAnyone checks that GET /api/v1/openapi.json serves the
+// document without credentials once authentication is on, and that HEAD
+// works too.
+func TestOpenAPIServedToAnyone(t *testing.T) {
+	ts := newAuthServer(t, newSQLiteAuthStore(t), server.AuthOptions{})
+	resp, body := ts.call(t, ts.anon, "GET", "/api/v1/openapi.json", nil)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d, want 200; body %s", resp.StatusCode, body)
+	}
+	if got := resp.Header.Get("Content-Type"); got != "application/json" {
+		t.Errorf("Content-Type %q, want application/json", got)
+	}
+	if !bytes.Equal(body, openapi.JSON) {
+		t.Errorf("served %d bytes, not the openapi package's %d", len(body), len(openapi.JSON))
+	}
+	resp, body = ts.call(t, ts.anon, "HEAD", "/api/v1/openapi.json", nil)
+	if resp.StatusCode != http.StatusOK || len(body) != 0 {
+		t.Errorf("HEAD: status %d with %d bytes, want 200 and none", resp.StatusCode, len(body))
+	}
+	// Still a route like the others: credentials that are wrong are
+	// ignored on a public route, not refused.
+	resp, _ = ts.call(t, actor{name: "stranger", token: "hitl_nope"}, "GET", "/api/v1/openapi.json", nil)
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("with a bad token: status %d, want 200", resp.StatusCode)
+	}
+}
