@@ -18,6 +18,7 @@ import (
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/internal/hitltest"
 )
 
 // hitlBin is the hitl binary built once for the end-to-end tests.
@@ -194,12 +195,13 @@ func startServerAt(t *testing.T, addr, db string) *hitlServer {
 	return s
 }
 
-// client returns a Go client for the server.
+// client returns a Go client for the server, whose responses are checked
+// against the OpenAPI document.
 func (s *hitlServer) client(t *testing.T) *client.Client {
 	t.Helper()
 	tr := &http.Transport{}
 	t.Cleanup(tr.CloseIdleConnections)
-	return client.New(s.URL, &client.Options{HTTPClient: &http.Client{Transport: tr}})
+	return client.New(s.URL, &client.Options{HTTPClient: &http.Client{Transport: hitltest.ValidatingTransport(t, tr)}})
 }
 
 // waitFor polls cond every 10 ms until it holds, failing the test after a

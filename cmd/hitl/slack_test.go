@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hitl-sh/hitl/internal/hitltest"
 	"github.com/hitl-sh/hitl/slack"
 	_ "modernc.org/sqlite"
 )
@@ -67,7 +68,7 @@ func slackCall(t *testing.T, method, url, contentType, body string, header http.
 	for k, v := range header {
 		req.Header[k] = v
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := (&http.Client{Transport: hitltest.ValidatingTransport(t, nil)}).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

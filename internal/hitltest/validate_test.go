@@ -110,28 +110,50 @@ func TestValidateResponses(t *testing.T) {
 		{"parked response", "GET", "/api/v1/interactions/x/wait", parked(rawResponse(`{"interaction_id":"nope"}`)), "status 200"},
 		{"parked health", "GET", "/healthz", parked(rawResponse(healthBody)), ""},
 	} {
-		t.Run(tt.name, func(t *testing.T) {
+		// Each response is checked where the server runs, and where a
+		// client gets it.
+		t.Run(tt.name+"/server", func(t *testing.T) {
 			t.Parallel()
 			rt := &recordingT{TB: t}
 			hs := httptest.NewServer(hitltest.ValidateResponses(rt, tt.h))
-			req, err := http.NewRequest(tt.method, hs.URL+tt.path, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp, err := hs.Client().Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, _ = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
+			roundTrip(t, hs.Client(), tt.method, hs.URL+tt.path)
 			hs.Close()
-			failures := rt.end()
-			switch {
-			case tt.want == "" && len(failures) > 0:
-				t.Errorf("reported %q, want nothing", failures)
-			case tt.want != "" && (len(failures) != 1 || !strings.Contains(failures[0], tt.want)):
-				t.Errorf("reported %q, want one failure with %q", failures, tt.want)
-			}
+			check(t, rt.end(), tt.want)
 		})
+		t.Run(tt.name+"/client", func(t *testing.T) {
+			t.Parallel()
+			rt := &recordingT{TB: t}
+			hs := httptest.NewServer(tt.h)
+			hc := &http.Client{Transport: hitltest.ValidatingTransport(rt, hs.Client().Transport)}
+			roundTrip(t, hc, tt.method, hs.URL+tt.path)
+			hs.Close()
+			check(t, rt.end(), tt.want)
+		})
+	}
+}
+
+// roundTrip sends a request without a body and reads the response.
+func roundTrip(t *testing.T, hc *http.Client, method, url string) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+}
+
+// check compares the failures reported with the one wanted ("" for none).
+func check(t *testing.T, failures []string, want string) {
+	t.Helper()
+	switch {
+	case want == "" && len(failures) > 0:
+		t.Errorf("reported %q, want nothing", failures)
+	case want != "" && (len(failures) != 1 || !strings.Contains(failures[0], want)):
+		t.Errorf("reported %q, want one failure with %q", failures, want)
 	}
 }
