@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/internal/hitltest"
 )
 
 // sseEvent is one Server-Sent Event as a client parses it.
@@ -143,6 +144,11 @@ func (s *sseStream) nextRaw(t *testing.T) (sseEvent, error) {
 	case ev, ok := <-s.events:
 		if !ok {
 			return sseEvent{}, errStreamEnded
+		}
+		if ev.Data != "" {
+			if err := hitltest.CheckStreamMessage([]byte(ev.Data)); err != nil {
+				t.Error(err)
+			}
 		}
 		return ev, nil
 	case <-ctx.Done():

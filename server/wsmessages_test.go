@@ -8,6 +8,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/internal/hitltest"
 )
 
 // marker reports whether m is a message readWS reads past.
@@ -29,6 +30,9 @@ func readWSRaw(t *testing.T, c *websocket.Conn) map[string]any {
 	var m map[string]any
 	if err := json.Unmarshal(data, &m); err != nil {
 		t.Fatalf("decode message %s: %v", data, err)
+	}
+	if err := hitltest.CheckStreamMessage(data); err != nil {
+		t.Error(err)
 	}
 	return m
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/auth"
 	"github.com/hitl-sh/hitl/broker"
+	"github.com/hitl-sh/hitl/internal/hitltest"
 	"github.com/hitl-sh/hitl/server"
 	"github.com/hitl-sh/hitl/slack"
 	"github.com/hitl-sh/hitl/sqlite"
@@ -185,7 +186,7 @@ func newServerWith(t *testing.T, o serverOptions) *hitlServer {
 		StreamRecheck: o.streamRecheck, LoginRate: loginRate, LoginBurst: loginBurst,
 	}}
 	f := &faults{}
-	ts := httptest.NewUnstartedServer(f.wrap(server.New(b, opts).Handler()))
+	ts := httptest.NewUnstartedServer(f.wrap(hitltest.ValidateResponses(t, server.New(b, opts).Handler())))
 	// Hijacked connections are the WebSockets; the test can cut them.
 	ts.Config.ConnState = func(c net.Conn, state http.ConnState) {
 		if state == http.StateHijacked {

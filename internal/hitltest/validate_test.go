@@ -94,6 +94,7 @@ func TestValidateResponses(t *testing.T) {
 		{"documented", "GET", "/healthz", reply(200, "application/json", healthBody), ""},
 		{"documented error", "GET", "/healthz", reply(400, "application/json", errorBody), ""},
 		{"body off the schema", "GET", "/healthz", reply(200, "application/json", `{"status":"sick","version":"dev"}`), "GET /healthz: status 200"},
+		{"field the document does not name", "GET", "/healthz", reply(200, "application/json", `{"status":"ok","version":"dev","uptime":3}`), "uptime"},
 		{"error code not the status's", "GET", "/healthz", reply(503, "application/json", errorBody), "status 503"},
 		{"undocumented status", "GET", "/healthz", reply(418, "application/json", errorBody), "status 418"},
 		{"undocumented media type", "GET", "/healthz", reply(200, "text/plain", "ok"), "status 200"},
