@@ -73,8 +73,9 @@ func documentValidator() (validator.Validator, error) {
 // the document requires must be there. A response that does not fit fails
 // t when the test ends, with the request's method and path, the status and
 // the validator's message. A request for a path or method the document
-// does not have must get 404 or 405 (or the router's redirect to the
-// canonical path).
+// does not have must get the refusal the document describes: 404, or 405
+// with Allow, in the error body (or 401 or 403, or the router's redirect
+// to the canonical path).
 //
 // Not checked: /mcp (MCP's own protocol), /metrics (Prometheus' format),
 // HEAD requests (no body), the bodies of event streams, and WebSockets
@@ -146,7 +147,7 @@ func (c *checker) check(req *http.Request, status int, header http.Header, body 
 		if routerRefusal(status, header, body) {
 			return
 		}
-		c.fail(req, status, fmt.Sprintf("the document has no operation %s %s, and the response is not the refusal of an unknown route (401, 403, 404, 405)", req.Method, req.URL.Path))
+		c.fail(req, status, fmt.Sprintf("the document has no operation %s %s, and the response is not the refusal of an unknown route (401, 403, 404, or 405 with Allow, in the error body)", req.Method, req.URL.Path))
 		return
 	}
 	msgs := make([]string, 0, len(errs))
@@ -185,29 +186,34 @@ func undocumented(errs []*verrors.ValidationError) bool {
 }
 
 // routerRefusal reports whether a response to a route the document does
-// not have is the refusal it must be: 404 or 405 (in hitl's error body,
-// or the router's text), the router's redirect to the canonical path, or
-// 401 or 403 (credentials are checked before the route is looked up).
+// not have is the refusal the document's description promises: 404
+// not_found, or 405 method_not_allowed with Allow, in the error body;
+// 401 or 403 (credentials are checked before the route is looked up); or
+// the router's redirect to the canonical path.
 func routerRefusal(status int, header http.Header, body []byte) bool {
+	want := map[int]string{
+		http.StatusUnauthorized:     "unauthorized",
+		http.StatusForbidden:        "forbidden",
+		http.StatusNotFound:         "not_found",
+		http.StatusMethodNotAllowed: "method_not_allowed",
+	}
 	switch status {
 	case http.StatusMovedPermanently, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
 		return header.Get("Location") != ""
-	case http.StatusNotFound, http.StatusMethodNotAllowed, http.StatusUnauthorized, http.StatusForbidden:
-	default:
-		return false
+	case http.StatusMethodNotAllowed:
+		if header.Get("Allow") == "" {
+			return false
+		}
 	}
 	mt, _, _ := mime.ParseMediaType(header.Get("Content-Type"))
-	if mt == "text/plain" {
-		return true
-	}
 	var e struct {
 		Error *struct {
-			Code    *string `json:"code"`
+			Code    string  `json:"code"`
 			Message *string `json:"message"`
 		} `json:"error"`
 	}
 	return mt == "application/json" && json.Unmarshal(body, &e) == nil &&
-		e.Error != nil && e.Error.Code != nil && e.Error.Message != nil
+		e.Error != nil && e.Error.Message != nil && want[status] != "" && e.Error.Code == want[status]
 }
 
 // describe renders a validation error with the schema failures under it.
