@@ -78,8 +78,9 @@ func documentValidator() (validator.Validator, error) {
 // to the canonical path).
 //
 // Not checked: /mcp (MCP's own protocol), /metrics (Prometheus' format),
-// HEAD requests (no body), the bodies of event streams, and WebSockets
-// once upgraded. A long-poll answered on a parked connection
+// the OpenAPI document itself, HEAD requests (no body), the bodies of
+// event streams, and WebSockets once upgraded (see CheckStreamMessage for
+// their messages). A long-poll answered on a parked connection
 // (server.Listener) is checked as it is written.
 //
 // Register it before the server's own cleanup (hitltest.Start does), so
