@@ -34,6 +34,9 @@ var freeForm = []string{
 	"$.body**.metadata.**",
 	"$.body**.default_response.**",
 	"$.body**.value.**",
+	"$.body**.args.**",
+	"$.body**.args_schema.**",
+	"$.body**.equals.**",
 }
 
 var (
@@ -54,8 +57,9 @@ func documentValidator() (validator.Validator, error) {
 		v, errs := validator.NewValidator(doc, config.WithFormatAssertions(),
 			// Strict: a field the document does not name fails, so the
 			// document keeps up with every field the server sends;
-			// but for free-form JSON (a form's schema, metadata, the
-			// values of answers) and headers, which are not all listed.
+			// but for free-form JSON (schemas, metadata, an action's
+			// arguments, the values of answers) and headers, which are
+			// not all listed.
 			config.WithStrictMode(), config.WithStrictIgnorePaths(freeForm...))
 		if len(errs) > 0 {
 			docErr = fmt.Errorf("build the OpenAPI validator: %w", errors.Join(errs...))
