@@ -27,17 +27,16 @@ import (
 const maxRecorded = 8 << 20
 
 // freeForm are the places in responses that hold JSON of the caller's
-// making, which strict validation leaves alone (see documentValidator).
-var freeForm = []string{
-	"$.headers.**",
-	"$.body**.form_schema.**",
-	"$.body**.metadata.**",
-	"$.body**.default_response.**",
-	"$.body**.value.**",
-	"$.body**.args.**",
-	"$.body**.args_schema.**",
-	"$.body**.equals.**",
-}
+// making, which strict validation leaves alone (see documentValidator):
+// everything under these fields, however its keys are written ($.a.b, or
+// $.a['b c'] for a key that is not a plain name).
+var freeForm = func() []string {
+	var out []string
+	for _, name := range []string{"form_schema", "args_schema", "metadata", "default_response", "value", "args", "equals"} {
+		out = append(out, "$.body**."+name+".**", "$.body**."+name+"['**")
+	}
+	return append(out, "$.headers.**")
+}()
 
 var (
 	docOnce      sync.Once

@@ -79,6 +79,13 @@ func rawResponse(body string) string {
 const (
 	errorBody  = `{"error":{"code":"invalid","message":"no"}}`
 	healthBody = `{"status":"ok","version":"dev"}`
+	// interactionBody is an interaction whose free-form fields have keys
+	// of every shape (one with a dot, which the validator's paths write
+	// in brackets).
+	interactionBody = `{"interaction_id":"01968f5e-7a3b-7cde-8f01-23456789abcd","interaction_type":"action","question":"Run Bash?",` +
+		`"options":[],"action":{"name":"Bash","args":{"<img src=x onerror=\"window.x=1\">":{"a.b":1},"command":"ls"}},"decisions":["approve"],"reject_requires_message":false,` +
+		`"timeout":60,"deadline":"2026-05-05T12:34:56Z","on_timeout":"cancel","metadata":{"it's":["x"]},` +
+		`"created_by":"local","created_via":"api","created_at":"2026-05-05T12:33:56Z","status":"pending"}`
 )
 
 // TestValidateResponses serves made-up responses through
@@ -94,6 +101,7 @@ func TestValidateResponses(t *testing.T) {
 		{"documented", "GET", "/healthz", reply(200, "application/json", healthBody), ""},
 		{"documented error", "GET", "/healthz", reply(400, "application/json", errorBody), ""},
 		{"body off the schema", "GET", "/healthz", reply(200, "application/json", `{"status":"sick","version":"dev"}`), "GET /healthz: status 200"},
+		{"free-form keys of any shape", "GET", "/api/v1/interactions/x", reply(200, "application/json", interactionBody), ""},
 		{"field the document does not name", "GET", "/healthz", reply(200, "application/json", `{"status":"ok","version":"dev","uptime":3}`), "uptime"},
 		{"error code not the status's", "GET", "/healthz", reply(503, "application/json", errorBody), "status 503"},
 		{"undocumented status", "GET", "/healthz", reply(418, "application/json", errorBody), "status 418"},
