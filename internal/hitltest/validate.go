@@ -32,7 +32,7 @@ const maxRecorded = 8 << 20
 // $.a['b c'] for a key that is not a plain name).
 var freeForm = func() []string {
 	var out []string
-	for _, name := range []string{"form_schema", "args_schema", "metadata", "default_response", "value", "args", "equals"} {
+	for _, name := range []string{"form_schema", "args_schema", "metadata", "default_response", "value", "args", "equals", "updatedInput"} {
 		out = append(out, "$.body**."+name+".**", "$.body**."+name+"['**")
 	}
 	return append(out, "$.headers.**")
