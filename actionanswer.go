@@ -253,15 +253,15 @@ func parseAlways(raw json.RawMessage, sent string, out *ActionAnswer) (*RuleRequ
 }
 
 // AlwaysRule returns the rule an answer's "always" makes for the
-// interaction in, by caller at now: scoped to in's source_agent and
-// action name. Errors have code EVALUE: the interaction names no agent, or
+// interaction in, by caller at now: scoped to in's source_agent, the
+// caller that asked it (its created_by) and its action name. Errors have code EVALUE: the interaction names no agent, or
 // the expiry is not in the future.
 func (in *Interaction) AlwaysRule(req *RuleRequest, caller Caller, now time.Time) (*Rule, error) {
 	if in.SourceAgent == "" || in.SourceAgent == AnyAgent {
 		return nil, Errorf(EVALUE, "always needs the action's agent: this interaction has no source_agent to scope a rule to")
 	}
 	scoped := *req
-	scoped.SourceAgent, scoped.ActionName = in.SourceAgent, in.Action.Name
+	scoped.SourceAgent, scoped.AskedBy, scoped.ActionName = in.SourceAgent, in.CreatedBy, in.Action.Name
 	r, err := NewRule(scoped, caller, now)
 	if err != nil {
 		return nil, Errorf(EVALUE, "always: %s", ErrorMessage(err))

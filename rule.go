@@ -46,14 +46,20 @@ type Rule struct {
 	ID          string     `json:"rule_id"`
 	Effect      RuleEffect `json:"effect"`
 	SourceAgent string     `json:"source_agent"` // exact, or AnyAgent
-	ActionName  string     `json:"action_name"`  // exact
-	Match       *RuleMatch `json:"match"`        // nil: every call of the action
-	Message     string     `json:"message"`      // a deny rule's reason
-	CreatedBy   string     `json:"created_by"`
-	CreatedAt   time.Time  `json:"created_at"`
-	ExpiresAt   *time.Time `json:"expires_at"`
-	RevokedAt   *time.Time `json:"revoked_at"`
-	RevokedBy   string     `json:"revoked_by"`
+	// AskedBy is the authenticated caller (an API token's or a person's
+	// name) whose actions the rule decides, or "" for whoever asks under
+	// SourceAgent. A rule an answer's "always" makes is bound to the
+	// caller that asked the question, since source_agent is only what an
+	// agent says it is.
+	AskedBy    string     `json:"asked_by"`
+	ActionName string     `json:"action_name"` // exact
+	Match      *RuleMatch `json:"match"`       // nil: every call of the action
+	Message    string     `json:"message"`     // a deny rule's reason
+	CreatedBy  string     `json:"created_by"`
+	CreatedAt  time.Time  `json:"created_at"`
+	ExpiresAt  *time.Time `json:"expires_at"`
+	RevokedAt  *time.Time `json:"revoked_at"`
+	RevokedBy  string     `json:"revoked_by"`
 	// InteractionID is the interaction whose answer made the rule ("an
 	// always"), empty for a rule made through the rules API.
 	InteractionID string `json:"interaction_id,omitempty"`
@@ -94,9 +100,12 @@ func (m *RuleMatch) UnmarshalJSON(b []byte) error {
 type RuleRequest struct {
 	Effect      RuleEffect `json:"effect"`
 	SourceAgent string     `json:"source_agent"`
-	ActionName  string     `json:"action_name"`
-	Match       *RuleMatch `json:"match"`
-	Message     string     `json:"message,omitempty"`
+	// AskedBy, when set, limits the rule to the actions that caller asks
+	// (see Rule.AskedBy).
+	AskedBy    string     `json:"asked_by,omitempty"`
+	ActionName string     `json:"action_name"`
+	Match      *RuleMatch `json:"match"`
+	Message    string     `json:"message,omitempty"`
 	// ExpiresAt or TTLSeconds (not both) end the rule; neither keeps it
 	// until it is revoked.
 	ExpiresAt  *time.Time `json:"expires_at,omitempty"`
@@ -111,6 +120,7 @@ func NewRule(req RuleRequest, caller Caller, now time.Time) (*Rule, error) {
 	r := &Rule{
 		Effect:      req.Effect,
 		SourceAgent: strings.TrimSpace(req.SourceAgent),
+		AskedBy:     strings.TrimSpace(req.AskedBy),
 		ActionName:  strings.TrimSpace(req.ActionName),
 		Match:       req.Match,
 		Message:     strings.TrimSpace(req.Message),
@@ -124,8 +134,9 @@ func NewRule(req RuleRequest, caller Caller, now time.Time) (*Rule, error) {
 		return nil, Errorf(EINVALID, "source_agent is required (%q for every agent)", AnyAgent)
 	case r.ActionName == "":
 		return nil, Errorf(EINVALID, "action_name is required")
-	case utf8.RuneCountInString(r.SourceAgent) > MaxActionNameLen || utf8.RuneCountInString(r.ActionName) > MaxActionNameLen:
-		return nil, Errorf(EINVALID, "source_agent and action_name are limited to %d characters", MaxActionNameLen)
+	case utf8.RuneCountInString(r.SourceAgent) > MaxActionNameLen || utf8.RuneCountInString(r.ActionName) > MaxActionNameLen ||
+		utf8.RuneCountInString(r.AskedBy) > MaxActionNameLen:
+		return nil, Errorf(EINVALID, "source_agent, asked_by and action_name are limited to %d characters", MaxActionNameLen)
 	case len(r.Message) > MaxActionMessageLen:
 		return nil, Errorf(EINVALID, "message is limited to %d bytes", MaxActionMessageLen)
 	case r.Effect == RuleAllow && r.Message != "":

@@ -62,7 +62,7 @@ func TestNewRuleCleansGlob(t *testing.T) {
 		t.Errorf("glob %q, want %q", got, want)
 	}
 	a := &hitl.Action{Name: "Write", Args: json.RawMessage(`{"file_path":"./src/a.go"}`)}
-	if got := hitl.DecidingRule([]*hitl.Rule{r}, "claude-code", a, now); got != r {
+	if got := hitl.DecidingRule([]*hitl.Rule{r}, hitl.Asker{SourceAgent: "claude-code"}, a, now); got != r {
 		t.Errorf("the rule does not decide a write to ./src/a.go")
 	}
 }
@@ -212,9 +212,11 @@ func TestRuleScopeAndDecidingRule(t *testing.T) {
 		{"other agent, other action", []*hitl.Rule{otherAgent, otherAction}, ""},
 		{"expired and revoked never match", []*hitl.Rule{expired, revoked, allowNew}, "a-new"},
 		{"same age: smaller id", []*hitl.Rule{mk("b", hitl.RuleAllow, "*", "Bash", 0), mk("a", hitl.RuleAllow, "*", "Bash", 0)}, "a"},
+		{"bound to the caller that asks", []*hitl.Rule{askedBy(allowOld, "agent-token")}, "a-old"},
+		{"bound to another caller", []*hitl.Rule{askedBy(allowOld, "other-token"), askedBy(denyAny, "other-token")}, ""},
 	}
 	for _, tt := range tests {
-		got := hitl.DecidingRule(tt.rules, "claude-code", bash, now)
+		got := hitl.DecidingRule(tt.rules, hitl.Asker{SourceAgent: "claude-code", CreatedBy: "agent-token"}, bash, now)
 		id := ""
 		if got != nil {
 			id = got.ID
@@ -227,12 +229,20 @@ func TestRuleScopeAndDecidingRule(t *testing.T) {
 	at := now
 	r := mk("r", hitl.RuleAllow, "claude-code", "Bash", time.Hour)
 	r.ExpiresAt = &at
-	if r.Matches("claude-code", bash, now) || !r.Matches("claude-code", bash, now.Add(-time.Millisecond)) {
+	cc := hitl.Asker{SourceAgent: "claude-code"}
+	if r.Matches(cc, bash, now) || !r.Matches(cc, bash, now.Add(-time.Millisecond)) {
 		t.Error("a rule matches at its expiry, or not just before")
 	}
-	if mk("x", hitl.RuleAllow, "claude-code", "bash", 0).Matches("claude-code", bash, now) {
+	if mk("x", hitl.RuleAllow, "claude-code", "bash", 0).Matches(cc, bash, now) {
 		t.Error("action names matched ignoring case")
 	}
+}
+
+// askedBy returns a copy of r bound to the caller asker.
+func askedBy(r *hitl.Rule, asker string) *hitl.Rule {
+	c := *r
+	c.AskedBy = asker
+	return &c
 }
 
 func TestRuleAnswer(t *testing.T) {

@@ -38,20 +38,34 @@ func hasDotDot(p string) bool {
 	return false
 }
 
-// Matches reports whether r decides a call of the action named name with
-// args (a JSON object) from sourceAgent at now: r is active, its scope is
-// that agent (or every agent) and that action, and its match holds.
-func (r *Rule) Matches(sourceAgent string, a *Action, now time.Time) bool {
-	if !r.inScope(sourceAgent, a, now) {
+// Asker is who asks for an action: the agent's declared name (its
+// source_agent) and the authenticated caller that created the question.
+type Asker struct {
+	SourceAgent string
+	CreatedBy   string
+}
+
+// AskerOf returns who asked the interaction in.
+func AskerOf(in *Interaction) Asker {
+	return Asker{SourceAgent: in.SourceAgent, CreatedBy: in.CreatedBy}
+}
+
+// Matches reports whether r decides a call of the action a asked by who at
+// now: r is active, its scope is that agent (or every agent), that caller
+// (when r is bound to one) and that action, and its match holds.
+func (r *Rule) Matches(who Asker, a *Action, now time.Time) bool {
+	if !r.inScope(who, a, now) {
 		return false
 	}
 	return r.Match.Matches(a.Args)
 }
 
-// inScope reports whether r is active at now for the agent and the
+// inScope reports whether r is active at now for the asker and the
 // action's name, whatever its match.
-func (r *Rule) inScope(sourceAgent string, a *Action, now time.Time) bool {
-	return a != nil && r.Active(now) && r.ActionName == a.Name && (r.SourceAgent == sourceAgent || r.SourceAgent == AnyAgent)
+func (r *Rule) inScope(who Asker, a *Action, now time.Time) bool {
+	return a != nil && r.Active(now) && r.ActionName == a.Name &&
+		(r.SourceAgent == who.SourceAgent || r.SourceAgent == AnyAgent) &&
+		(r.AskedBy == "" || r.AskedBy == who.CreatedBy)
 }
 
 // Matches reports whether the argument m names, in args (a JSON object),
@@ -120,11 +134,11 @@ func globMatch(glob, p string) bool {
 	return err == nil && ok
 }
 
-// DecidingRule returns the rule among rules that decides a call of a from
-// sourceAgent at now, or nil when none matches. A matching deny rule beats
+// DecidingRule returns the rule among rules that decides a call of a asked
+// by who at now, or nil when none matches. A matching deny rule beats
 // every allow rule; among rules of the same effect the oldest wins (then
 // the smallest ID), whatever the order of rules.
-func DecidingRule(rules []*Rule, sourceAgent string, a *Action, now time.Time) *Rule {
+func DecidingRule(rules []*Rule, who Asker, a *Action, now time.Time) *Rule {
 	if a == nil {
 		return nil
 	}
@@ -134,7 +148,7 @@ func DecidingRule(rules []*Rule, sourceAgent string, a *Action, now time.Time) *
 	}
 	var best *Rule
 	for _, r := range rules {
-		if !r.inScope(sourceAgent, a, now) || !r.Match.matchFields(fields) {
+		if !r.inScope(who, a, now) || !r.Match.matchFields(fields) {
 			continue
 		}
 		if best == nil || beats(r, best) {

@@ -16,7 +16,7 @@ import (
 // ruleColumns are the columns scanRule reads, in order.
 var ruleColumns = []string{
 	"id", "effect", "source_agent", "action_name", "arg_match", "message",
-	"created_by", "created_at", "expires_at", "revoked_at", "revoked_by", "interaction_id",
+	"created_by", "created_at", "expires_at", "revoked_at", "revoked_by", "interaction_id", "asked_by",
 }
 
 var (
@@ -36,7 +36,7 @@ func scanRule(sc scanner) (*hitl.Rule, error) {
 		effect, revokedBy, fromInter string
 	)
 	err := sc.Scan(&r.ID, &effect, &r.SourceAgent, &r.ActionName, &match, &r.Message,
-		&r.CreatedBy, &created, &expires, &revoked, &revokedBy, &fromInter)
+		&r.CreatedBy, &created, &expires, &revoked, &revokedBy, &fromInter, &r.AskedBy)
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +102,7 @@ func (s *Store) insertRule(ctx context.Context, tx *sql.Tx, r *hitl.Rule, via st
 		return nil, err
 	}
 	_, err = tx.ExecContext(ctx, sqlInsertRule, r.ID, string(r.Effect), r.SourceAgent, r.ActionName, match, r.Message,
-		r.CreatedBy, r.CreatedAt.UnixMilli(), optionalMillis(r.ExpiresAt), optionalMillis(r.RevokedAt), r.RevokedBy, r.InteractionID)
+		r.CreatedBy, r.CreatedAt.UnixMilli(), optionalMillis(r.ExpiresAt), optionalMillis(r.RevokedAt), r.RevokedBy, r.InteractionID, r.AskedBy)
 	if isConstraint(err, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY) {
 		return nil, hitl.Errorf(hitl.ECONFLICT, "rule %q already exists", r.ID)
 	} else if err != nil {

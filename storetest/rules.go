@@ -21,6 +21,7 @@ func everyRuleField() *hitl.Rule {
 		ID:          "0190a5c0-7d2e-7cc1-9b1e-4d6f4e8a1b2e",
 		Effect:      hitl.RuleDeny,
 		SourceAgent: "claude-code",
+		AskedBy:     "ci-token",
 		ActionName:  "Bash",
 		Match:       &hitl.RuleMatch{Arg: "command", Prefix: "git push"},
 		Message:     "no pushing — «ünïcödé»",
