@@ -50,7 +50,7 @@ func (s *Server) hitlRespond(w http.ResponseWriter, r *http.Request) error {
 	value := req.Value
 	if req.ResponseType != "" {
 		if !req.ResponseType.Valid() {
-			return hitl.Errorf(hitl.EINVALID, "response_type must be one of approval, single_choice, multi_choice, form, free_text; got %q", req.ResponseType)
+			return hitl.Errorf(hitl.EINVALID, "response_type must be one of approval, single_choice, multi_choice, form, free_text, action; got %q", req.ResponseType)
 		}
 		in, err := s.broker.Answerable(r.Context(), req.InteractionID)
 		if err != nil {
