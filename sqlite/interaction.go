@@ -140,6 +140,7 @@ func scanInteractions(rows *sql.Rows, capacity int) ([]*hitl.Interaction, error)
 	}
 	return list, rows.Err()
 }
+
 // encodeCursor makes the opaque cursor of the page after the interaction
 // created at ms with id.
 func encodeCursor(ms int64, id string) string {
