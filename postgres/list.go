@@ -16,7 +16,7 @@ import (
 )
 
 // dueKey orders by deadline with the interactions that have none last: the
-// expression interactions_pending_due indexes (migration 0010).
+// expression interactions_pending_due indexes (migration 0012).
 const dueKey = "coalesce(deadline, 'infinity'::timestamptz)"
 
 // ListInteractions returns a page of interactions matching f in f's order

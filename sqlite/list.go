@@ -12,7 +12,7 @@ import (
 )
 
 // dueKey orders by deadline with the interactions that have none last: the
-// expression interactions_pending_due indexes (migration 0011).
+// expression interactions_pending_due indexes (migration 0013).
 const dueKey = "coalesce(deadline, 9223372036854775807)"
 
 // ListInteractions returns a page of interactions matching f in f's order
