@@ -25,9 +25,14 @@ type Store interface {
 	// Interaction returns one interaction, or an ENOTFOUND error.
 	Interaction(ctx context.Context, id string) (*Interaction, error)
 
-	// ListInteractions returns interactions newest first, and the cursor of
-	// the next page ("" when there is none).
+	// ListInteractions returns interactions in f's order (newest first by
+	// default), and the cursor of the next page ("" when there is none).
 	ListInteractions(ctx context.Context, f ListFilter) ([]*Interaction, string, error)
+
+	// CountMatching counts the interactions f selects (its Cursor, Limit
+	// and Sort aside): in all, per agent, per type, and those whose
+	// deadline is at or before soon. See InteractionCounts.
+	CountMatching(ctx context.Context, f ListFilter, soon time.Time) (*InteractionCounts, error)
 
 	// CountInteractions counts interactions with the given status.
 	CountInteractions(ctx context.Context, status Status) (int, error)
@@ -197,7 +202,18 @@ type ListFilter struct {
 	IdempotencyKey string // "" for any
 	CreatedBy      string // "" for any
 	Limit          int    // 1..500; 0 means 50
-	Cursor         string // from a previous page
+	Cursor         string // from a previous page; only valid with the same Sort
+	// Agents, Types and Channels keep interactions whose source_agent,
+	// interaction_type or answering channel is any of the values given
+	// (none: any).
+	Agents   []string
+	Types    []Type
+	Channels []string
+	// Query keeps interactions whose question or context contains it,
+	// ignoring case ("" for any).
+	Query string
+	// Sort is the order: SortNewest ("", the default) or SortDeadline.
+	Sort ListSort
 	// VisibleTo, when set, keeps only the interactions that audience may
 	// see: untargeted ones and those whose targets name its user or one
 	// of its groups.

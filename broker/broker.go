@@ -240,14 +240,11 @@ func (b *Broker) Get(ctx context.Context, id string) (*hitl.Interaction, error) 
 	return b.visible(ctx, id)
 }
 
-// List returns a page of the interactions the caller may see, newest
-// first.
+// List returns a page of the interactions the caller may see, in f's
+// order (newest first by default).
 func (b *Broker) List(ctx context.Context, f hitl.ListFilter) ([]*hitl.Interaction, string, error) {
-	if f.Status != "" && !f.Status.Valid() {
-		return nil, "", hitl.Errorf(hitl.EINVALID, "status must be pending, answered, expired or cancelled")
-	}
-	if f.Limit < 0 || f.Limit > hitl.MaxListLimit {
-		return nil, "", hitl.Errorf(hitl.EINVALID, "limit must be between 1 and %d", hitl.MaxListLimit)
+	if err := hitl.CheckListFilter(f); err != nil {
+		return nil, "", err
 	}
 	f, ok := hitl.Restrict(hitl.CallerFrom(ctx), f)
 	if !ok {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
-	"strconv"
 
 	"github.com/google/uuid"
 	"github.com/hitl-sh/hitl"
@@ -58,33 +57,17 @@ type listResponse struct {
 	NextCursor   *string             `json:"next_cursor"`
 }
 
-// List returns a page of interactions, newest first, and the cursor of the
-// next page ("" when there is none). The server filters by Status,
-// IdempotencyKey, Limit and Cursor; CreatedBy is not part of the HTTP API
-// and must be empty.
+// List returns a page of interactions in f's order (newest first by
+// default), and the cursor of the next page ("" when there is none). The
+// server filters by every field of f but CreatedBy, which is not part of
+// the HTTP API and must be empty.
 func (c *Client) List(ctx context.Context, f hitl.ListFilter) ([]*hitl.Interaction, string, error) {
-	if f.CreatedBy != "" {
-		return nil, "", hitl.Errorf(hitl.EINVALID, "the HTTP API cannot filter by created_by")
-	}
-	q := url.Values{}
-	if f.Status != "" {
-		q.Set("status", string(f.Status))
-	}
-	if f.Limit != 0 {
-		q.Set("limit", strconv.Itoa(f.Limit))
-	}
-	if f.Cursor != "" {
-		q.Set("cursor", f.Cursor)
-	}
-	if f.IdempotencyKey != "" {
-		q.Set("idempotency_key", f.IdempotencyKey)
-	}
-	p := interactionsPath
-	if len(q) > 0 {
-		p += "?" + q.Encode()
+	q, err := listQuery(f)
+	if err != nil {
+		return nil, "", err
 	}
 	var resp listResponse
-	if _, err := c.do(ctx, http.MethodGet, p, nil, &resp); err != nil {
+	if _, err := c.do(ctx, http.MethodGet, withQuery(interactionsPath, q), nil, &resp); err != nil {
 		return nil, "", err
 	}
 	next := ""

@@ -143,68 +143,6 @@ func (s *Store) CountInteractions(ctx context.Context, status hitl.Status) (int,
 	return n, nil
 }
 
-// ListInteractions returns a page of interactions matching f, newest first
-// (by creation time, then id), and the cursor of the next page, "" when
-// this page is the last. A cursor that this store did not make is EINVALID.
-func (s *Store) ListInteractions(ctx context.Context, f hitl.ListFilter) ([]*hitl.Interaction, string, error) {
-	limit := f.Limit
-	if limit <= 0 {
-		limit = hitl.DefaultListLimit
-	}
-	limit = min(limit, hitl.MaxListLimit)
-
-	var where []string
-	var args []any
-	arg := func(v any) string {
-		args = append(args, v)
-		return "$" + strconv.Itoa(len(args))
-	}
-	if f.Status != "" {
-		where = append(where, "status = "+arg(string(f.Status)))
-	}
-	if f.IdempotencyKey != "" {
-		where = append(where, "idempotency_key = "+arg(f.IdempotencyKey))
-	}
-	if f.CreatedBy != "" {
-		where = append(where, "created_by = "+arg(f.CreatedBy))
-	}
-	if f.VisibleTo != nil {
-		where = append(where, visibleClause(f.VisibleTo, arg))
-	}
-	if f.Cursor != "" {
-		at, id, err := decodeCursor(f.Cursor)
-		if err != nil {
-			return nil, "", err
-		}
-		where = append(where, "(created_at, id) < ("+arg(at)+", "+arg(id)+")")
-	}
-	q := `SELECT ` + cols + ` FROM interactions`
-	if len(where) > 0 {
-		q += ` WHERE ` + strings.Join(where, " AND ")
-	}
-	q += ` ORDER BY created_at DESC, id DESC LIMIT ` + arg(limit+1) // one more tells whether there is a next page
-
-	var list []*hitl.Interaction
-	err := s.with(ctx, func(c *pgx.Conn) error {
-		rows, err := c.Query(ctx, q, args...)
-		if err != nil {
-			return err
-		}
-		list, err = scanInteractions(rows, limit+1)
-		return err
-	})
-	if err != nil {
-		return nil, "", fmt.Errorf("list interactions: %w", badText(err))
-	}
-	next := ""
-	if len(list) > limit {
-		list = list[:limit]
-		last := list[limit-1]
-		next = encodeCursor(last.CreatedAt.UnixMilli(), last.ID)
-	}
-	return list, next, nil
-}
-
 // encodeCursor makes the opaque cursor of the page after the interaction
 // created at ms with id.
 func encodeCursor(ms int64, id string) string {

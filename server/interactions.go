@@ -49,20 +49,13 @@ func (s *Server) handleGet(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// handleList serves GET /api/v1/interactions?status=&limit=&cursor=.
+// handleList serves GET /api/v1/interactions with the filters of
+// listFilter (status, idempotency_key, agent, type, channel, q, sort,
+// cursor, limit).
 func (s *Server) handleList(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
-	f := hitl.ListFilter{
-		Status:         hitl.Status(q.Get("status")),
-		IdempotencyKey: q.Get("idempotency_key"),
-		Cursor:         q.Get("cursor"),
-	}
-	if v := q.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return hitl.Errorf(hitl.EINVALID, "limit must be a positive integer")
-		}
-		f.Limit = n
+	f, err := listFilter(r.URL.Query())
+	if err != nil {
+		return err
 	}
 	list, next, err := s.broker.List(r.Context(), f)
 	if err != nil {

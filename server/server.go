@@ -98,6 +98,7 @@ func (s *Server) routes() {
 	// Native API.
 	s.mux.HandleFunc("POST /api/v1/interactions", s.handle(s.handleCreate))
 	s.mux.HandleFunc("GET /api/v1/interactions", s.handle(s.handleList))
+	s.mux.HandleFunc("GET /api/v1/interactions/counts", s.handle(s.handleCounts))
 	s.mux.HandleFunc("GET /api/v1/interactions/{id}", s.handle(s.handleGet))
 	s.mux.HandleFunc("GET /api/v1/interactions/{id}/wait", s.handle(s.handleWait))
 	s.mux.HandleFunc("POST /api/v1/interactions/{id}/respond", s.handle(s.handleRespond))

@@ -35,6 +35,10 @@ const (
 //     (resumed); when SEQ is not from this event log or too far behind,
 //     the full replay above instead.
 //
+// ?replay=page&limit=N&sort=deadline|newest replaces the full replay with
+// the first page of pending questions and their counts (replayPage), for
+// an inbox that fetches the rest on demand.
+//
 // ?session_id=S (repeatable) limits the stream, replay included, to the
 // interactions of those sessions. Messages the client sends are read and
 // ignored.
@@ -65,6 +69,10 @@ func (s *Server) handleWebSocket(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	page, err := parseReplayPaging(r, filter)
+	if err != nil {
+		return err
+	}
 	if !sameOrigin(r) {
 		return hitl.Errorf(hitl.EFORBIDDEN, "cross-origin WebSocket refused: the Origin host must be the request's Host")
 	}
@@ -91,6 +99,7 @@ func (s *Server) handleWebSocket(w http.ResponseWriter, r *http.Request) error {
 		filter: filter,
 		after:  after,
 		resume: resume,
+		page:   page,
 		// The replay is written below, by this goroutine alone.
 		replaying: true,
 		busy:      true,

@@ -30,6 +30,7 @@ type wsConn struct {
 	filter streamFilter    // the sessions the client asked for
 	after  int64           // with resume, the event the client has seen last
 	resume bool            // the client asked to resume after after
+	page   *replayPaging   // ?replay=page: the first page, not every pending question
 
 	// The hub's, under hub.connMu.
 	start    int64     // the newest event before the connection joined

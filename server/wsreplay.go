@@ -27,6 +27,10 @@ func (s *Server) replay(ctx context.Context, c *wsConn) {
 			return
 		}
 	}
+	if c.page != nil {
+		s.replayPage(ctx, c)
+		return
+	}
 	s.replayPending(ctx, c)
 }
 

@@ -127,61 +127,6 @@ func (s *Store) CountInteractions(ctx context.Context, status hitl.Status) (int,
 	return n, nil
 }
 
-// ListInteractions returns a page of interactions matching f, newest first
-// (by creation time, then id), and the cursor of the next page, "" when
-// this page is the last. A cursor that this store did not make is EINVALID.
-func (s *Store) ListInteractions(ctx context.Context, f hitl.ListFilter) ([]*hitl.Interaction, string, error) {
-	limit := f.Limit
-	if limit <= 0 {
-		limit = hitl.DefaultListLimit
-	}
-	limit = min(limit, hitl.MaxListLimit)
-
-	var where []string
-	var args []any
-	if f.Status != "" {
-		where, args = append(where, "status = ?"), append(args, string(f.Status))
-	}
-	if f.IdempotencyKey != "" {
-		where, args = append(where, "idempotency_key = ?"), append(args, f.IdempotencyKey)
-	}
-	if f.CreatedBy != "" {
-		where, args = append(where, "created_by = ?"), append(args, f.CreatedBy)
-	}
-	if f.VisibleTo != nil {
-		where, args = append(where, sqlVisible), append(args, visibleArgs(f.VisibleTo)...)
-	}
-	if f.Cursor != "" {
-		at, id, err := decodeCursor(f.Cursor)
-		if err != nil {
-			return nil, "", err
-		}
-		where, args = append(where, "(created_at, id) < (?, ?)"), append(args, at, id)
-	}
-	q := `SELECT ` + cols + ` FROM interactions`
-	if len(where) > 0 {
-		q += ` WHERE ` + strings.Join(where, " AND ")
-	}
-	q += ` ORDER BY created_at DESC, id DESC LIMIT ?`
-	args = append(args, limit+1) // one more tells whether there is a next page
-
-	rows, err := s.r.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, "", fmt.Errorf("list interactions: %w", err)
-	}
-	list, err := scanInteractions(rows, limit+1)
-	if err != nil {
-		return nil, "", fmt.Errorf("list interactions: %w", err)
-	}
-	next := ""
-	if len(list) > limit {
-		list = list[:limit]
-		last := list[limit-1]
-		next = encodeCursor(last.CreatedAt.UnixMilli(), last.ID)
-	}
-	return list, next, nil
-}
-
 // scanInteractions reads every row and closes rows.
 func scanInteractions(rows *sql.Rows, capacity int) ([]*hitl.Interaction, error) {
 	defer rows.Close()

@@ -29,10 +29,12 @@ const maxRecorded = 8 << 20
 // freeForm are the places in responses that hold JSON of the caller's
 // making, which strict validation leaves alone (see documentValidator):
 // everything under these fields, however its keys are written ($.a.b, or
-// $.a['b c'] for a key that is not a plain name).
+// $.a['b c'] for a key that is not a plain name). The counts' by_agent and
+// by_type are maps keyed by agents' names, which strict mode would take
+// for undeclared properties.
 var freeForm = func() []string {
 	var out []string
-	for _, name := range []string{"form_schema", "args_schema", "metadata", "default_response", "value", "args", "equals", "updatedInput"} {
+	for _, name := range []string{"form_schema", "args_schema", "metadata", "default_response", "value", "args", "equals", "updatedInput", "by_agent", "by_type"} {
 		out = append(out, "$.body**."+name+".**", "$.body**."+name+"['**")
 	}
 	return append(out, "$.headers.**")

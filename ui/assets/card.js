@@ -7,6 +7,7 @@ import { buildWidget } from "./widgets.js";
 import { respond } from "./api.js";
 import { TYPE_LABELS, countdown, spokenDuration, timeEl } from "./format.js";
 import { OUTCOME_KINDS } from "./decision.js";
+import { Stakes } from "./stakes.js";
 
 // The AI-Parrot HITL contract's words for a question the agent withdrew (§3.3).
 export const MOVED_ON = "The agent moved on — this question expired.";
@@ -39,6 +40,7 @@ export class Card {
     this.timer = h("span", { class: "countdown", role: "timer", "aria-live": "off" }, icon("clock"), h("span", { class: "countdown-text" }));
     this.outcome = h("p", { class: "outcome", hidden: true }, h("span", { class: "outcome-icon" }), h("span", { class: "outcome-text" }));
     this.error = h("div", { class: "card-error", id: ids.error, role: "alert", hidden: true });
+    this.stakes = new Stakes(q, this.deadline);
     const kbd = isMac ? "⌘" : "Ctrl";
     this.fields = h("fieldset", { class: "answer-fields" },
       this.widget.body ? h("div", { class: "answer-body" }, this.widget.body) : null,
@@ -73,6 +75,7 @@ export class Card {
       h("span", { class: "card-meta" }, agent, agent ? dot() : null, session, session ? dot() : null, timeEl(q.created_at)),
       this.timer),
     h("h2", { class: "question", id: ids.question, text: q.question }),
+    this.stakes.el,
     q.context ? h("div", { class: "context md", id: ids.context }, renderMarkdown(q.context)) : null,
     this.widget.view || null,
     this.outcome,
@@ -217,6 +220,8 @@ export class Card {
       return;
     }
     text.textContent = countdown(left);
+    this.stakes.tick(now);
+    this.article.classList.toggle("is-soon", left < 5 * 60000);
     this.timer.classList.toggle("is-soon", left < 5 * 60000);
     this.timer.classList.toggle("is-urgent", left < 60000);
     // One calm announcement when a minute is left, never every second.
@@ -233,7 +238,8 @@ export class Card {
     this.article.classList.add("is-expired");
     this.timer.querySelector(".countdown-text").textContent = "Time is up";
     this.fields.disabled = true;
-    this.showOutcome("expired", "The deadline has passed; this question can no longer be answered.");
+    this.stakes.el.hidden = true;
+    this.showOutcome("expired", this.stakes.expiredText());
     this.hooks.changed();
   }
 

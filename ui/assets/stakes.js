@@ -1,0 +1,80 @@
+// What happens at a card's deadline, said on the card: "If unanswered by
+// 14:32 (in 4:48): the agent gets “info”" or "…: the agent stops". The
+// live message carries the deadline and the default answer but not
+// on_timeout, so a card with a default asks the server once which it is.
+
+import { h } from "./dom.js";
+import { countdown } from "./format.js";
+import { getInteraction } from "./api.js";
+
+// clock formats a deadline as a local clock time, with the date when it is
+// not today.
+function clock(ms, now) {
+  const d = new Date(ms);
+  const time = d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  return new Date(now).toDateString() === d.toDateString()
+    ? time
+    : `${d.toLocaleDateString([], { month: "short", day: "numeric" })} ${time}`;
+}
+
+// defaultText renders a default answer for the stakes line.
+function defaultText(q) {
+  const v = q.default_response;
+  if (q.interaction_type === "approval") return v === true ? "approve" : v === false ? "reject" : JSON.stringify(v);
+  const label = (key) => q.options?.find((o) => o.key === key)?.label ?? key;
+  if (q.interaction_type === "single_choice") return label(v);
+  if (q.interaction_type === "multi_choice" && Array.isArray(v)) return v.map(label).join(", ") || "nothing";
+  const s = typeof v === "string" ? v : JSON.stringify(v);
+  return s.length > 80 ? `${s.slice(0, 79)}…` : s;
+}
+
+// Stakes is the line of one card.
+export class Stakes {
+  constructor(q, deadline) {
+    this.q = q;
+    this.deadline = deadline;
+    this.hasDefault = q.default_response !== null && q.default_response !== undefined;
+    // Without a default the deadline can only end the question.
+    this.onTimeout = this.hasDefault ? null : "cancel";
+    this.outcomeEl = h("span", { class: "stakes-outcome" });
+    this.whenEl = h("span", { class: "stakes-when" });
+    this.el = h("p", { class: "stakes", hidden: !Number.isFinite(deadline) }, this.whenEl, this.outcomeEl);
+    if (this.hasDefault) this.fetch();
+    this.render();
+  }
+
+  async fetch() {
+    const r = await getInteraction(this.q.interaction_id);
+    if (!r.ok) return;
+    this.onTimeout = r.data.on_timeout === "default" ? "default" : "cancel";
+    this.render();
+  }
+
+  // outcome says what the agent gets at the deadline.
+  outcome() {
+    if (this.onTimeout === "default") return h("span", {}, "the agent gets ", h("strong", { class: "stakes-default", text: `“${defaultText(this.q)}”` }));
+    if (this.onTimeout === "cancel") return "the agent stops (no answer)";
+    return "…";
+  }
+
+  render() {
+    this.outcomeEl.replaceChildren(this.outcome());
+    this.tick(Date.now());
+  }
+
+  // tick refreshes the time left.
+  tick(now) {
+    if (!Number.isFinite(this.deadline)) return;
+    const left = this.deadline - now;
+    this.whenEl.textContent = left > 0
+      ? `If unanswered by ${clock(this.deadline, now)} (in ${countdown(left)}): `
+      : `At ${clock(this.deadline, now)}: `;
+  }
+
+  // expiredText is the outcome of a card whose deadline passed.
+  expiredText() {
+    const at = clock(this.deadline, Date.now());
+    if (this.onTimeout === "default") return `Expired at ${at} — the agent got “${defaultText(this.q)}”.`;
+    return `Expired at ${at} — the agent got no answer.`;
+  }
+}
