@@ -388,6 +388,7 @@ func newLocalServer(t *testing.T, opts server.AuthOptions) *localServer {
 	}
 	ls := &localServer{store: store, now: time.Now()}
 	opts.Now = func() time.Time { ls.mu.Lock(); defer ls.mu.Unlock(); return ls.now }
+	opts.Identities = store
 	ls.testServer = &testServer{Server: httptest.NewServer(hitltest.ValidateResponses(t, server.New(b, &server.Options{Auth: opts}).Handler())), Broker: b, Store: store, Path: path}
 	t.Cleanup(ls.Stop)
 	return ls

@@ -33,12 +33,12 @@ const mountedElsewhere = "../cmd/hitl"
 // operation of the OpenAPI document; and that every operation of the
 // document is served by one of them.
 func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
-	b := hitltest.StartBroker(t)
-	sl, err := slack.New(b, nil)
+	s := hitltest.Start(t, nil)
+	sl, err := slack.New(s.Broker, s.Store, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	routes := server.Routes(server.New(b, &server.Options{Slack: sl}))
+	routes := server.Routes(server.New(s.Broker, &server.Options{Slack: sl}))
 	for _, p := range mountedRoutes(t, mountedElsewhere) {
 		if !slices.Contains(routes, p) {
 			routes = append(routes, p)

@@ -83,7 +83,7 @@ func New(b *broker.Broker, opts *Options) *Server {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	s.metrics = newMetrics(opts.Registry, b)
-	s.auth = newAuthenticator(b, opts.Auth, s.log)
+	s.auth = newAuthenticator(opts.Auth, s.log)
 	queue := opts.WebSocketQueue
 	if queue <= 0 {
 		queue = wsQueueDefault

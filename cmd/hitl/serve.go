@@ -112,7 +112,7 @@ func serve(ctx context.Context, log *slog.Logger, addr, db string, retention tim
 		store.Close()
 		return err
 	}
-	slackSvc, err := sl.start(ctx, log, b, db)
+	slackSvc, err := sl.start(ctx, log, b, store, db)
 	if err != nil {
 		b.Close()
 		store.Close()

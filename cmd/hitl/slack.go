@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -140,9 +141,15 @@ func (c *slackConfig) publicURL() string {
 	return os.Getenv("HITL_PUBLIC_URL")
 }
 
-// start starts the Slack channel over b (which does nothing until it is
-// configured, here or through the API).
-func (c *slackConfig) start(ctx context.Context, log *slog.Logger, b *broker.Broker, db string) (*slack.Service, error) {
+// start starts the Slack channel over b, keeping its rows in store, the
+// store b runs over (it does nothing until it is configured, here or
+// through the API).
+func (c *slackConfig) start(ctx context.Context, log *slog.Logger, b *broker.Broker, store hitl.Store, db string) (*slack.Service, error) {
+	slackStore, ok := store.(hitl.SlackStore)
+	if !ok {
+		return nil, errors.New("the store cannot keep Slack messages")
+	}
+	ids, _ := store.(hitl.Identities)
 	settings, err := c.settings()
 	if err != nil {
 		return nil, err
@@ -151,7 +158,7 @@ func (c *slackConfig) start(ctx context.Context, log *slog.Logger, b *broker.Bro
 	if err != nil {
 		return nil, fmt.Errorf("secret key: %w", err)
 	}
-	svc, err := slack.New(b, &slack.Options{Logger: log, Settings: settings, Cipher: cipher, PublicURL: c.publicURL(), APIURL: c.apiURL})
+	svc, err := slack.New(b, slackStore, &slack.Options{Identities: ids, Logger: log, Settings: settings, Cipher: cipher, PublicURL: c.publicURL(), APIURL: c.apiURL})
 	if err != nil {
 		return nil, err
 	}

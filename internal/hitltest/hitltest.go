@@ -64,7 +64,7 @@ func Start(t testing.TB, opts *Options) *Server {
 		path = filepath.Join(t.TempDir(), "hitl.db")
 	}
 	store, b := open(t, path)
-	srv := server.New(b, nil)
+	srv := server.New(b, &server.Options{Auth: server.AuthOptions{Identities: store}})
 	var h http.Handler = srv.Handler()
 	if !opts.NoValidation {
 		h = ValidateResponses(t, h) // its cleanup runs after Stop
