@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"net/url"
 	"os"
 	"strconv"
@@ -166,14 +165,4 @@ func (c *slackConfig) start(ctx context.Context, log *slog.Logger, b *broker.Bro
 		return nil, err
 	}
 	return svc, nil
-}
-
-// slackRoutes serves Slack's own requests ahead of next: they are signed
-// by Slack (and checked by the channel), not authenticated by hitl.
-func slackRoutes(sl *slack.Service, next http.Handler) http.Handler {
-	mux := http.NewServeMux()
-	mux.Handle("POST /slack/events", sl.EventsHandler())
-	mux.Handle("POST /slack/interactivity", sl.InteractivityHandler())
-	mux.Handle("/", next)
-	return mux
 }
