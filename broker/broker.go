@@ -349,7 +349,7 @@ func (b *Broker) lateAnswer(ctx context.Context, in *hitl.Interaction) (*hitl.In
 // An agent may cancel only what it created; a responder nothing.
 func (b *Broker) Cancel(ctx context.Context, id string, reason string) (*hitl.Interaction, error) {
 	if reason == "" {
-		reason = "agent_cancelled"
+		reason = hitl.CancelledByAgent
 	}
 	if len(reason) > 1000 {
 		return nil, hitl.Errorf(hitl.EINVALID, "reason is limited to 1000 bytes")
