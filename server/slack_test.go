@@ -104,7 +104,7 @@ func TestSlackConfigRoutes(t *testing.T) {
 	if code != http.StatusOK {
 		t.Fatalf("POST as admin: got %d %s", code, body)
 	}
-	// The seed's shape, masked.
+	// The human_feedback contract's shape, masked.
 	code, body = ss.call(t, ss.admin, "GET", path, "")
 	if code != http.StatusOK {
 		t.Fatalf("GET as admin: got %d %s", code, body)

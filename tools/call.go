@@ -149,7 +149,7 @@ func outcome(in *hitl.Interaction) *Outcome {
 }
 
 // feedbackText is human_feedback's reply: the text, or the chosen option's
-// label, as the seed's tool returned it.
+// label, as the human_feedback contract's tool returns it.
 func feedbackText(in *hitl.Interaction) string {
 	var s string
 	if err := json.Unmarshal(in.Result.Value, &s); err != nil {
