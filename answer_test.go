@@ -15,7 +15,7 @@ import (
 // Interactions of every type, shared by the answer tests. They are only read.
 var (
 	approvalIn = mustCreate(hitl.CreateRequest{Type: hitl.TypeApproval, Question: "Deploy?"})
-	// Custom approval options, approve first, as the second seed sends them.
+	// Custom approval options, approve first, as the AI-Parrot HITL contract sends them.
 	customApprovalIn = mustCreate(hitl.CreateRequest{Type: hitl.TypeApproval, Question: "Deploy?",
 		Options: hitl.OptionList{{Key: "ship", Label: "Ship it"}, {Key: "hold", Label: "Hold"}}})
 	colours = hitl.OptionList{

@@ -56,6 +56,12 @@ var (
 	ErrValue        = &Error{Code: EVALUE}
 )
 
+// ErrUnreachable matches, with errors.Is, a request to a hitl server that
+// got no complete response: the server is down, restarting, or the
+// connection broke. The HTTP client's transport errors match it; a caller
+// may retry, or fail closed.
+var ErrUnreachable = errors.New("hitl server unreachable")
+
 // ErrorCode returns the code of an application error, or EINTERNAL for any
 // other error (and "" for nil).
 func ErrorCode(err error) string {

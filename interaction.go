@@ -55,6 +55,10 @@ func (s Status) Terminal() bool {
 	return s == StatusAnswered || s == StatusExpired || s == StatusCancelled
 }
 
+// CancelledByAgent is the reason of a cancel that gives none: the agent
+// withdrew its question (or its caller's context ended while it waited).
+const CancelledByAgent = "agent_cancelled"
+
 // OnTimeout is what happens when the deadline passes while still pending.
 type OnTimeout string
 

@@ -81,6 +81,19 @@ func CanSee(c Caller, in *Interaction) bool {
 	return false
 }
 
+// CanSeeEvent reports whether c may be told about ev (on a live stream,
+// or reading the event log): only events of an interaction c may see
+// (CanSee), so a person who is not a target never receives the question.
+// Events of no interaction are for no one. Targets and creator never
+// change, so the answer is the same for every event of an interaction.
+func CanSeeEvent(c Caller, ev *Event) bool {
+	return ev.Interaction != nil && CanSee(c, ev.Interaction)
+}
+
+// CanSeeAll reports whether c may see every interaction at once, as counts
+// for operations (metrics): an admin, or trusted in-process code.
+func CanSeeAll(c Caller) bool { return c.unrestricted() }
+
 // CanRespond returns nil when c may answer at all, else the EFORBIDDEN
 // error to give: agents never answer. It needs no interaction, so it is
 // checked before looking one up and says nothing about whether it exists.

@@ -53,20 +53,30 @@ func TestRules(t *testing.T) {
 			if got := hitl.ErrorCode(hitl.CanAnswer(tt.c, tt.in)); got != tt.answer {
 				t.Errorf("CanAnswer: got code %q, want %q", got, tt.answer)
 			}
+			if got := hitl.CanSeeEvent(tt.c, &hitl.Event{Type: hitl.EventAnswered, Interaction: tt.in}); got != tt.see {
+				t.Errorf("CanSeeEvent: got %v, want %v (as CanSee)", got, tt.see)
+			}
 		})
 	}
 
 	byRole := []struct {
 		c                       hitl.Caller
 		create, cancel, respond string
+		all                     bool
 	}{
-		{agent, ok, ok, forbidden},
-		{alice, forbidden, forbidden, ok},
-		{admin, ok, ok, ok},
-		{inProcess, ok, ok, ok},
-		{unknown, forbidden, forbidden, forbidden},
+		{agent, ok, ok, forbidden, false},
+		{alice, forbidden, forbidden, ok, false},
+		{admin, ok, ok, ok, true},
+		{inProcess, ok, ok, ok, true},
+		{unknown, forbidden, forbidden, forbidden, false},
 	}
 	for _, tt := range byRole {
+		if got := hitl.CanSeeAll(tt.c); got != tt.all {
+			t.Errorf("CanSeeAll(%s): got %v, want %v", tt.c.Name, got, tt.all)
+		}
+		if hitl.CanSeeEvent(tt.c, &hitl.Event{Type: hitl.EventRuleCreated}) {
+			t.Errorf("CanSeeEvent(%s) of an event of no interaction: got true, want false", tt.c.Name)
+		}
 		if got := hitl.ErrorCode(hitl.CanCreate(tt.c)); got != tt.create {
 			t.Errorf("CanCreate(%s): got code %q, want %q", tt.c.Name, got, tt.create)
 		}

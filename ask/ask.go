@@ -33,7 +33,7 @@ import (
 
 // CancelReason is the reason given to the server when the caller's context
 // ends before an answer arrives.
-const CancelReason = "agent_cancelled"
+const CancelReason = hitl.CancelledByAgent
 
 // cancelTimeout bounds the request that cancels an interaction once the
 // caller's context has ended.

@@ -16,8 +16,8 @@ import (
 //     cancelling, an agent answering) are checked before the interaction
 //     is looked up, so they say nothing about whether it exists.
 //   - A responder answering an interaction targeted at others gets 403
-//     "forbidden: not the intended respondent", as the issue and the second
-//     seed have it (Respond is the one place a hidden interaction is
+//     "forbidden: not the intended respondent", as the AI-Parrot HITL
+//     contract has it (Respond is the one place a hidden interaction is
 //     acknowledged, and only to an authenticated person).
 
 // visible returns the interaction with id, as the store has it, if the

@@ -184,9 +184,6 @@ func (b *Broker) Now() time.Time { return b.now() }
 // Done returns a channel that is closed when the broker closes.
 func (b *Broker) Done() <-chan struct{} { return b.closed }
 
-// Store returns the store the broker runs over.
-func (b *Broker) Store() hitl.Store { return b.store }
-
 // Create validates req and records a new pending interaction for the caller
 // in ctx. An idempotent repeat (same key, same question) returns the
 // existing interaction with created false; the same key with a different
@@ -349,7 +346,7 @@ func (b *Broker) lateAnswer(ctx context.Context, in *hitl.Interaction) (*hitl.In
 // An agent may cancel only what it created; a responder nothing.
 func (b *Broker) Cancel(ctx context.Context, id string, reason string) (*hitl.Interaction, error) {
 	if reason == "" {
-		reason = "agent_cancelled"
+		reason = hitl.CancelledByAgent
 	}
 	if len(reason) > 1000 {
 		return nil, hitl.Errorf(hitl.EINVALID, "reason is limited to 1000 bytes")

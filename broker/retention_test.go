@@ -111,7 +111,18 @@ func TestRetentionPurgesPeriodically(t *testing.T) {
 // batch.
 func TestPurgeDryRunAndProgress(t *testing.T) {
 	t.Parallel()
-	b := newBroker(t, nil)
+	store, err := sqlite.Open(filepath.Join(t.TempDir(), "hitl.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := broker.New(store, nil)
+	if err := b.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		b.Close()
+		store.Close()
+	})
 	for range 5 {
 		in := mustCreate(t, b, approval())
 		if _, err := b.Cancel(context.Background(), in.ID, ""); err != nil {
@@ -122,7 +133,7 @@ func TestPurgeDryRunAndProgress(t *testing.T) {
 	ctx := context.Background()
 	cutoff := time.Now().Add(time.Hour)
 	var batches []int
-	dry, err := broker.Purge(ctx, b.Store(), cutoff, &broker.PurgeOptions{DryRun: true, Batch: 2,
+	dry, err := broker.Purge(ctx, store, cutoff, &broker.PurgeOptions{DryRun: true, Batch: 2,
 		Progress: func(p *hitl.Purged) { batches = append(batches, len(p.IDs)) }})
 	if err != nil {
 		t.Fatal(err)
@@ -133,22 +144,22 @@ func TestPurgeDryRunAndProgress(t *testing.T) {
 	if want := []int{2, 2, 1}; !slices.Equal(batches, want) {
 		t.Errorf("batches %v, want %v", batches, want)
 	}
-	if n, err := b.Store().CountInteractions(ctx, hitl.StatusCancelled); err != nil || n != 5 {
+	if n, err := b.CountInteractions(ctx, hitl.StatusCancelled); err != nil || n != 5 {
 		t.Errorf("after a dry run: %d cancelled (%v), want 5", n, err)
 	}
-	got, err := broker.Purge(ctx, b.Store(), cutoff, &broker.PurgeOptions{Batch: 2})
+	got, err := broker.Purge(ctx, store, cutoff, &broker.PurgeOptions{Batch: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.Interactions() != 5 || got.Rows["events"] != 10 {
 		t.Errorf("purge: %+v, want 5 interactions and 10 events", got)
 	}
-	if n, err := b.Store().CountInteractions(ctx, hitl.StatusCancelled); err != nil || n != 0 {
+	if n, err := b.CountInteractions(ctx, hitl.StatusCancelled); err != nil || n != 0 {
 		t.Errorf("after the purge: %d cancelled (%v), want 0", n, err)
 	}
 	canceled, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := broker.Purge(canceled, b.Store(), cutoff, nil); err == nil {
+	if _, err := broker.Purge(canceled, store, cutoff, nil); err == nil {
 		t.Error("purge with an ended context: no error")
 	}
 }

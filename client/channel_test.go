@@ -60,7 +60,7 @@ func TestErrUnreachable(t *testing.T) {
 	url := closed.URL
 	closed.Close()
 	_, _, err := hitltest.NewClient(t, url, nil).Create(context.Background(), hitl.CreateRequest{Question: "anyone?"})
-	if !errors.Is(err, client.ErrUnreachable) {
+	if !errors.Is(err, hitl.ErrUnreachable) {
 		t.Errorf("closed port: err = %v, want one matching ErrUnreachable", err)
 	}
 
@@ -70,7 +70,7 @@ func TestErrUnreachable(t *testing.T) {
 	if !errors.Is(err, hitl.ErrNotFound) {
 		t.Fatalf("unknown id: err = %v, want not found", err)
 	}
-	if errors.Is(err, client.ErrUnreachable) {
+	if errors.Is(err, hitl.ErrUnreachable) {
 		t.Errorf("a 404 matches ErrUnreachable, want it not to")
 	}
 }

@@ -7,9 +7,10 @@
 //
 //	if errors.Is(err, hitl.ErrExpired) { … }
 //
-// A terminal interaction is not an error by itself: Wait and Ask return an
+// A terminal interaction is not an error by itself: Wait returns an
 // expired or cancelled interaction with a nil error, and the caller reads
-// its Status and Result.
+// its Status and Result. To ask and wait in one call, with the outcome as
+// an error, use the ask package over a Client: ask.Ask(ctx, c, req).
 package client
 
 import (
@@ -38,10 +39,6 @@ const maxErrorBody = 1 << 20
 // channelHeader declares the client's channel to the server (see
 // server.ChannelHeader).
 const channelHeader = "X-Hitl-Channel"
-
-// ErrUnreachable matches, with errors.Is, a request that got no complete
-// response: the server is down, restarting, or the connection broke.
-var ErrUnreachable = errors.New("hitl server unreachable")
 
 // Options configure a Client. The zero value (or nil) is usable.
 type Options struct {
@@ -221,8 +218,8 @@ type transportError struct{ err error }
 func (e *transportError) Error() string { return e.err.Error() }
 func (e *transportError) Unwrap() error { return e.err }
 
-// Is lets errors.Is(err, ErrUnreachable) match every transport error.
-func (e *transportError) Is(target error) bool { return target == ErrUnreachable }
+// Is lets errors.Is(err, hitl.ErrUnreachable) match every transport error.
+func (e *transportError) Is(target error) bool { return target == hitl.ErrUnreachable }
 
 // unwrapURLError drops the *url.Error layer, whose text repeats the method
 // and URL that the caller's message already gives.

@@ -7,15 +7,17 @@ import (
 	"net/http/httptest"
 
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/ask"
 	"github.com/hitl-sh/hitl/broker"
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/server"
 	"github.com/hitl-sh/hitl/sqlite"
 )
 
-// An agent asks a yes/no question through a remote server and a person
+// An agent asks a yes/no question through a remote server (with ask.Ask,
+// which works over the client as over the in-process engine) and a person
 // answers it from another client.
-func ExampleClient_Ask() {
+func Example() {
 	// A throwaway server; in real use this is `hitl serve`.
 	store, _ := sqlite.Open(":memory:", nil)
 	defer store.Close()
@@ -34,7 +36,7 @@ func ExampleClient_Ask() {
 	})
 
 	agent := client.New(ts.URL, nil)
-	in, err := agent.Ask(context.Background(), hitl.CreateRequest{
+	in, err := ask.Ask(context.Background(), agent, hitl.CreateRequest{
 		Type:     hitl.TypeApproval,
 		Question: "Deploy v1.2 to production?",
 	})

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/hitl-sh/hitl"
-	"github.com/hitl-sh/hitl/ask"
 )
 
 // Backoff bounds for Wait's retries after a failed or cut-short long-poll.
@@ -18,10 +17,6 @@ const (
 	minBackoff = 100 * time.Millisecond
 	maxBackoff = 5 * time.Second
 )
-
-// CancelReason is the reason Ask gives the server when its context ends
-// before an answer arrives.
-const CancelReason = ask.CancelReason
 
 // Wait blocks until the interaction is terminal and returns it, long-polling
 // GET /api/v1/interactions/{id}/wait and polling again whenever the server
@@ -120,26 +115,4 @@ func sleep(ctx context.Context, d time.Duration) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-}
-
-// Ask creates an interaction and waits for it to end, like Create followed
-// by Wait, with ask.Ask.
-//
-// If ctx ends while waiting, Ask cancels the interaction on the server
-// (reason "agent_cancelled", with a fresh context of a few seconds so the
-// request can still be sent) and returns ctx's error, with the interaction
-// as last seen. If ctx ends during Create and req has an idempotency key,
-// Ask looks the interaction up by that key and cancels it too, in case the
-// server created it before the request was cut off.
-//
-// As with Wait, an expired or cancelled interaction is returned with a nil
-// error; inspect Status and Result. (ask.Ask, which works with the
-// in-process engine too, returns hitl.ErrExpired and hitl.ErrCancelled
-// errors instead.)
-func (c *Client) Ask(ctx context.Context, req hitl.CreateRequest) (*hitl.Interaction, error) {
-	in, err := ask.Ask(ctx, c, req)
-	if err != nil && ctx.Err() == nil && in != nil && (in.Status == hitl.StatusExpired || in.Status == hitl.StatusCancelled) {
-		return in, nil
-	}
-	return in, err
 }

@@ -11,9 +11,14 @@ import (
 	"time"
 
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/ask"
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/internal/hitltest"
 )
+
+// The tests of Ask run ask.Ask over the client: the agent's whole
+// question, from create through the long-polls to the cancel when its
+// context ends, as an agent of a remote server makes it.
 
 func TestAskAnswered(t *testing.T) {
 	t.Parallel()
@@ -22,7 +27,7 @@ func TestAskAnswered(t *testing.T) {
 
 	done := make(chan waitResult, 1)
 	go func() {
-		in, err := c.Ask(context.Background(), hitl.CreateRequest{
+		in, err := ask.Ask(context.Background(), c, hitl.CreateRequest{
 			Type: hitl.TypeMultiChoice, Question: "Which files?", Options: hitl.OptionList{{Label: "a.go"}, {Label: "b.go"}},
 		})
 		done <- waitResult{in, err}
@@ -44,13 +49,16 @@ func TestAskAnswered(t *testing.T) {
 	}
 }
 
-func TestAskExpiredIsNotAnError(t *testing.T) {
+func TestAskExpired(t *testing.T) {
 	t.Parallel()
 	ts := hitltest.Start(t, nil)
 	c := hitltest.NewClient(t, ts.URL, nil)
-	in, err := c.Ask(context.Background(), hitl.CreateRequest{Question: "anyone?", Timeout: 0.05})
-	if err != nil {
-		t.Fatalf("ask: %v", err)
+	in, err := ask.Ask(context.Background(), c, hitl.CreateRequest{Question: "anyone?", Timeout: 0.05})
+	if !errors.Is(err, hitl.ErrExpired) {
+		t.Fatalf("ask: %v, want an error matching hitl.ErrExpired", err)
+	}
+	if in == nil {
+		t.Fatal("ask returned no interaction, want the expired one")
 	}
 	if got, want := in.Status, hitl.StatusExpired; got != want {
 		t.Errorf("status = %q, want %q", got, want)
@@ -65,7 +73,7 @@ func TestAskCancelledContextCancelsInteraction(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan waitResult, 1)
 	go func() {
-		in, err := c.Ask(ctx, hitl.CreateRequest{Type: hitl.TypeApproval, Question: "Drop the table?"})
+		in, err := ask.Ask(ctx, c, hitl.CreateRequest{Type: hitl.TypeApproval, Question: "Drop the table?"})
 		done <- waitResult{in, err}
 	}()
 	hitltest.WaitFor(t, "the agent to wait", func() bool { return ts.Broker.Waiting() == 1 })
@@ -85,7 +93,7 @@ func TestAskCancelledContextCancelsInteraction(t *testing.T) {
 	if got.Status != hitl.StatusCancelled {
 		t.Fatalf("status on the server = %q, want cancelled", got.Status)
 	}
-	if got, want := got.Result.Reason, client.CancelReason; got != want {
+	if got, want := got.Result.Reason, hitl.CancelledByAgent; got != want {
 		t.Errorf("reason = %q, want %q", got, want)
 	}
 }
@@ -109,7 +117,7 @@ func TestAskCancelledDuringCreate(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan waitResult, 1)
 	go func() {
-		in, err := c.Ask(ctx, hitl.CreateRequest{Question: "lost?", IdempotencyKey: "lost-1"})
+		in, err := ask.Ask(ctx, c, hitl.CreateRequest{Question: "lost?", IdempotencyKey: "lost-1"})
 		done <- waitResult{in, err}
 	}()
 	<-created

@@ -5,54 +5,19 @@ import (
 	"embed"
 	"fmt"
 	"hash/fnv"
-	"io/fs"
-	"path"
-	"sort"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/hitl-sh/hitl/internal/migration"
 	"github.com/jackc/pgx/v5"
 )
 
 //go:embed migrations/*.sql
 var migrationFS embed.FS
 
-// migration is one numbered schema change, from migrations/NNNN_name.sql.
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
-
-// migrations returns the embedded migrations in version order. Versions
-// must be positive and unique.
-func migrations() ([]migration, error) {
-	names, err := fs.Glob(migrationFS, "migrations/*.sql")
-	if err != nil {
-		return nil, err
-	}
-	var ms []migration
-	seen := map[int]string{}
-	for _, name := range names {
-		base := path.Base(name)
-		num, _, ok := strings.Cut(base, "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil || v <= 0 {
-			return nil, fmt.Errorf("migration %s: name must be NNNN_description.sql", base)
-		}
-		if prev, dup := seen[v]; dup {
-			return nil, fmt.Errorf("migrations %s and %s have the same version", prev, base)
-		}
-		seen[v] = base
-		b, err := migrationFS.ReadFile(name)
-		if err != nil {
-			return nil, err
-		}
-		ms = append(ms, migration{version: v, name: base, sql: string(b)})
-	}
-	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
-	return ms, nil
+// migrations returns the embedded migrations in version order.
+func migrations() ([]migration.Migration, error) {
+	return migration.Load(migrationFS, "migrations/*.sql")
 }
 
 // migrationLock is the advisory lock key that serialises migrations of
@@ -101,15 +66,15 @@ func (s *Store) migrate(ctx context.Context, schema string) error {
 		if err := c.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&latest); err != nil {
 			return fmt.Errorf("migrate: read version: %w", err)
 		}
-		if n := len(ms); n > 0 && latest > ms[n-1].version {
-			return fmt.Errorf("migrate: database is at schema version %d, newer than this build knows (%d)", latest, ms[n-1].version)
+		if err := migration.CheckVersion(latest, ms); err != nil {
+			return fmt.Errorf("migrate: %w", err)
 		}
 		for _, m := range ms {
-			if m.version <= latest {
+			if m.Version <= latest {
 				continue
 			}
 			if err := s.apply(ctx, c, m); err != nil {
-				return fmt.Errorf("migrate: %s: %w", m.name, err)
+				return fmt.Errorf("migrate: %s: %w", m.Name, err)
 			}
 		}
 		var current string
@@ -122,19 +87,19 @@ func (s *Store) migrate(ctx context.Context, schema string) error {
 }
 
 // apply runs one migration and records it, in one transaction.
-func (s *Store) apply(ctx context.Context, c *pgx.Conn, m migration) error {
+func (s *Store) apply(ctx context.Context, c *pgx.Conn, m migration.Migration) error {
 	err := pgx.BeginFunc(ctx, c, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, m.sql); err != nil {
+		if _, err := tx.Exec(ctx, m.SQL); err != nil {
 			return err
 		}
 		_, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)`,
-			m.version, m.name, s.now())
+			m.Version, m.Name, s.now())
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	s.log.Info("applied migration", "version", m.version, "name", m.name)
+	s.log.Info("applied migration", "version", m.Version, "name", m.Name)
 	return nil
 }
 

@@ -134,16 +134,16 @@ func TestErrorStatuses(t *testing.T) {
 		{"bad limit", "GET", "/api/v1/interactions?limit=-1", nil, 400, "invalid"},
 		{"bad cursor", "GET", "/api/v1/interactions?cursor=not-a-cursor", nil, 400, "invalid"},
 		{"unknown route", "GET", "/api/v1/nothing", nil, 404, "not_found"},
-		{"seed 2 missing id", "POST", "/api/v1/agents/hitl/respond", map[string]any{"value": true}, 400, "invalid"},
+		{"AI-Parrot missing id", "POST", "/api/v1/agents/hitl/respond", map[string]any{"value": true}, 400, "invalid"},
 		{"AI-Parrot missing value", "POST", "/api/v1/agents/hitl/respond", map[string]any{"interaction_id": in.ID}, 400, "invalid"},
 		{"AI-Parrot null value", "POST", "/api/v1/agents/hitl/respond", map[string]any{"interaction_id": in.ID, "value": nil}, 400, "invalid"},
-		{"seed 2 wrong type", "POST", "/api/v1/agents/hitl/respond", map[string]any{"interaction_id": in.ID, "value": true, "response_type": "free_text"}, 422, "invalid_value"},
-		{"seed 2 unknown id", "POST", "/api/v1/agents/hitl/respond", map[string]any{"interaction_id": "nope", "value": true}, 404, "not_found"},
-		{"seed 1 missing id", "POST", "/api/human-feedback/submit", map[string]any{"response": "x"}, 400, "invalid"},
+		{"AI-Parrot wrong type", "POST", "/api/v1/agents/hitl/respond", map[string]any{"interaction_id": in.ID, "value": true, "response_type": "free_text"}, 422, "invalid_value"},
+		{"AI-Parrot unknown id", "POST", "/api/v1/agents/hitl/respond", map[string]any{"interaction_id": "nope", "value": true}, 404, "not_found"},
+		{"human_feedback missing id", "POST", "/api/human-feedback/submit", map[string]any{"response": "x"}, 400, "invalid"},
 		{"human_feedback missing response", "POST", "/api/human-feedback/submit", map[string]any{"unique_id": in.ID}, 400, "invalid"},
 		{"human_feedback null response", "POST", "/api/human-feedback/submit", map[string]any{"unique_id": in.ID, "response": nil}, 400, "invalid"},
-		{"seed 1 unknown id", "POST", "/api/human-feedback/submit", map[string]any{"unique_id": "nope", "response": "x"}, 404, "not_found"},
-		{"seed 1 answered", "POST", "/api/human-feedback/submit", map[string]any{"unique_id": answered.ID, "response": "x"}, 409, "conflict"},
+		{"human_feedback unknown id", "POST", "/api/human-feedback/submit", map[string]any{"unique_id": "nope", "response": "x"}, 404, "not_found"},
+		{"human_feedback answered", "POST", "/api/human-feedback/submit", map[string]any{"unique_id": answered.ID, "response": "x"}, 409, "conflict"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

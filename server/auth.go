@@ -15,7 +15,6 @@ import (
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/auth"
-	"github.com/hitl-sh/hitl/broker"
 	mcpauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"golang.org/x/time/rate"
 )
@@ -47,13 +46,13 @@ const (
 	roleNone hitl.Role = "none"
 )
 
-// AuthOptions configure who may use the server. The zero value: identities
-// from the broker's store when it has them, local mode (no login) until the
-// first user or token exists, and then credentials on every request.
+// AuthOptions configure who may use the server. With Identities: local
+// mode (no login) until the first user or token exists, and then
+// credentials on every request. The zero value stays in local mode.
 type AuthOptions struct {
-	// Identities holds users, tokens and sessions; nil means the broker's
-	// store, if it implements hitl.Identities. Without identities the
-	// server stays in local mode.
+	// Identities holds users, tokens and sessions (the SQLite and
+	// PostgreSQL stores keep them). Without identities the server stays
+	// in local mode.
 	Identities hitl.Identities
 	// PublicURL is the URL people use to reach the server (for example
 	// https://hitl.example.com). An https URL makes the session cookie
@@ -116,7 +115,7 @@ type authenticator struct {
 	checked  atomic.Int64 // when local mode last looked for them (unix ns)
 }
 
-func newAuthenticator(b *broker.Broker, o AuthOptions, log *slog.Logger) *authenticator {
+func newAuthenticator(o AuthOptions, log *slog.Logger) *authenticator {
 	a := &authenticator{
 		ids:           o.Identities,
 		log:           log,
@@ -125,9 +124,6 @@ func newAuthenticator(b *broker.Broker, o AuthOptions, log *slog.Logger) *authen
 		publicMetrics: o.PublicMetrics,
 		ttl:           o.SessionTTL,
 		hashing:       make(chan struct{}, 4),
-	}
-	if a.ids == nil {
-		a.ids, _ = b.Store().(hitl.Identities)
 	}
 	if a.now == nil {
 		a.now = time.Now
@@ -374,14 +370,6 @@ func (a *authenticator) hostAllowed(host string) bool {
 func credentialFrom(ctx context.Context) credential {
 	c, _ := ctx.Value(credentialKey{}).(credential)
 	return c
-}
-
-// visible reports whether a live stream may send ev to c: only events of
-// interactions c may see (hitl.CanSee), so a person who is not a target
-// never receives the question. Targets and creator never change, so the
-// answer is the same for every event of an interaction.
-func visible(c hitl.Caller, ev *hitl.Event) bool {
-	return ev.Interaction != nil && hitl.CanSee(c, ev.Interaction)
 }
 
 // streamRecheck returns a ticker for a live stream's credential checks.

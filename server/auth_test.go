@@ -63,7 +63,7 @@ func TestNonTargetNeverReceivesTheQuestion(t *testing.T) {
 	aliceSSE.expect(t, "hitl:question", marker.ID, 0)
 	bobSSE.expect(t, "hitl:question", marker.ID, 0)
 
-	// Answering: 403 for bob, with the second seed's message.
+	// Answering: 403 for bob, with the AI-Parrot HITL contract's message.
 	resp, body := ts.call(t, ts.bob, "POST", "/api/v1/agents/hitl/respond", map[string]any{"interaction_id": secret.ID, "value": "yes"})
 	var e apiError
 	mustUnmarshal(t, body, &e)
@@ -388,6 +388,7 @@ func newLocalServer(t *testing.T, opts server.AuthOptions) *localServer {
 	}
 	ls := &localServer{store: store, now: time.Now()}
 	opts.Now = func() time.Time { ls.mu.Lock(); defer ls.mu.Unlock(); return ls.now }
+	opts.Identities = store
 	ls.testServer = &testServer{Server: httptest.NewServer(hitltest.ValidateResponses(t, server.New(b, &server.Options{Auth: opts}).Handler())), Broker: b, Store: store, Path: path}
 	t.Cleanup(ls.Stop)
 	return ls

@@ -19,6 +19,7 @@ import (
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/auth"
 	"github.com/hitl-sh/hitl/broker"
+	"github.com/hitl-sh/hitl/mcpserver"
 	"github.com/hitl-sh/hitl/server"
 	"github.com/hitl-sh/hitl/sqlite"
 )
@@ -154,7 +155,7 @@ func newAuthServer(t *testing.T, store authStore, opts server.AuthOptions) *auth
 	}
 	opts.Identities = store
 	log := slog.New(slog.NewTextHandler(ts.Logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	ts.HS = serveParked(t, server.New(b, &server.Options{Logger: log, Auth: opts}))
+	ts.HS = serveParked(t, server.New(b, &server.Options{Logger: log, Auth: opts, MCP: mcpserver.New(b, &mcpserver.Options{Logger: log}).Handler()}))
 	ts.URL, ts.Broker = ts.HS.URL, b
 	t.Cleanup(func() {
 		b.Close()

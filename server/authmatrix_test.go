@@ -73,13 +73,13 @@ var matrix = []matrixRow{
 		return status
 	}, [6]int{401, 200, 200, 200, 200, 200}},
 
-	// First seed.
+	// The human_feedback contract.
 	{"FeedbackSubmit", send("POST", "/api/human-feedback/submit", `{"unique_id":"{id}","response":"yes"}`),
 		[6]int{401, 403, 403, 200, 403, 200}},
 	{"FeedbackPending", send("GET", "/api/human-feedback/pending", ""),
 		[6]int{401, 200, 200, 200, 200, 200}},
 
-	// Second seed.
+	// The AI-Parrot HITL contract.
 	{"HITLRespond", send("POST", "/api/v1/agents/hitl/respond", `{"interaction_id":"{id}","value":"yes","response_type":"free_text"}`),
 		[6]int{401, 403, 403, 200, 403, 200}},
 
@@ -148,7 +148,7 @@ func TestRoleRouteMatrix(t *testing.T) {
 }
 
 // TestListShowsOnlyVisible checks what each caller lists, over the native
-// API and the first seed's pending list.
+// API and the human_feedback contract's pending list.
 func TestListShowsOnlyVisible(t *testing.T) {
 	t.Parallel()
 	ts := newAuthServer(t, newSQLiteAuthStore(t), server.AuthOptions{})

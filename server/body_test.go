@@ -15,6 +15,7 @@ import (
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/internal/hitltest"
+	"github.com/hitl-sh/hitl/mcpserver"
 	"github.com/hitl-sh/hitl/server"
 	"github.com/hitl-sh/hitl/tools"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -119,7 +120,8 @@ func TestBodyMustBeUnicode(t *testing.T) {
 // (no server-wide timeouts), with bodies given timeout to arrive.
 func slowBodyServer(t *testing.T, timeout time.Duration) *httptest.Server {
 	t.Helper()
-	srv := server.New(hitltest.StartBroker(t), nil)
+	b := hitltest.StartBroker(t)
+	srv := server.New(b, &server.Options{MCP: mcpserver.New(b, nil).Handler()})
 	server.SetBodyTimeout(srv, timeout)
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(hs.Close)
@@ -158,18 +160,40 @@ func TestSlowBodyTimesOut(t *testing.T) {
 	}
 }
 
-// TestLimitBodyTime checks the bound on the time a body may take for
-// routes served beside the server's own (Slack's signed requests, which
-// read their bodies before any credential is checked).
-func TestLimitBodyTime(t *testing.T) {
-	t.Parallel()
-	srv := server.New(hitltest.StartBroker(t), nil)
-	server.SetBodyTimeout(srv, 200*time.Millisecond)
-	read := make(chan error, 1)
-	hs := httptest.NewServer(srv.LimitBodyTime(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+// signedRoutes is a Slack channel whose signed routes only read their
+// bodies, reporting how that went; it has no configuration.
+type signedRoutes struct{ read chan error }
+
+func (signedRoutes) Config(context.Context) (hitl.SlackConfigView, error) {
+	return hitl.SlackConfigView{}, hitl.Errorf(hitl.EUNAVAILABLE, "no configuration")
+}
+
+func (signedRoutes) SetConfig(context.Context, hitl.SlackConfigUpdate) (hitl.SlackConfigView, error) {
+	return hitl.SlackConfigView{}, hitl.Errorf(hitl.EUNAVAILABLE, "no configuration")
+}
+
+func (signedRoutes) Test(context.Context, *hitl.SlackConfigUpdate) (hitl.SlackTestResult, error) {
+	return hitl.SlackTestResult{}, hitl.Errorf(hitl.EUNAVAILABLE, "no configuration")
+}
+
+func (s signedRoutes) EventsHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, err := io.ReadAll(r.Body)
-		read <- err
-	})))
+		s.read <- err
+	})
+}
+
+func (s signedRoutes) InteractivityHandler() http.Handler { return s.EventsHandler() }
+
+// TestSignedRouteBodyTime checks the bound on the time a body may take on
+// a signed route (Slack's requests, which read their bodies before any
+// credential is checked), which is served before authentication.
+func TestSignedRouteBodyTime(t *testing.T) {
+	t.Parallel()
+	read := make(chan error, 1)
+	srv := server.New(hitltest.StartBroker(t), &server.Options{Slack: signedRoutes{read: read}})
+	server.SetBodyTimeout(srv, 200*time.Millisecond)
+	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(hs.Close)
 	c, err := net.Dial("tcp", hs.Listener.Addr().String())
 	if err != nil {

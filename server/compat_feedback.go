@@ -13,13 +13,14 @@ import (
 // The human_feedback contract's routes (docs/contracts/human-feedback.md):
 // the pending list and the submit endpoint, on top of the same engine.
 
-// feedbackSubmitRequest is the first seed's POST /api/human-feedback/submit.
+// feedbackSubmitRequest is the human_feedback contract's POST /api/human-feedback/submit.
 type feedbackSubmitRequest struct {
 	UniqueID string          `json:"unique_id"`
 	Response json.RawMessage `json:"response"`
 }
 
-// feedbackSubmitResponse answers it; success is kept for the seed's UI.
+// feedbackSubmitResponse answers it; success is kept for the contract's
+// UI.
 type feedbackSubmitResponse struct {
 	UniqueID string `json:"unique_id"`
 	Status   string `json:"status"`
@@ -28,7 +29,7 @@ type feedbackSubmitResponse struct {
 }
 
 // handleFeedbackSubmit answers an interaction named by its id or by the
-// idempotency key (the seed's unique_id) of a pending interaction.
+// idempotency key (the contract's unique_id) of a pending interaction.
 func (s *Server) handleFeedbackSubmit(w http.ResponseWriter, r *http.Request) error {
 	var req feedbackSubmitRequest
 	if err := decodeJSON(w, r, &req); err != nil {
@@ -110,7 +111,8 @@ func (s *Server) resolveUniqueID(r *http.Request, uniqueID string) (string, erro
 	return list[0].ID, nil
 }
 
-// feedbackRequest is one entry of the first seed's pending list.
+// feedbackRequest is one entry of the human_feedback contract's pending
+// list.
 type feedbackRequest struct {
 	UniqueID        string          `json:"unique_id"`
 	InteractionID   string          `json:"interaction_id"`
@@ -131,8 +133,8 @@ const maxPendingListed = 1000
 // what it holds in memory, beside the entry being written.
 const pendingPage = 50
 
-// handleFeedbackPending serves the first seed's GET /api/human-feedback/pending:
-// every pending interaction the caller may see, newest first, written as
+// handleFeedbackPending serves the human_feedback contract's GET
+// /api/human-feedback/pending: every pending interaction the caller may see, newest first, written as
 // it is read (see jsonList).
 //
 // An entry's unique_id is its idempotency key, which a UI posts back to

@@ -18,7 +18,7 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) error {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
-	if err := s.broker.Store().Ping(ctx); err != nil {
+	if err := s.broker.Ping(ctx); err != nil {
 		s.log.Warn("not ready", "error", err)
 		return hitl.Errorf(hitl.EUNAVAILABLE, "store is not reachable")
 	}

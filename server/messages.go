@@ -22,9 +22,9 @@ const (
 
 // hitl:cancel reasons, besides the agent's own.
 const (
-	cancelTimeout  = "timeout"         // the deadline passed (expired, or answered with the default)
-	cancelByAgent  = "agent_cancelled" // the agent cancelled without a reason
-	cancelAnswered = "answered"        // someone answered, on any channel
+	cancelTimeout  = "timeout"             // the deadline passed (expired, or answered with the default)
+	cancelByAgent  = hitl.CancelledByAgent // the agent cancelled without a reason
+	cancelAnswered = "answered"            // someone answered, on any channel
 )
 
 // questionMessage is the contract's hitl:question, field for field, plus

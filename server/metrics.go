@@ -63,7 +63,7 @@ func newMetrics(reg *prometheus.Registry, b *broker.Broker) *metrics {
 	reg.MustRegister(m.created, m.answered, m.expired, m.cancelled, m.pending, m.latency, m.streamsOpen, m.parked)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if n, err := b.Store().CountInteractions(ctx, hitl.StatusPending); err == nil {
+	if n, err := b.CountInteractions(ctx, hitl.StatusPending); err == nil {
 		m.pending.Set(float64(n))
 	}
 	b.Observe(m.observe)

@@ -130,9 +130,3 @@ func (s *Server) bodyDeadline(next http.Handler) http.Handler {
 		next.ServeHTTP(w, r)
 	})
 }
-
-// LimitBodyTime bounds the time the body of a request to h may take to
-// arrive, as Handler does for its own routes (see bodyDeadline), for
-// routes served beside Handler on the same http.Server, such as Slack's
-// signed requests: they read bodies before any credential is checked.
-func (s *Server) LimitBodyTime(h http.Handler) http.Handler { return s.bodyDeadline(h) }

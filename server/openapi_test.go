@@ -2,19 +2,15 @@ package server_test
 
 import (
 	"bytes"
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/hitl-sh/hitl/internal/hitltest"
+	"github.com/hitl-sh/hitl/mcpserver"
 	"github.com/hitl-sh/hitl/openapi"
 	"github.com/hitl-sh/hitl/server"
 	"github.com/hitl-sh/hitl/slack"
@@ -22,28 +18,17 @@ import (
 	validator "github.com/pb33f/libopenapi-validator"
 )
 
-// mountedElsewhere is where routes are mounted outside the server's
-// routes(): the hitl binary serves Slack's signed routes in front of the
-// server's authentication (cmd/hitl/slack.go).
-const mountedElsewhere = "../cmd/hitl"
-
 // TestOpenAPIDocumentsEveryRoute checks that every route the server
-// registers (with the Slack channel, so its configuration routes are there
-// too), and every route the hitl binary mounts in front of it, is an
-// operation of the OpenAPI document; and that every operation of the
-// document is served by one of them.
+// registers (with the Slack channel and MCP, so their routes are there
+// too) is an operation of the OpenAPI document, and that every operation
+// of the document is served by one of them.
 func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
-	b := hitltest.StartBroker(t)
-	sl, err := slack.New(b, nil)
+	s := hitltest.Start(t, nil)
+	sl, err := slack.New(s.Broker, s.Store, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	routes := server.Routes(server.New(b, &server.Options{Slack: sl}))
-	for _, p := range mountedRoutes(t, mountedElsewhere) {
-		if !slices.Contains(routes, p) {
-			routes = append(routes, p)
-		}
-	}
+	routes := server.Routes(server.New(s.Broker, &server.Options{Slack: sl, MCP: mcpserver.New(s.Broker, nil).Handler()}))
 	ops := documentOperations(t)
 
 	// Every route is in the document: the document, as a router, serves
@@ -85,9 +70,9 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 			t.Errorf("operation %s in openapi/openapi.json is not a route of the server", op)
 		}
 	}
-	for _, want := range []string{"POST /slack/events", "POST /slack/interactivity"} {
+	for _, want := range []string{"POST /slack/events", "POST /slack/interactivity", "/mcp"} {
 		if !slices.Contains(routes, want) {
-			t.Errorf("Slack's route %s was found neither in routes() nor in %s", want, mountedElsewhere)
+			t.Errorf("route %s is not registered by routes()", want)
 		}
 	}
 }
@@ -142,47 +127,6 @@ func samplePath(p string) string {
 		p += "x/y"
 	}
 	return p
-}
-
-// mountedRoutes returns the route patterns that the Go files of dir (not
-// its tests) register on a router: the string literals given to Handle and
-// HandleFunc, but "/", which hands everything else to the server.
-func mountedRoutes(t *testing.T, dir string) []string {
-	t.Helper()
-	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no Go files in %s: %v", dir, err)
-	}
-	var out []string
-	fset := token.NewFileSet()
-	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, name, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			call, ok := n.(*ast.CallExpr)
-			if !ok || len(call.Args) != 2 {
-				return true
-			}
-			sel, ok := call.Fun.(*ast.SelectorExpr)
-			if !ok || sel.Sel.Name != "Handle" && sel.Sel.Name != "HandleFunc" {
-				return true
-			}
-			lit, ok := call.Args[0].(*ast.BasicLit)
-			if !ok || lit.Kind != token.STRING {
-				return true
-			}
-			if p, err := strconv.Unquote(lit.Value); err == nil && p != "/" {
-				out = append(out, p)
-			}
-			return true
-		})
-	}
-	return out
 }
 
 // TestOpenAPIDocumentIsValid checks the document against the OpenAPI 3.1

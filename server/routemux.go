@@ -4,10 +4,14 @@ import "net/http"
 
 // routeMux is the server's router: an http.ServeMux that also remembers
 // the pattern of every route registered on it, so that tests can hold the
-// routes against the OpenAPI document.
+// routes against the OpenAPI document, and which of them are signed.
 type routeMux struct {
 	*http.ServeMux
 	patterns []string
+	// signed routes the requests that their sender signs, and their
+	// handler checks, rather than this server authenticates (see
+	// HandleSigned); nil while there are none.
+	signed *http.ServeMux
 }
 
 func newRouteMux() *routeMux {
@@ -24,4 +28,28 @@ func (m *routeMux) Handle(pattern string, h http.Handler) {
 func (m *routeMux) HandleFunc(pattern string, fn func(http.ResponseWriter, *http.Request)) {
 	m.patterns = append(m.patterns, pattern)
 	m.ServeMux.HandleFunc(pattern, fn)
+}
+
+// HandleSigned registers h for pattern as a signed route: signed, not
+// authenticated. Its requests carry their sender's signature, which h
+// checks, and no credentials of this server's: they are served before
+// authentication and cross-origin protection (see signedRoute).
+func (m *routeMux) HandleSigned(pattern string, h http.Handler) {
+	m.Handle(pattern, h)
+	if m.signed == nil {
+		m.signed = http.NewServeMux()
+	}
+	m.signed.Handle(pattern, h)
+}
+
+// signedRoute returns the handler of the signed route that r is for, or
+// nil when r is for none.
+func (m *routeMux) signedRoute(r *http.Request) http.Handler {
+	if m.signed == nil {
+		return nil
+	}
+	if h, pattern := m.signed.Handler(r); pattern != "" {
+		return h
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
-// Package server is hitl's HTTP surface: the native JSON API, both seeds'
-// compatibility routes, live streams over WebSocket and SSE, health and
-// metrics, over one broker.
+// Package server is hitl's HTTP surface: the native JSON API, the
+// compatibility routes of the AI-Parrot HITL and human_feedback contracts,
+// live streams over WebSocket and SSE, health and metrics, over one
+// broker; and, given through Options, the Slack channel's routes and MCP.
 package server
 
 import (
@@ -14,8 +15,6 @@ import (
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/broker"
-	"github.com/hitl-sh/hitl/mcpserver"
-	"github.com/hitl-sh/hitl/slack"
 	"github.com/hitl-sh/hitl/ui"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -33,8 +32,13 @@ type Options struct {
 	// Auth configures authentication (see AuthOptions); the zero value
 	// runs without login until the first user or token exists.
 	Auth AuthOptions
-	// Slack, when set, serves the Slack channel's configuration API.
-	Slack *slack.Service
+	// Slack, when set, is the Slack channel (the slack package's
+	// Service): the server serves its configuration API, for admins,
+	// and Slack's own requests, which Slack signs.
+	Slack SlackChannel
+	// MCP, when set, serves MCP over streamable HTTP at /mcp (the
+	// mcpserver package's Handler), for API tokens.
+	MCP http.Handler
 	// WebSocketQueue is how many messages a WebSocket may have waiting to
 	// be sent before it is closed as too slow (1013, try again later);
 	// 0 means 1024.
@@ -49,7 +53,8 @@ type Server struct {
 	metrics *metrics
 	mux     *routeMux
 	auth    *authenticator
-	slack   *slack.Service
+	slack   SlackChannel
+	mcp     http.Handler
 	hub     *wsHub
 	replays replayCache
 	// replayReads shares the replay reads of connections that arrive
@@ -75,6 +80,7 @@ func New(b *broker.Broker, opts *Options) *Server {
 		version: opts.Version,
 		mux:     newRouteMux(),
 		slack:   opts.Slack,
+		mcp:     opts.MCP,
 
 		parkSweep:   parkSweep,
 		bodyTimeout: bodyReadTimeout,
@@ -83,7 +89,7 @@ func New(b *broker.Broker, opts *Options) *Server {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	s.metrics = newMetrics(opts.Registry, b)
-	s.auth = newAuthenticator(b, opts.Auth, s.log)
+	s.auth = newAuthenticator(opts.Auth, s.log)
 	queue := opts.WebSocketQueue
 	if queue <= 0 {
 		queue = wsQueueDefault
@@ -117,26 +123,32 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /ws/userinfo", s.handle(s.handleWebSocket))
 	s.mux.HandleFunc("GET /api/v1/events", s.handle(s.handleEvents))
 
-	// First seed: human_feedback tool's endpoints.
+	// The human_feedback contract's endpoints.
 	s.mux.HandleFunc("POST /api/human-feedback/submit", s.handle(s.handleFeedbackSubmit))
 	s.mux.HandleFunc("GET /api/human-feedback/pending", s.handle(s.handleFeedbackPending))
 
-	// First seed: Slack configuration (admins), when the channel runs.
+	// The Slack channel, when it runs: its configuration (admins), and
+	// Slack's own requests, signed by Slack, not authenticated.
 	if s.slack != nil {
 		s.mux.HandleFunc("GET /api/human-feedback/slack/config", s.handle(s.handleSlackConfig))
 		s.mux.HandleFunc("POST /api/human-feedback/slack/config", s.handle(s.handleSlackSetConfig))
 		s.mux.HandleFunc("POST /api/human-feedback/slack/test", s.handle(s.handleSlackTest))
+		s.mux.HandleSigned("POST /slack/events", s.slack.EventsHandler())
+		s.mux.HandleSigned("POST /slack/interactivity", s.slack.InteractivityHandler())
 	}
 
-	// Second seed: web HITL frontend's respond endpoint.
+	// The AI-Parrot HITL contract's respond endpoint.
 	s.mux.HandleFunc("POST /api/v1/agents/hitl/respond", s.handle(s.handleHITLRespond))
 
 	// LangChain Agent Inbox's interrupts, asked as actions (agentinbox.go).
 	s.mux.HandleFunc("POST /api/v1/agent-inbox/interrupts", s.handle(s.handleInboxCreate))
 	s.mux.HandleFunc("GET /api/v1/agent-inbox/interrupts/{ids}", s.handle(s.handleInboxGet))
 
-	// MCP over streamable HTTP: the ask_human and human_feedback tools.
-	s.mux.Handle("/mcp", mcpserver.New(s.broker, &mcpserver.Options{Logger: s.log, Version: s.version}).Handler())
+	// MCP over streamable HTTP: the ask_human and human_feedback tools,
+	// when given.
+	if s.mcp != nil {
+		s.mux.Handle("/mcp", s.mcp)
+	}
 
 	// Authentication: the API the inbox uses, and a plain login page.
 	s.mux.HandleFunc("POST /api/v1/auth/login", s.handle(s.handleLogin))
@@ -201,5 +213,19 @@ func (s *Server) Handler() http.Handler {
 	csrf.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, hitl.Errorf(hitl.EFORBIDDEN, "cross-origin request refused"))
 	}))
-	return s.recoverPanics(s.logRequests(s.bodyDeadline(csrf.Handler(s.identify(http.HandlerFunc(s.route))))))
+	return s.recoverPanics(s.logRequests(s.bodyDeadline(s.signedFirst(csrf.Handler(s.identify(http.HandlerFunc(s.route)))))))
+}
+
+// signedFirst serves the requests of signed routes (see
+// routeMux.HandleSigned) with their own handler, and every other request
+// with next: authentication and cross-origin protection are not for
+// requests that a service such as Slack signs.
+func (s *Server) signedFirst(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if h := s.mux.signedRoute(r); h != nil {
+			h.ServeHTTP(w, r)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }

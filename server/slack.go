@@ -1,22 +1,41 @@
 package server
 
 import (
+	"context"
 	"net/http"
 	"strings"
 
-	"github.com/hitl-sh/hitl/slack"
+	"github.com/hitl-sh/hitl"
 )
 
-// The first seed's Slack configuration routes, for admins (the Slack
-// channel checks the caller's role):
+// The human_feedback contract's Slack configuration routes, for admins
+// (the Slack channel checks the caller's role):
 //
 //	GET  /api/human-feedback/slack/config  the configuration, secrets masked
 //	POST /api/human-feedback/slack/config  change it (fields left out keep theirs)
 //	POST /api/human-feedback/slack/test    check settings against Slack, unsaved
 //
-// Slack's own requests (/slack/events, /slack/interactivity) are signed by
-// Slack rather than authenticated, so hitl serve routes them to the
-// channel before this server's authentication.
+// Slack's own requests (POST /slack/events, POST /slack/interactivity)
+// are signed by Slack rather than authenticated: they are served before
+// this server's authentication, and the channel checks their signature.
+
+// SlackChannel is the Slack channel as the server serves it (the slack
+// package's *Service): its configuration API, and the handlers of the
+// requests Slack signs.
+type SlackChannel interface {
+	// Config returns the configuration in effect, masked.
+	Config(ctx context.Context) (hitl.SlackConfigView, error)
+	// SetConfig applies u to the stored configuration.
+	SetConfig(ctx context.Context, u hitl.SlackConfigUpdate) (hitl.SlackConfigView, error)
+	// Test checks the saved configuration, with u laid over it when not
+	// nil, against Slack.
+	Test(ctx context.Context, u *hitl.SlackConfigUpdate) (hitl.SlackTestResult, error)
+	// EventsHandler serves Slack's Events API (POST /slack/events).
+	EventsHandler() http.Handler
+	// InteractivityHandler serves Slack's interactivity requests (POST
+	// /slack/interactivity).
+	InteractivityHandler() http.Handler
+}
 
 func (s *Server) handleSlackConfig(w http.ResponseWriter, r *http.Request) error {
 	v, err := s.slack.Config(r.Context())
@@ -28,7 +47,7 @@ func (s *Server) handleSlackConfig(w http.ResponseWriter, r *http.Request) error
 }
 
 func (s *Server) handleSlackSetConfig(w http.ResponseWriter, r *http.Request) error {
-	var u slack.ConfigUpdate
+	var u hitl.SlackConfigUpdate
 	if err := decodeJSON(w, r, &u); err != nil {
 		return err
 	}
@@ -47,9 +66,9 @@ func (s *Server) handleSlackTest(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var u *slack.ConfigUpdate
+	var u *hitl.SlackConfigUpdate
 	if strings.TrimSpace(string(data)) != "" {
-		u = new(slack.ConfigUpdate)
+		u = new(hitl.SlackConfigUpdate)
 		if err := unmarshalBody(data, u); err != nil {
 			return err
 		}

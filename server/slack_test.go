@@ -42,14 +42,14 @@ func newSlackServer(t *testing.T) *slackServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sl, err := slack.New(b, &slack.Options{Cipher: cipher})
+	sl, err := slack.New(b, store, &slack.Options{Cipher: cipher, Identities: store})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := sl.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(hitltest.ValidateResponses(t, server.New(b, &server.Options{Slack: sl}).Handler()))
+	hs := httptest.NewServer(hitltest.ValidateResponses(t, server.New(b, &server.Options{Slack: sl, Auth: server.AuthOptions{Identities: store}}).Handler()))
 	ss.url = hs.URL
 	t.Cleanup(func() {
 		b.Close()
@@ -104,7 +104,7 @@ func TestSlackConfigRoutes(t *testing.T) {
 	if code != http.StatusOK {
 		t.Fatalf("POST as admin: got %d %s", code, body)
 	}
-	// The seed's shape, masked.
+	// The human_feedback contract's shape, masked.
 	code, body = ss.call(t, ss.admin, "GET", path, "")
 	if code != http.StatusOK {
 		t.Fatalf("GET as admin: got %d %s", code, body)

@@ -74,7 +74,7 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) error {
 	if resume && after > sub.Start {
 		// Ahead of this server's feed: either another replica's feed is
 		// ahead (the log has it), or the id is from another event log.
-		last, err := s.broker.Store().LastEventSeq(ctx)
+		last, err := s.broker.LastEventSeq(ctx)
 		if err != nil {
 			return fmt.Errorf("events: read last event sequence: %w", err)
 		}
@@ -85,7 +85,7 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	if resume {
-		purged, err := s.broker.Store().PurgedThrough(ctx)
+		purged, err := s.broker.PurgedThrough(ctx)
 		if err != nil {
 			return fmt.Errorf("events: read how far the event log was purged: %w", err)
 		}

@@ -53,7 +53,7 @@ func (f streamFilter) match(in *hitl.Interaction) bool {
 // shows reports whether a client with caller's rights and filter f is told
 // about ev.
 func (f streamFilter) shows(caller hitl.Caller, ev *hitl.Event) bool {
-	return visible(caller, ev) && f.match(ev.Interaction)
+	return hitl.CanSeeEvent(caller, ev) && f.match(ev.Interaction)
 }
 
 // resumePoint reads where a client resumes a stream: the Last-Event-ID

@@ -185,7 +185,7 @@ func (s *Server) replaySet(ctx context.Context, caller hitl.Caller) (*replayList
 // keptReplay returns the event log position, and the list kept for the
 // audience key if nothing was logged since it was read (else nil).
 func (s *Server) keptReplay(ctx context.Context, key string) (*replayList, int64, error) {
-	at, err := s.broker.Store().LastEventSeq(ctx)
+	at, err := s.broker.LastEventSeq(ctx)
 	if err != nil {
 		return nil, 0, fmt.Errorf("read the event log position: %w", err)
 	}
@@ -211,7 +211,7 @@ func (s *Server) readReplay(ctx context.Context, caller hitl.Caller) (*replayLis
 	if err != nil {
 		return nil, 0, err
 	}
-	after, err := s.broker.Store().LastEventSeq(ctx)
+	after, err := s.broker.LastEventSeq(ctx)
 	if err != nil {
 		return nil, 0, fmt.Errorf("read the event log position: %w", err)
 	}

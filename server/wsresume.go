@@ -24,11 +24,11 @@ var errConnDropped = errors.New("connection dropped")
 // maxResumeEvents behind, or is before events a purge deleted (the end of
 // a question the client shows may be among them).
 func (s *Server) resumeWS(ctx context.Context, c *wsConn) (bool, error) {
-	last, err := s.broker.Store().LastEventSeq(ctx)
+	last, err := s.broker.LastEventSeq(ctx)
 	if err != nil {
 		return false, fmt.Errorf("read the event log position: %w", err)
 	}
-	purged, err := s.broker.Store().PurgedThrough(ctx)
+	purged, err := s.broker.PurgedThrough(ctx)
 	if err != nil {
 		return false, fmt.Errorf("read how far the event log was purged: %w", err)
 	}

@@ -231,7 +231,7 @@ func (s *Service) madeRule(ctx context.Context, in *hitl.Interaction) *hitl.Rule
 	}
 	f := hitl.RuleFilter{CreatedBy: r.RespondedBy, SourceAgent: in.SourceAgent, ActionName: in.Action.Name, Limit: hitl.MaxListLimit}
 	for range maxRulePages {
-		rules, next, err := s.ruleStore().Rules(ctx, f)
+		rules, next, err := s.b.Rules(asChannel(ctx), f)
 		if err != nil {
 			s.log.Warn("look for the rule an answer made", "interaction_id", in.ID, "error", err)
 			return nil
@@ -248,9 +248,6 @@ func (s *Service) madeRule(ctx context.Context, in *hitl.Interaction) *hitl.Rule
 	}
 	return nil
 }
-
-// ruleStore is where rules are read.
-func (s *Service) ruleStore() hitl.RuleStore { return s.b.Store() }
 
 // ruleLine says what the rule an answer made does from now on.
 func ruleLine(r *hitl.Rule) string {

@@ -97,7 +97,7 @@ func (s *Service) checked(ctx context.Context, id string, state *slack.BlockActi
 
 // openModal opens the modal that answers act's interaction.
 func (s *Service) openModal(ctx context.Context, api *slack.Client, cfg Config, at place, act *hitl.SlackAction, trigger string) {
-	in, err := s.b.Store().Interaction(ctx, act.InteractionID)
+	in, err := s.interaction(ctx, act.InteractionID)
 	if err != nil {
 		s.tell(ctx, api, at, s.explain(ctx, act.InteractionID, err))
 		return
@@ -142,7 +142,7 @@ func (s *Service) viewSubmission(ctx context.Context, cb *slack.InteractionCallb
 	if err != nil || act.Kind != kindOpen {
 		return nil
 	}
-	in, err := s.b.Store().Interaction(ctx, act.InteractionID)
+	in, err := s.interaction(ctx, act.InteractionID)
 	if err != nil {
 		return nil
 	}
@@ -248,7 +248,7 @@ func (s *Service) respond(ctx context.Context, api *slack.Client, cfg Config, us
 func (s *Service) explain(ctx context.Context, id string, err error) string {
 	switch hitl.ErrorCode(err) {
 	case hitl.ECONFLICT, hitl.EEXPIRED, hitl.ECANCELLED:
-		in, gerr := s.b.Store().Interaction(ctx, id)
+		in, gerr := s.interaction(ctx, id)
 		if gerr != nil || in.Status == hitl.StatusPending {
 			return "This question can no longer be answered."
 		}

@@ -83,46 +83,15 @@ func (c Config) usable() bool {
 }
 
 // ConfigView is the configuration as GET /api/human-feedback/slack/config
-// shows it: the first seed's fields (enabled, bot_token, app_token,
-// channel_id) and hitl's, with every secret masked ("xoxb-...1234").
-type ConfigView struct {
-	Enabled       bool   `json:"enabled"`
-	BotToken      string `json:"bot_token"`
-	AppToken      string `json:"app_token"`
-	ChannelID     string `json:"channel_id"`
-	SigningSecret string `json:"signing_secret"`
-	DelaySeconds  int    `json:"delay_seconds"`
-	Mention       string `json:"mention"`
-	UnmappedUsers string `json:"unmapped_users"`
-	// Transport is socket_mode, http or none (see Config.Transport).
-	Transport string `json:"transport"`
-	// Connected reports whether this server's Socket Mode connection is
-	// up.
-	Connected bool `json:"connected"`
-	// FromEnvironment names the fields set by flags or HITL_SLACK_*
-	// variables, which win over what is saved here.
-	FromEnvironment []string `json:"from_environment"`
-}
+// shows it, secrets masked (see hitl.SlackConfigView).
+type ConfigView = hitl.SlackConfigView
 
-// ConfigUpdate is the body of POST /api/human-feedback/slack/config. A
-// field left out keeps its value; a masked secret sent back as GET showed
-// it keeps the stored secret; "" clears a string.
-type ConfigUpdate struct {
-	Enabled       *bool   `json:"enabled"`
-	BotToken      *string `json:"bot_token"`
-	AppToken      *string `json:"app_token"`
-	ChannelID     *string `json:"channel_id"`
-	SigningSecret *string `json:"signing_secret"`
-	DelaySeconds  *int    `json:"delay_seconds"`
-	Mention       *string `json:"mention"`
-	UnmappedUsers *string `json:"unmapped_users"`
-}
+// ConfigUpdate is the body of POST /api/human-feedback/slack/config (see
+// hitl.SlackConfigUpdate).
+type ConfigUpdate = hitl.SlackConfigUpdate
 
 // TestResult is the answer of POST /api/human-feedback/slack/test.
-type TestResult struct {
-	Success bool   `json:"success"`
-	Message string `json:"message"`
-}
+type TestResult = hitl.SlackTestResult
 
 // envNames are the environment variables of each field, for messages.
 var envNames = map[string]string{

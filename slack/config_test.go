@@ -53,7 +53,7 @@ func TestConfigMaskedAndRoundTrip(t *testing.T) {
 		t.Errorf("Config (-want +got):\n%s", diff)
 	}
 
-	// The seed's UI posts back what it got: masked secrets keep theirs.
+	// The contract's settings UI posts back what it got: masked secrets keep theirs.
 	got.ChannelID = "C0NEW00001"
 	got.DelaySeconds = 300
 	u := ConfigUpdate{Enabled: &got.Enabled, BotToken: &got.BotToken, AppToken: &got.AppToken, ChannelID: &got.ChannelID,

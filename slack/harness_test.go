@@ -106,13 +106,13 @@ func newHarness(t *testing.T, o harnessOptions) *harness {
 			t.Fatalf("save config: %v", err)
 		}
 	}
-	opts := &Options{Settings: o.settings, Cipher: cipher, PublicURL: "https://hitl.example.com", Now: o.now, Logger: o.log}
+	opts := &Options{Settings: o.settings, Cipher: cipher, PublicURL: "https://hitl.example.com", Now: o.now, Logger: o.log, Identities: h.store}
 	if o.inProcess {
 		opts.APIURL, opts.HTTPClient = "http://slack.invalid/", h.fake.inProcess()
 	} else {
 		opts.APIURL = h.fake.serve()
 	}
-	h.s, err = New(h.b, opts)
+	h.s, err = New(h.b, h.store, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -356,7 +356,7 @@ func outcome(in *hitl.Interaction) string {
 		if r.RespondedBy != "" && r.RespondedBy != in.CreatedBy {
 			text = "🚫 Cancelled by " + who(r.RespondedBy)
 		}
-		if r.Reason != "" && r.Reason != "agent_cancelled" {
+		if r.Reason != "" && r.Reason != hitl.CancelledByAgent {
 			text += ": " + escape(truncate(r.Reason, 500))
 		}
 		return text

@@ -79,8 +79,9 @@ type Options struct {
 	// PublicURL is where people reach hitl's web inbox, for the "Open in
 	// hitl" link; "" leaves the link out.
 	PublicURL string
-	// Identities maps Slack users to hitl users by email; nil means the
-	// broker's store, if it has identities.
+	// Identities maps Slack users to hitl users by email (the SQLite and
+	// PostgreSQL stores keep them); nil maps no one: every Slack user is
+	// unmapped (see Config.UnmappedUsers).
 	Identities hitl.Identities
 	// APIURL is Slack's Web API; "" means https://slack.com/api/. Tests
 	// point it at a fake.
@@ -135,15 +136,15 @@ type Service struct {
 	stepDone func()
 }
 
-// New returns the Slack channel over b, whose store must keep Slack's
-// rows (hitl.SlackStore, as the SQLite and PostgreSQL stores do).
-func New(b *broker.Broker, opts *Options) (*Service, error) {
+// New returns the Slack channel over b, keeping its rows in store: the
+// store b runs over, as the SQLite and PostgreSQL stores keep Slack's rows
+// (hitl.SlackStore) beside the interactions.
+func New(b *broker.Broker, store hitl.SlackStore, opts *Options) (*Service, error) {
 	if opts == nil {
 		opts = &Options{}
 	}
-	store, ok := b.Store().(hitl.SlackStore)
-	if !ok {
-		return nil, errors.New("slack: the store cannot keep Slack messages")
+	if store == nil {
+		return nil, errors.New("slack: no store for Slack messages")
 	}
 	s := &Service{
 		b:          b,
@@ -158,9 +159,6 @@ func New(b *broker.Broker, opts *Options) (*Service, error) {
 		httpClient: opts.HTTPClient,
 		kick:       make(chan struct{}, 1),
 		closed:     make(chan struct{}),
-	}
-	if s.ids == nil {
-		s.ids, _ = b.Store().(hitl.Identities)
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))

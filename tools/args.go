@@ -117,16 +117,7 @@ func (a AskHumanArgs) Request() (hitl.CreateRequest, error) {
 		}
 		req.Action = &act
 	}
-	if req.Type == "" {
-		switch {
-		case req.FormSchema != nil:
-			req.Type = hitl.TypeForm
-		case len(req.Options) > 0:
-			req.Type = hitl.TypeSingleChoice
-		default:
-			req.Type = hitl.TypeFreeText
-		}
-	}
+	req.Type = req.InferredType()
 	t := float64(a.Timeout)
 	if t == 0 {
 		t = DefaultTimeoutSeconds

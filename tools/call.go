@@ -11,7 +11,6 @@ import (
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/ask"
-	"github.com/hitl-sh/hitl/client"
 )
 
 // waitGrace is how long past the interaction's deadline a call keeps
@@ -109,7 +108,7 @@ func failure(name string, in *hitl.Interaction, err error) *Result {
 	switch code := hitl.ErrorCode(err); {
 	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
 		r.Text = "the request was cancelled before anyone answered; the question was withdrawn"
-	case errors.Is(err, client.ErrUnreachable):
+	case errors.Is(err, hitl.ErrUnreachable):
 		r.Text = fmt.Sprintf("cannot reach the hitl server (%s). Start it with `hitl serve` (or point HITL_URL at a running server), then try again.", networkProblem(err))
 	case code == hitl.EINVALID || code == hitl.EVALUE:
 		r.Text = "invalid request: " + msg
@@ -150,7 +149,7 @@ func outcome(in *hitl.Interaction) *Outcome {
 }
 
 // feedbackText is human_feedback's reply: the text, or the chosen option's
-// label, as the seed's tool returned it.
+// label, as the human_feedback contract's tool returns it.
 func feedbackText(in *hitl.Interaction) string {
 	var s string
 	if err := json.Unmarshal(in.Result.Value, &s); err != nil {

@@ -277,7 +277,7 @@ func (s *silentServer) Wait(ctx context.Context, id string) (*hitl.Interaction, 
 
 func (s *silentServer) Cancel(ctx context.Context, id string, reason string) (*hitl.Interaction, error) {
 	s.cancels <- id
-	return nil, client.ErrUnreachable
+	return nil, hitl.ErrUnreachable
 }
 
 // TestCallGivesUpAfterDeadline is not parallel: it shortens waitGrace.

@@ -13,7 +13,6 @@ import (
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/ask"
-	"github.com/hitl-sh/hitl/client"
 )
 
 // Claude Code asks hitl about its tool calls in three ways: a command hook
@@ -289,7 +288,7 @@ func problem(err error) string {
 	switch code := hitl.ErrorCode(err); {
 	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
 		return "the review was interrupted before anyone answered; the question was withdrawn."
-	case errors.Is(err, client.ErrUnreachable):
+	case errors.Is(err, hitl.ErrUnreachable):
 		return fmt.Sprintf("cannot reach the hitl server (%s). Start it with `hitl serve`, or point HITL_URL at it.", networkProblem(err))
 	case code == hitl.EEXPIRED:
 		return "nobody answered before the deadline."

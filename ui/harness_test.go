@@ -171,7 +171,7 @@ func newServerWith(t *testing.T, o serverOptions) *hitlServer {
 			t.Fatal(err)
 		}
 	}
-	sl, err := slack.New(b, &slack.Options{Settings: o.slack, Cipher: cipher, APIURL: srv.Slack.URL + "/"})
+	sl, err := slack.New(b, store, &slack.Options{Identities: store, Settings: o.slack, Cipher: cipher, APIURL: srv.Slack.URL + "/"})
 	if err != nil {
 		t.Fatalf("new slack: %v", err)
 	}
@@ -183,6 +183,7 @@ func newServerWith(t *testing.T, o serverOptions) *hitlServer {
 		loginRate = rate.Inf
 	}
 	opts := &server.Options{Slack: sl, Auth: server.AuthOptions{
+		Identities:    store,
 		StreamRecheck: o.streamRecheck, LoginRate: loginRate, LoginBurst: loginBurst,
 	}}
 	f := &faults{}

@@ -114,14 +114,7 @@ func runAsk(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		req.FormSchema = schema
 	}
-	if req.Type == "" {
-		switch {
-		case req.FormSchema != nil:
-			req.Type = hitl.TypeForm
-		case len(req.Options) > 0:
-			req.Type = hitl.TypeSingleChoice
-		}
-	}
+	req.Type = req.InferredType()
 
 	c := newClient(*base)
 	in, err := ask.Create(ctx, c, req)
@@ -166,7 +159,7 @@ func interruptedCreate(in *hitl.Interaction, stderr io.Writer) int {
 func interrupted(ctx context.Context, c *client.Client, id string, stderr io.Writer) int {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelTimeout)
 	defer cancel()
-	if _, err := c.Cancel(cctx, id, client.CancelReason); err != nil {
+	if _, err := c.Cancel(cctx, id, hitl.CancelledByAgent); err != nil {
 		fmt.Fprintf(stderr, "hitl ask: interrupted, but could not cancel interaction %s: %s\n", id, errText(err))
 	} else {
 		fmt.Fprintf(stderr, "hitl ask: interrupted; interaction %s cancelled\n", id)

@@ -80,6 +80,7 @@ func (c *authConfig) options(ctx context.Context, log *slog.Logger, addr net.Add
 	}
 	has := false
 	if ids, ok := store.(hitl.Identities); ok {
+		opts.Identities = ids
 		if has, err = ids.HasIdentities(ctx); err != nil {
 			return opts, fmt.Errorf("look for users and tokens: %w", err)
 		}

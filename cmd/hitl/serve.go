@@ -16,6 +16,7 @@ import (
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/broker"
+	"github.com/hitl-sh/hitl/mcpserver"
 	"github.com/hitl-sh/hitl/postgres"
 	"github.com/hitl-sh/hitl/server"
 	"github.com/hitl-sh/hitl/sqlite"
@@ -112,15 +113,16 @@ func serve(ctx context.Context, log *slog.Logger, addr, db string, retention tim
 		store.Close()
 		return err
 	}
-	slackSvc, err := sl.start(ctx, log, b, db)
+	slackSvc, err := sl.start(ctx, log, b, store, db)
 	if err != nil {
 		b.Close()
 		store.Close()
 		return fmt.Errorf("cannot start the Slack channel: %w", err)
 	}
-	srv := server.New(b, &server.Options{Slack: slackSvc, Logger: log, Version: buildVersion(), Auth: authOpts})
+	mcp := mcpserver.New(b, &mcpserver.Options{Logger: log, Version: buildVersion()})
+	srv := server.New(b, &server.Options{Slack: slackSvc, MCP: mcp.Handler(), Logger: log, Version: buildVersion(), Auth: authOpts})
 	hs := &http.Server{
-		Handler:           srv.LimitBodyTime(slackRoutes(slackSvc, srv.Handler())),
+		Handler:           srv.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		// No WriteTimeout: long-polls and streams outlive any fixed bound.

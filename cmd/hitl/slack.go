@@ -3,10 +3,10 @@ package main
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"net/url"
 	"os"
 	"strconv"
@@ -140,9 +140,15 @@ func (c *slackConfig) publicURL() string {
 	return os.Getenv("HITL_PUBLIC_URL")
 }
 
-// start starts the Slack channel over b (which does nothing until it is
-// configured, here or through the API).
-func (c *slackConfig) start(ctx context.Context, log *slog.Logger, b *broker.Broker, db string) (*slack.Service, error) {
+// start starts the Slack channel over b, keeping its rows in store, the
+// store b runs over (it does nothing until it is configured, here or
+// through the API).
+func (c *slackConfig) start(ctx context.Context, log *slog.Logger, b *broker.Broker, store hitl.Store, db string) (*slack.Service, error) {
+	slackStore, ok := store.(hitl.SlackStore)
+	if !ok {
+		return nil, errors.New("the store cannot keep Slack messages")
+	}
+	ids, _ := store.(hitl.Identities)
 	settings, err := c.settings()
 	if err != nil {
 		return nil, err
@@ -151,7 +157,7 @@ func (c *slackConfig) start(ctx context.Context, log *slog.Logger, b *broker.Bro
 	if err != nil {
 		return nil, fmt.Errorf("secret key: %w", err)
 	}
-	svc, err := slack.New(b, &slack.Options{Logger: log, Settings: settings, Cipher: cipher, PublicURL: c.publicURL(), APIURL: c.apiURL})
+	svc, err := slack.New(b, slackStore, &slack.Options{Identities: ids, Logger: log, Settings: settings, Cipher: cipher, PublicURL: c.publicURL(), APIURL: c.apiURL})
 	if err != nil {
 		return nil, err
 	}
@@ -159,14 +165,4 @@ func (c *slackConfig) start(ctx context.Context, log *slog.Logger, b *broker.Bro
 		return nil, err
 	}
 	return svc, nil
-}
-
-// slackRoutes serves Slack's own requests ahead of next: they are signed
-// by Slack (and checked by the channel), not authenticated by hitl.
-func slackRoutes(sl *slack.Service, next http.Handler) http.Handler {
-	mux := http.NewServeMux()
-	mux.Handle("POST /slack/events", sl.EventsHandler())
-	mux.Handle("POST /slack/interactivity", sl.InteractivityHandler())
-	mux.Handle("/", next)
-	return mux
 }

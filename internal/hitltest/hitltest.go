@@ -18,6 +18,7 @@ import (
 
 	"github.com/hitl-sh/hitl/broker"
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/mcpserver"
 	"github.com/hitl-sh/hitl/server"
 	"github.com/hitl-sh/hitl/sqlite"
 )
@@ -64,7 +65,8 @@ func Start(t testing.TB, opts *Options) *Server {
 		path = filepath.Join(t.TempDir(), "hitl.db")
 	}
 	store, b := open(t, path)
-	srv := server.New(b, nil)
+	// As hitl serve has it: users and tokens from the store, MCP at /mcp.
+	srv := server.New(b, &server.Options{Auth: server.AuthOptions{Identities: store}, MCP: mcpserver.New(b, nil).Handler()})
 	var h http.Handler = srv.Handler()
 	if !opts.NoValidation {
 		h = ValidateResponses(t, h) // its cleanup runs after Stop

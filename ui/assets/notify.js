@@ -1,6 +1,7 @@
-// Browser notifications (first seed): permission is asked from a button,
-// because browsers ignore requests that no gesture started; then one
-// notification per new question, which focuses its card when clicked.
+// Browser notifications, as the human_feedback contract has them:
+// permission is asked from a button, because browsers ignore requests
+// that no gesture started; then one notification per new question, which
+// focuses its card when clicked.
 
 const TITLE = "Human Feedback Required";
 const SEEN_KEY = "hitl:notified";

@@ -1,5 +1,5 @@
-// The Slack settings dialog, for admins: the first seed's "Slack icon →
-// enter tokens and channel ID → Test connection → Save", over
+// The Slack settings dialog, for admins: the human_feedback contract's
+// "Slack icon → enter tokens and channel ID → Test connection → Save", over
 // GET/POST /api/human-feedback/slack/config and POST …/slack/test.
 //
 // Secrets never come back from the server in full (it masks them as
