@@ -84,7 +84,7 @@ func (s *Server) replayPage(ctx context.Context, c *wsConn) {
 	}
 	var upTo int64
 	if err == nil {
-		upTo, err = s.broker.Store().LastEventSeq(ctx)
+		upTo, err = s.broker.LastEventSeq(ctx)
 	}
 	if err != nil {
 		s.log.Error("websocket: read the first page of pending interactions", "error", err)
