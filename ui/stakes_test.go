@@ -8,7 +8,7 @@ func TestCardSaysWhatHappensAtTheDeadline(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t)
 	withDefault := srv.ask(t, map[string]any{"question": "Log level?", "interaction_type": "single_choice",
-		"options": []map[string]any{{"key": "info", "label": "Info"}, {"key": "debug", "label": "Debug"}},
+		"options":          []map[string]any{{"key": "info", "label": "Info"}, {"key": "debug", "label": "Debug"}},
 		"default_response": "info", "on_timeout": "default", "timeout": 600})
 	cancels := srv.ask(t, map[string]any{"question": "Deploy?", "interaction_type": "approval", "timeout": 600})
 	defaultButCancels := srv.ask(t, map[string]any{"question": "Name?", "default_response": "x", "timeout": 600})
