@@ -117,12 +117,14 @@ type Interaction struct {
 	Metadata              map[string]any  `json:"metadata,omitempty"`
 	Targets               *Targets        `json:"targets,omitempty"`
 	Notify                *Notify         `json:"notify,omitempty"`
-	CreatedBy             string          `json:"created_by"`
-	CreatedVia            string          `json:"created_via"`
-	CreatedAt             time.Time       `json:"created_at"`
-	Status                Status          `json:"status"`
-	Result                *Result         `json:"result,omitempty"`
-	RequestHash           string          `json:"-"` // fingerprint of the question, for idempotency
+	// CallbackURL is POSTed the interaction, signed, once it ends.
+	CallbackURL string    `json:"callback_url,omitempty"`
+	CreatedBy   string    `json:"created_by"`
+	CreatedVia  string    `json:"created_via"`
+	CreatedAt   time.Time `json:"created_at"`
+	Status      Status    `json:"status"`
+	Result      *Result   `json:"result,omitempty"`
+	RequestHash string    `json:"-"` // fingerprint of the question, for idempotency
 }
 
 // Targets restricts who may see and answer an interaction; empty means anyone.

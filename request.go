@@ -74,6 +74,10 @@ type CreateRequest struct {
 	// Notify overrides the server's notification settings per channel
 	// (Slack's delay and channel, or Slack off).
 	Notify *Notify `json:"notify,omitempty"`
+	// CallbackURL, when set, is POSTed the final interaction once it
+	// ends (answered, expired or cancelled), signed per Standard
+	// Webhooks, so the agent need not wait.
+	CallbackURL string `json:"callback_url,omitempty"`
 }
 
 // OptionList decodes options given either as objects {key,label,description}
@@ -184,6 +188,9 @@ func NewInteraction(req CreateRequest, caller Caller, now time.Time) (*Interacti
 		return nil, err
 	}
 	in.Notify = notify
+	if in.CallbackURL, err = checkCallbackURL(req.CallbackURL); err != nil {
+		return nil, err
+	}
 	in.RequestHash = in.fingerprint()
 	return in, nil
 }

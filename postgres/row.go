@@ -16,7 +16,7 @@ var interactionColumns = []string{
 	"timeout", "deadline", "on_timeout", "idempotency_key", "source_agent", "session_id",
 	"metadata", "targets", "created_by", "created_via", "created_at", "request_hash", "status",
 	"result_value", "responded_by", "result_channel", "responded_at", "timed_out", "reason",
-	"notify", "answer_key", "action", "args_diff", "rule_id",
+	"notify", "answer_key", "action", "args_diff", "rule_id", "callback_url",
 }
 
 // notNull are the interaction columns that are never NULL, with a value
@@ -25,7 +25,7 @@ var notNull = map[string]string{
 	"id": "''", "type": "''", "question": "''", "context": "''", "timeout": "0", "on_timeout": "''",
 	"idempotency_key": "''", "source_agent": "''", "session_id": "''", "created_by": "''",
 	"created_via": "''", "created_at": "'epoch'::timestamptz", "request_hash": "''", "status": "''",
-	"responded_by": "''", "result_channel": "''", "timed_out": "false", "reason": "''", "answer_key": "''", "rule_id": "''",
+	"responded_by": "''", "result_channel": "''", "timed_out": "false", "reason": "''", "answer_key": "''", "rule_id": "''", "callback_url": "''",
 }
 
 // joinedColumns is columns(prefix) for a LEFT JOIN: the columns that are
@@ -67,7 +67,7 @@ func scanInteraction(row pgx.Row, before ...any) (*hitl.Interaction, error) {
 		&in.Timeout, &deadline, &onTimeout, &in.IdempotencyKey, &in.SourceAgent, &in.SessionID,
 		&meta, &targets, &in.CreatedBy, &in.CreatedVia, &createdAt, &in.RequestHash, &status,
 		&value, &respondedBy, &channel, &respondedAt, &timedOut, &reason,
-		&notify, &key, &review, &argsDiff, &ruleID,
+		&notify, &key, &review, &argsDiff, &ruleID, &in.CallbackURL,
 	)
 	if err := row.Scan(dest...); err != nil {
 		return nil, err
@@ -126,9 +126,10 @@ func scanInteractions(rows pgx.Rows, capacity int) ([]*hitl.Interaction, error) 
 	return list, rows.Err()
 }
 
-// insertArgs returns the values of in for sqlCreate's first 30
+// insertArgs returns the values of in for sqlCreate's first 31
 // parameters: interactionColumns up to request_hash, notify and action,
-// then the status and the result (none for a pending interaction).
+// then the status and the result (none for a pending interaction), then
+// callback_url.
 func insertArgs(in *hitl.Interaction) ([]any, error) {
 	options, err := marshal(in.Options, in.Options == nil, "options")
 	if err != nil {
@@ -161,6 +162,7 @@ func insertArgs(in *hitl.Interaction) ([]any, error) {
 		meta, targets, in.CreatedBy, in.CreatedVia, in.CreatedAt, in.RequestHash,
 		notify, action,
 		string(in.Status), text(r.Value), r.RespondedBy, r.Channel, timestamp(r.RespondedAt), r.TimedOut, r.Reason, text(r.ArgsDiff), r.RuleID,
+		in.CallbackURL,
 	}, nil
 }
 

@@ -34,7 +34,7 @@ func scanInteraction(sc scanner, before ...any) (*hitl.Interaction, error) {
 		&in.Timeout, &deadline, &in.OnTimeout, &in.IdempotencyKey, &in.SourceAgent, &in.SessionID,
 		&meta, &targets, &in.CreatedBy, &in.CreatedVia, &createdAt, &in.RequestHash, &in.Status,
 		&value, &respondedBy, &channel, &respondedAt, &timedOut, &reason,
-		&notify, &key, &review, &argsDiff, &ruleID,
+		&notify, &key, &review, &argsDiff, &ruleID, &in.CallbackURL,
 	)
 	if err := sc.Scan(dest...); err != nil {
 		return nil, err
@@ -120,7 +120,7 @@ func insertArgs(in *hitl.Interaction) ([]any, error) {
 		in.Timeout, millis(in.Deadline), string(in.OnTimeout), in.IdempotencyKey, in.SourceAgent, in.SessionID,
 		meta, targets, in.CreatedBy, in.CreatedVia, in.CreatedAt.UnixMilli(), in.RequestHash, string(in.Status),
 		text(r.Value), r.RespondedBy, r.Channel, millis(r.RespondedAt), r.TimedOut, r.Reason,
-		notify, r.IdempotencyKey, action, text(r.ArgsDiff), r.RuleID,
+		notify, r.IdempotencyKey, action, text(r.ArgsDiff), r.RuleID, in.CallbackURL,
 	}, nil
 }
 

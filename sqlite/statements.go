@@ -14,7 +14,7 @@ var interactionColumns = []string{
 	"timeout", "deadline", "on_timeout", "idempotency_key", "source_agent", "session_id",
 	"metadata", "targets", "created_by", "created_via", "created_at", "request_hash", "status",
 	"result_value", "responded_by", "result_channel", "responded_at", "timed_out", "reason",
-	"notify", "answer_key", "action", "args_diff", "rule_id",
+	"notify", "answer_key", "action", "args_diff", "rule_id", "callback_url",
 }
 
 // notNull are the interaction columns that are never NULL, with a value
@@ -23,7 +23,7 @@ var notNull = map[string]string{
 	"id": "''", "type": "''", "question": "''", "context": "''", "timeout": "0", "on_timeout": "''",
 	"idempotency_key": "''", "source_agent": "''", "session_id": "''", "created_by": "''",
 	"created_via": "''", "created_at": "0", "request_hash": "''", "status": "''", "responded_by": "''",
-	"result_channel": "''", "timed_out": "0", "reason": "''", "answer_key": "''", "rule_id": "''",
+	"result_channel": "''", "timed_out": "0", "reason": "''", "answer_key": "''", "rule_id": "''", "callback_url": "''",
 }
 
 // joinedColumns is columns(prefix) for a LEFT JOIN: the columns that are

@@ -1,0 +1,66 @@
+package webhook
+
+import (
+	"context"
+	"time"
+)
+
+// run is the worker: one timer, armed at the earliest delivery due, and
+// woken early by new events.
+func (s *Service) run() {
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		wait := s.step()
+		if s.stepDone != nil {
+			s.stepDone()
+		}
+		timer.Reset(wait)
+		select {
+		case <-timer.C:
+		case <-s.kick:
+			timer.Stop()
+		case <-s.closed:
+			return
+		}
+	}
+}
+
+// step enqueues the new events, sends what is due, and returns how long
+// to sleep.
+func (s *Service) step() time.Duration {
+	ctx, cancel := context.WithTimeout(s.ctx, 2*lease)
+	defer cancel()
+	for {
+		more, err := s.enqueue(ctx)
+		if err != nil {
+			if ctx.Err() == nil {
+				s.log.Error("enqueue webhook deliveries", "error", err)
+			}
+			return retryAfterError
+		}
+		if !more {
+			break
+		}
+	}
+	if err := s.workDue(ctx); err != nil {
+		if ctx.Err() == nil {
+			s.log.Error("send webhook deliveries", "error", err)
+		}
+		return retryAfterError
+	}
+	next, ok, err := s.store.NextWebhookDue(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.log.Error("read next webhook due time", "error", err)
+		}
+		return retryAfterError
+	}
+	if !ok {
+		return idleRecheck
+	}
+	if wait := next.Sub(s.now()); wait > 0 {
+		return min(wait, idleRecheck)
+	}
+	return skippedRecheck // due, but claimed by another replica a moment ago
+}
