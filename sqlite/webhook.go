@@ -193,28 +193,45 @@ func (s *Store) ClaimWebhookDeliveries(ctx context.Context, now, leaseUntil time
 	var out []*hitl.WebhookDelivery
 	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		out = nil
-		rows, err := tx.QueryContext(ctx, `UPDATE webhook_deliveries AS d
+		rows, err := tx.QueryContext(ctx, `UPDATE webhook_deliveries
 			SET state = 'sending', due_at = ?, attempts = attempts + 1
 			WHERE id IN (SELECT id FROM webhook_deliveries
 				WHERE due_at <= ? AND state IN ('pending', 'sending')
 				ORDER BY due_at, id LIMIT ?)
-			RETURNING `+deliveryCols+`, body,
-				coalesce((SELECT secret FROM webhook_subscriptions w WHERE w.id = d.subscription_id), '')`,
+			RETURNING `+deliveryCols+`, body`,
 			leaseUntil.UnixMilli(), now.UnixMilli(), limit)
 		if err != nil {
 			return err
 		}
-		defer rows.Close()
 		for rows.Next() {
-			var body, secret string
-			d, err := scanDelivery(rows, &body, &secret)
+			var body string
+			d, err := scanDelivery(rows, &body)
 			if err != nil {
+				rows.Close()
 				return err
 			}
-			d.Body, d.Secret = json.RawMessage(body), secret
+			d.Body = json.RawMessage(body)
 			out = append(out, d)
 		}
-		return rows.Err()
+		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+			return err
+		}
+		secrets := map[string]string{}
+		for _, d := range out {
+			if d.SubscriptionID == "" {
+				continue
+			}
+			secret, ok := secrets[d.SubscriptionID]
+			if !ok {
+				err := tx.QueryRowContext(ctx, `SELECT secret FROM webhook_subscriptions WHERE id = ?`, d.SubscriptionID).Scan(&secret)
+				if err != nil && !errors.Is(err, sql.ErrNoRows) {
+					return err
+				}
+				secrets[d.SubscriptionID] = secret
+			}
+			d.Secret = secret
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("claim webhook deliveries: %w", err)

@@ -297,7 +297,7 @@ func testWebhookPurge(t *testing.T, s WebhookStore) {
 	old := create(t, s, askAt(t, base, 600))
 	resolve(t, s, old.ID, hitl.Transition{Status: hitl.StatusCancelled, At: at(1), By: "agent", Via: hitl.ChannelAPI})
 	keep := create(t, s, askAt(t, at(2), 600)) // the newest event's interaction is kept
-	enqueue(t, s, 3, delivery("msg_old", old, "", at(0)), delivery("msg_keep", keep, "", at(0)))
+	enqueue(t, s, 3, delivery("msg_old", old, "", at(0)), delivery("msg_keep", keep, "", at(5)))
 	d := claimWebhooks(t, s, at(1), at(61), 1)[0]
 	done := *d
 	done.State, done.DueAt = hitl.DeliveryFailed, time.Time{}
