@@ -65,6 +65,13 @@ type WebhookSubscription struct {
 	Secret string `json:"secret,omitempty"`
 }
 
+// WebhookRequest is a subscription to make: where, and which events.
+type WebhookRequest struct {
+	URL         string         `json:"url"`
+	Events      []WebhookEvent `json:"events"`
+	Description string         `json:"description,omitempty"`
+}
+
 // Wants reports whether the subscription is sent e.
 func (w *WebhookSubscription) Wants(e WebhookEvent) bool {
 	for _, x := range w.Events {

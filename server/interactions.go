@@ -26,6 +26,9 @@ func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
+	if err := s.checkCallback(r, req.CallbackURL); err != nil {
+		return err
+	}
 	in, created, err := s.broker.Create(r.Context(), req)
 	if err != nil {
 		return err

@@ -16,6 +16,7 @@ import (
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/broker"
 	"github.com/hitl-sh/hitl/ui"
+	"github.com/hitl-sh/hitl/webhook"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -39,6 +40,9 @@ type Options struct {
 	// MCP, when set, serves MCP over streamable HTTP at /mcp (the
 	// mcpserver package's Handler), for API tokens.
 	MCP http.Handler
+	// Webhooks, when set, serves the webhooks' API and lets agents give
+	// a callback_url.
+	Webhooks *webhook.Service
 	// WebSocketQueue is how many messages a WebSocket may have waiting to
 	// be sent before it is closed as too slow (1013, try again later);
 	// 0 means 1024.
@@ -55,8 +59,10 @@ type Server struct {
 	auth    *authenticator
 	slack   SlackChannel
 	mcp     http.Handler
-	hub     *wsHub
-	replays replayCache
+	// webhooks, when set, sends webhooks (webhooks.go).
+	webhooks *webhook.Service
+	hub      *wsHub
+	replays  replayCache
 	// replayReads shares the replay reads of connections that arrive
 	// together.
 	replayReads replayReads
@@ -75,12 +81,13 @@ func New(b *broker.Broker, opts *Options) *Server {
 		opts = &Options{}
 	}
 	s := &Server{
-		broker:  b,
-		log:     opts.Logger,
-		version: opts.Version,
-		mux:     newRouteMux(),
-		slack:   opts.Slack,
-		mcp:     opts.MCP,
+		broker:   b,
+		log:      opts.Logger,
+		version:  opts.Version,
+		mux:      newRouteMux(),
+		slack:    opts.Slack,
+		mcp:      opts.MCP,
+		webhooks: opts.Webhooks,
 
 		parkSweep:   parkSweep,
 		bodyTimeout: bodyReadTimeout,
@@ -136,6 +143,9 @@ func (s *Server) routes() {
 		s.mux.HandleSigned("POST /slack/events", s.slack.EventsHandler())
 		s.mux.HandleSigned("POST /slack/interactivity", s.slack.InteractivityHandler())
 	}
+
+	// Webhooks and their deliveries (admins).
+	s.webhookRoutes()
 
 	// The AI-Parrot HITL contract's respond endpoint.
 	s.mux.HandleFunc("POST /api/v1/agents/hitl/respond", s.handle(s.handleHITLRespond))

@@ -42,16 +42,9 @@ func (s *Service) CheckCallback(ctx context.Context, raw string) error {
 	return nil
 }
 
-// NewWebhook is a subscription to make.
-type NewWebhook struct {
-	URL         string              `json:"url"`
-	Events      []hitl.WebhookEvent `json:"events"`
-	Description string              `json:"description,omitempty"`
-}
-
 // AddWebhook makes a subscription (admins only) and returns it with its
 // secret, which is never shown again.
-func (s *Service) AddWebhook(ctx context.Context, n NewWebhook) (*hitl.WebhookSubscription, error) {
+func (s *Service) AddWebhook(ctx context.Context, n hitl.WebhookRequest) (*hitl.WebhookSubscription, error) {
 	if err := requireAdmin(ctx); err != nil {
 		return nil, err
 	}

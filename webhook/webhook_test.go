@@ -115,7 +115,7 @@ func TestFailsTwiceThenSucceeds(t *testing.T) {
 func TestSubscriptionEvents(t *testing.T) {
 	rc := newReceiver(t)
 	r := start(t, newSQLite(t), Options{ServerSecret: testServerSecret})
-	sub, err := r.s.AddWebhook(admin(t), NewWebhook{URL: rc.URL + "/ends", Events: []hitl.WebhookEvent{hitl.WebhookCreated, hitl.WebhookExpired, hitl.WebhookAnswered}})
+	sub, err := r.s.AddWebhook(admin(t), hitl.WebhookRequest{URL: rc.URL + "/ends", Events: []hitl.WebhookEvent{hitl.WebhookCreated, hitl.WebhookExpired, hitl.WebhookAnswered}})
 	if err != nil {
 		t.Fatalf("AddWebhook: %v", err)
 	}
@@ -211,7 +211,7 @@ func TestTwoReplicasDeliverOnce(t *testing.T) {
 	db := where{schema: pgtest.Name(t)}
 	a := start(t, db, Options{ServerSecret: testServerSecret})
 	b := start(t, db, Options{ServerSecret: testServerSecret})
-	sub, err := a.s.AddWebhook(admin(t), NewWebhook{URL: rc.URL + "/all", Events: hitl.WebhookEvents})
+	sub, err := a.s.AddWebhook(admin(t), hitl.WebhookRequest{URL: rc.URL + "/all", Events: hitl.WebhookEvents})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +273,7 @@ func TestPrivateAddressesRefused(t *testing.T) {
 	ctx := admin(t)
 	for _, u := range []string{rc.URL + "/x", "http://localhost:9/x", "http://10.1.2.3/x", "http://169.254.169.254/latest/meta-data",
 		"http://[::1]/x", "http://[fe80::1]/x", "http://192.168.0.10/x", "http://[::ffff:127.0.0.1]/x", "http://100.64.0.1/x"} {
-		if _, err := r.s.AddWebhook(ctx, NewWebhook{URL: u, Events: hitl.WebhookEvents}); hitl.ErrorCode(err) != hitl.EINVALID {
+		if _, err := r.s.AddWebhook(ctx, hitl.WebhookRequest{URL: u, Events: hitl.WebhookEvents}); hitl.ErrorCode(err) != hitl.EINVALID {
 			t.Errorf("AddWebhook(%s): %v; want refused", u, err)
 		}
 		if err := r.s.CheckCallback(ctx, u); hitl.ErrorCode(err) != hitl.EINVALID || !strings.Contains(hitl.ErrorMessage(err), "public") && !strings.Contains(hitl.ErrorMessage(err), "resolve") {

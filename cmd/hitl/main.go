@@ -62,6 +62,7 @@ func commands() []command {
 		{"cancel", "cancel a pending interaction", runCancel},
 		{"purge", "delete interactions that ended long ago", runPurge},
 		{"rule", "manage the rules that decide actions: ls, add, rm", runRule},
+		{"webhook", "manage webhooks: add, ls, rm, secret", runWebhook},
 		{"mcp", "serve the MCP tools over stdio for a running server", runMCP},
 		{"hook", "review Claude Code's tool calls as a hook: hook claude-code", runHook},
 		{"tools", "print the tool definitions for function calling", runTools},
