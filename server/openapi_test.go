@@ -14,12 +14,13 @@ import (
 	"github.com/hitl-sh/hitl/openapi"
 	"github.com/hitl-sh/hitl/server"
 	"github.com/hitl-sh/hitl/slack"
+	"github.com/hitl-sh/hitl/webhook"
 	"github.com/pb33f/libopenapi"
 	validator "github.com/pb33f/libopenapi-validator"
 )
 
 // TestOpenAPIDocumentsEveryRoute checks that every route the server
-// registers (with the Slack channel and MCP, so their routes are there
+// registers (with the Slack channel, MCP and the webhooks, so their routes are there
 // too) is an operation of the OpenAPI document, and that every operation
 // of the document is served by one of them.
 func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
@@ -28,7 +29,8 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	routes := server.Routes(server.New(s.Broker, &server.Options{Slack: sl, MCP: mcpserver.New(s.Broker, nil).Handler()}))
+	hooks := webhook.New(s.Store, s.Broker, nil)
+	routes := server.Routes(server.New(s.Broker, &server.Options{Slack: sl, MCP: mcpserver.New(s.Broker, nil).Handler(), Webhooks: hooks}))
 	ops := documentOperations(t)
 
 	// Every route is in the document: the document, as a router, serves

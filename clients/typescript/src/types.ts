@@ -135,6 +135,8 @@ export interface Interaction<T extends InteractionType = InteractionType> {
   metadata?: Record<string, unknown>;
   targets?: Targets;
   notify?: Record<string, unknown>;
+  /** Where the server POSTs the interaction once it ends. */
+  callback_url?: string;
   created_by: string;
   created_via: string;
   created_at: string;
@@ -173,6 +175,11 @@ export interface CreateRequest<T extends InteractionType = InteractionType> {
   targets?: Targets;
   /** Per-question notification settings, such as `{ slack: false }`. */
   notify?: Record<string, unknown>;
+  /**
+   * An http(s) URL the server POSTs the final interaction to once it ends,
+   * signed (see {@link verifyWebhook}), so the agent need not wait.
+   */
+  callback_url?: string;
 }
 
 /** A page of interactions, newest first. */

@@ -34,10 +34,13 @@ from ._questions import CANCEL_REASON, AskOptions, ChoiceSpec
 from ._schema import schema_for
 from ._transport import DEFAULT_URL, VERSION
 from ._types import Interaction, Option, Page, Result
+from ._webhook import WebhookVerificationError, verify_webhook
 
 __version__ = VERSION
 
 __all__ = [
+    "WebhookVerificationError",
+    "verify_webhook",
     "ActionDecision",
     "AsyncClient",
     "AskOptions",

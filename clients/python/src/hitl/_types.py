@@ -129,6 +129,9 @@ class Interaction:
     session_id: str = ""
     metadata: Mapping[str, Any] | None = None
     targets: Mapping[str, Any] | None = None
+    #: Where the server POSTs the interaction once it ends (signed; see
+    #: :func:`hitl.verify_webhook`).
+    callback_url: str = ""
     created_by: str = ""
     created_via: str = ""
     created_at: datetime | None = None
@@ -170,6 +173,7 @@ class Interaction:
             session_id=str(doc.get("session_id") or ""),
             metadata=doc.get("metadata"),
             targets=doc.get("targets"),
+            callback_url=str(doc.get("callback_url") or ""),
             created_by=str(doc.get("created_by") or ""),
             created_via=str(doc.get("created_via") or ""),
             created_at=parse_time(doc.get("created_at")),
