@@ -60,35 +60,16 @@ type stored struct {
 	LinkKey           string   `json:"link_key"` // sealed, base64
 }
 
-// ConfigView is the configuration as GET /api/v1/email/config shows it:
-// the SMTP URL's password masked.
-type ConfigView struct {
-	Enabled           bool     `json:"enabled"`
-	SMTPURL           string   `json:"smtp_url"`
-	From              string   `json:"from"`
-	DelaySeconds      int      `json:"delay_seconds"`
-	DefaultRecipients []string `json:"default_recipients"`
-	// FromEnvironment names the fields set by flags or environment
-	// variables, which win over what is saved here.
-	FromEnvironment []string `json:"from_environment"`
-}
+// ConfigView is the configuration as the API shows it (see
+// hitl.EmailConfigView).
+type ConfigView = hitl.EmailConfigView
 
-// ConfigUpdate is the body of POST /api/v1/email/config. A field left out
-// keeps its value; an SMTP URL sent back with its password masked as GET
-// showed it keeps the stored password; "" clears a string.
-type ConfigUpdate struct {
-	Enabled           *bool     `json:"enabled"`
-	SMTPURL           *string   `json:"smtp_url"`
-	From              *string   `json:"from"`
-	DelaySeconds      *int      `json:"delay_seconds"`
-	DefaultRecipients *[]string `json:"default_recipients"`
-}
+// ConfigUpdate is a change to the configuration (see
+// hitl.EmailConfigUpdate).
+type ConfigUpdate = hitl.EmailConfigUpdate
 
-// TestResult is the answer of POST /api/v1/email/test.
-type TestResult struct {
-	Success bool   `json:"success"`
-	Message string `json:"message"`
-}
+// TestResult is the answer of a test mail (see hitl.EmailTestResult).
+type TestResult = hitl.EmailTestResult
 
 // envNames are the environment variables of each field, for messages.
 var envNames = map[string]string{

@@ -259,3 +259,20 @@ func keys(m map[string]parsed) []string {
 	}
 	return out
 }
+
+func TestTestConnectionSendsATestMail(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	admin := hitl.WithCaller(t.Context(), hitl.Caller{Name: "dave", Channel: hitl.ChannelWeb, Role: hitl.RoleAdmin})
+	res, err := h.svc.Test(admin, nil, "")
+	if err != nil || !res.Success {
+		t.Fatalf("Test: %+v, %v", res, err)
+	}
+	got := h.box.wait(1)[0]
+	if m := parse(t, got); got.to[0] != "dave@example.com" || m.subject != "[hitl] Test mail" {
+		t.Errorf("test mail to %v, subject %q; want dave@example.com, [hitl] Test mail", got.to, m.subject)
+	}
+	bob := hitl.WithCaller(t.Context(), hitl.Caller{Name: "bob", Channel: hitl.ChannelWeb, Role: hitl.RoleResponder})
+	if _, err := h.svc.Test(bob, nil, ""); hitl.ErrorCode(err) != hitl.EFORBIDDEN {
+		t.Errorf("Test as a responder: %v, want forbidden", err)
+	}
+}

@@ -39,6 +39,11 @@ type Options struct {
 	// MCP, when set, serves MCP over streamable HTTP at /mcp (the
 	// mcpserver package's Handler), for API tokens.
 	MCP http.Handler
+	// Email, when set, is the email channel (the email package's
+	// Service): the server serves its configuration API, for admins, and
+	// the pages the links in mail lead to, whose token is their
+	// credential.
+	Email EmailChannel
 	// WebSocketQueue is how many messages a WebSocket may have waiting to
 	// be sent before it is closed as too slow (1013, try again later);
 	// 0 means 1024.
@@ -55,6 +60,7 @@ type Server struct {
 	auth    *authenticator
 	slack   SlackChannel
 	mcp     http.Handler
+	email   EmailChannel
 	hub     *wsHub
 	replays replayCache
 	// replayReads shares the replay reads of connections that arrive
@@ -81,6 +87,7 @@ func New(b *broker.Broker, opts *Options) *Server {
 		mux:     newRouteMux(),
 		slack:   opts.Slack,
 		mcp:     opts.MCP,
+		email:   opts.Email,
 
 		parkSweep:   parkSweep,
 		bodyTimeout: bodyReadTimeout,
@@ -135,6 +142,12 @@ func (s *Server) routes() {
 		s.mux.HandleFunc("POST /api/human-feedback/slack/test", s.handle(s.handleSlackTest))
 		s.mux.HandleSigned("POST /slack/events", s.slack.EventsHandler())
 		s.mux.HandleSigned("POST /slack/interactivity", s.slack.InteractivityHandler())
+	}
+
+	// Email configuration (admins) and the links in mail, when the
+	// channel runs (email.go).
+	if s.email != nil {
+		s.emailRoutes()
 	}
 
 	// The AI-Parrot HITL contract's respond endpoint.

@@ -55,6 +55,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	retentionFlag := fs.String("retention", envOr("HITL_RETENTION", defaultRetention), "keep ended interactions for this `duration` (90d, 36h) from when they\nended, then purge them with their events, every hour; 0 keeps everything\n(HITL_RETENTION)")
 	auth := authFlags(fs)
 	sl := slackFlags(fs)
+	em := emailFlags(fs)
 	if code, ok := parse(fs, args, 2); !ok {
 		return code
 	}
@@ -73,11 +74,14 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err == nil {
 		err = sl.check()
 	}
+	if err == nil {
+		err = em.check()
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "hitl serve: %v\n", err)
 		return 2
 	}
-	if err := serve(ctx, log, *addr, *db, retention, auth, sl); err != nil {
+	if err := serve(ctx, log, *addr, *db, retention, auth, sl, em); err != nil {
 		fmt.Fprintf(stderr, "hitl serve: %v\n", err)
 		return 1
 	}
@@ -87,7 +91,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 // serve listens on addr over the database db (see openStore) until ctx
 // ends, purging what ended longer than retention ago (0: nothing); auth
 // decides who may call it (see authConfig.options).
-func serve(ctx context.Context, log *slog.Logger, addr, db string, retention time.Duration, auth *authConfig, sl *slackConfig) error {
+func serve(ctx context.Context, log *slog.Logger, addr, db string, retention time.Duration, auth *authConfig, sl *slackConfig, em *emailConfig) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {
@@ -119,8 +123,15 @@ func serve(ctx context.Context, log *slog.Logger, addr, db string, retention tim
 		store.Close()
 		return fmt.Errorf("cannot start the Slack channel: %w", err)
 	}
+	emailSvc, err := em.start(ctx, log, b, store, sl, db, ln.Addr())
+	if err != nil {
+		slackSvc.Close()
+		b.Close()
+		store.Close()
+		return fmt.Errorf("cannot start the email channel: %w", err)
+	}
 	mcp := mcpserver.New(b, &mcpserver.Options{Logger: log, Version: buildVersion()})
-	srv := server.New(b, &server.Options{Slack: slackSvc, MCP: mcp.Handler(), Logger: log, Version: buildVersion(), Auth: authOpts})
+	srv := server.New(b, &server.Options{Slack: slackSvc, Email: emailSvc, MCP: mcp.Handler(), Logger: log, Version: buildVersion(), Auth: authOpts})
 	hs := &http.Server{
 		Handler:           srv.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -153,6 +164,7 @@ func serve(ctx context.Context, log *slog.Logger, addr, db string, retention tim
 		log.Warn("long-polls still being answered at shutdown were cut off", "error", err)
 	}
 	slackSvc.Close() // its in-flight Slack calls may still record events
+	emailSvc.Close()
 	if err := store.Close(); err != nil {
 		log.Error("close database", "error", err)
 		if serveErr == nil {
