@@ -170,6 +170,7 @@ func (s *Service) confirmPage(lk *linked) *page {
 		Option: lk.option.Label, Description: lk.option.Description,
 		Responder: responder, Address: address,
 		Action: LinkPath, Token: lk.token, Inbox: s.inbox(),
+		AddMark: !strings.HasSuffix(strings.TrimSpace(in.Question), "?"),
 	}
 }
 

@@ -36,6 +36,9 @@ type page struct {
 	Action      string
 	Token       string
 	Inbox       string
+	// AddMark ends the confirmation's heading with a question mark when
+	// the question has none.
+	AddMark bool
 }
 
 // pages renders link pages.
