@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"strconv"
 )
 
 // MaxNotifyDelay bounds how long an agent may ask a channel to wait before
@@ -14,10 +15,12 @@ const MaxNotifyDelay = MaxTimeout
 
 // Notify is how an agent wants people told of its question beyond the web
 // inbox, channel by channel: {"slack": {"delay_seconds": 30, "channel_id":
-// "C0123"}} or {"slack": false}. Nil, or a channel left out, means the
-// server's settings.
+// "C0123"}} or {"slack": false}, {"email": false}, {"push": false}. Nil,
+// or a channel left out, means the server's settings.
 type Notify struct {
 	Slack *SlackNotify `json:"slack,omitempty"`
+	Email *Switch      `json:"email,omitempty"`
+	Push  *Switch      `json:"push,omitempty"`
 }
 
 // SlackNotify is one interaction's Slack settings: off, or a delay and a
@@ -56,8 +59,21 @@ func (n *Notify) UnmarshalJSON(b []byte) error {
 			if err := out.Slack.UnmarshalJSON(v); err != nil {
 				return err
 			}
+		case "email", "push":
+			if isNull(v) {
+				continue
+			}
+			sw := new(Switch)
+			if err := sw.unmarshal(k, v); err != nil {
+				return err
+			}
+			if k == "email" {
+				out.Email = sw
+			} else {
+				out.Push = sw
+			}
 		default:
-			return fmt.Errorf("notify: unknown channel %q; the only one is slack", k)
+			return fmt.Errorf("notify: unknown channel %q; the channels are slack, email and push", k)
 		}
 	}
 	*n = out
@@ -122,12 +138,35 @@ func ValidSlackChannelID(id string) bool {
 // normalizeNotify validates n and returns the copy to store: nil when it
 // asks for nothing beyond the defaults.
 func normalizeNotify(n *Notify) (*Notify, error) {
-	if n == nil || n.Slack == nil {
+	if n == nil {
 		return nil, nil
 	}
-	s := *n.Slack
+	slack, err := normalizeSlackNotify(n.Slack)
+	if err != nil {
+		return nil, err
+	}
+	out := &Notify{Slack: slack}
+	if n.Email != nil && n.Email.Off {
+		out.Email = &Switch{Off: true}
+	}
+	if n.Push != nil && n.Push.Off {
+		out.Push = &Switch{Off: true}
+	}
+	if out.Slack == nil && out.Email == nil && out.Push == nil {
+		return nil, nil
+	}
+	return out, nil
+}
+
+// normalizeSlackNotify validates s and returns the copy to store: nil when
+// it asks for nothing beyond the defaults.
+func normalizeSlackNotify(n *SlackNotify) (*SlackNotify, error) {
+	if n == nil {
+		return nil, nil
+	}
+	s := *n
 	if s.Off {
-		return &Notify{Slack: &SlackNotify{Off: true}}, nil
+		return &SlackNotify{Off: true}, nil
 	}
 	if s.DelaySeconds != nil {
 		if d := *s.DelaySeconds; d < 0 || d > int(MaxNotifyDelay.Seconds()) {
@@ -142,7 +181,7 @@ func normalizeNotify(n *Notify) (*Notify, error) {
 	if s.DelaySeconds == nil && s.ChannelID == "" {
 		return nil, nil
 	}
-	return &Notify{Slack: &s}, nil
+	return &s, nil
 }
 
 // SlackOff reports whether the agent turned Slack off for in.
@@ -157,4 +196,43 @@ func (in *Interaction) SlackSettings() (delaySeconds *int, channelID string) {
 		return nil, ""
 	}
 	return in.Notify.Slack.DelaySeconds, in.Notify.Slack.ChannelID
+}
+
+// Switch is a channel that is on or off for one interaction: {"email":
+// false} keeps it out of email; true (or leaving it out) means the
+// server's settings.
+type Switch struct {
+	Off bool
+}
+
+func (s *Switch) unmarshal(channel string, b []byte) error {
+	switch string(trimJSONSpace(b)) {
+	case "false":
+		*s = Switch{Off: true}
+	case "true":
+		*s = Switch{}
+	default:
+		return fmt.Errorf("notify.%s must be true or false", channel)
+	}
+	return nil
+}
+
+// MarshalJSON writes false when Off, else true.
+func (s Switch) MarshalJSON() ([]byte, error) {
+	return []byte(strconv.FormatBool(!s.Off)), nil
+}
+
+// UnmarshalJSON reads true or false.
+func (s *Switch) UnmarshalJSON(b []byte) error {
+	return s.unmarshal("channel", b)
+}
+
+// EmailOff reports whether the agent kept in out of email.
+func (in *Interaction) EmailOff() bool {
+	return in.Notify != nil && in.Notify.Email != nil && in.Notify.Email.Off
+}
+
+// PushOff reports whether the agent kept in out of Web Push.
+func (in *Interaction) PushOff() bool {
+	return in.Notify != nil && in.Notify.Push != nil && in.Notify.Push.Off
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hitl-sh/hitl"
@@ -44,7 +45,9 @@ func TestNotifyDecodeRefuses(t *testing.T) {
 	tests := []struct {
 		name, body, want string
 	}{
-		{"unknown channel", `{"notify":{"email":true}}`, `unknown channel "email"`},
+		{"unknown channel", `{"notify":{"sms":true}}`, `unknown channel "sms"`},
+		{"email object", `{"notify":{"email":{"delay_seconds":1}}}`, "notify.email must be true or false"},
+		{"push string", `{"notify":{"push":"no"}}`, "notify.push must be true or false"},
 		{"not an object", `{"notify":"slack"}`, "notify must be an object"},
 		{"slack string", `{"notify":{"slack":"yes"}}`, "notify.slack must be"},
 		{"unknown field", `{"notify":{"slack":{"delay":30}}}`, "notify.slack must be"},
@@ -131,5 +134,30 @@ func TestNotifyJSONRoundTrip(t *testing.T) {
 		if diff := cmp.Diff(n, &got); diff != "" {
 			t.Errorf("round trip of %s (-want +got):\n%s", b, diff)
 		}
+	}
+}
+
+func TestNotifyEmailAndPushOff(t *testing.T) {
+	var req hitl.CreateRequest
+	if err := json.Unmarshal([]byte(`{"question":"q","notify":{"email":false,"push":false,"slack":true}}`), &req); err != nil {
+		t.Fatal(err)
+	}
+	in, err := hitl.NewInteraction(req, hitl.Caller{Name: "agent", Channel: hitl.ChannelAPI, Role: hitl.RoleAgent}, time.Unix(0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !in.EmailOff() || !in.PushOff() || in.SlackOff() {
+		t.Errorf("EmailOff %v PushOff %v SlackOff %v; want true, true, false", in.EmailOff(), in.PushOff(), in.SlackOff())
+	}
+	b, err := json.Marshal(in.Notify)
+	if err != nil || string(b) != `{"email":false,"push":false}` {
+		t.Errorf("stored notify: got %s, %v; want {\"email\":false,\"push\":false}", b, err)
+	}
+	if err := json.Unmarshal([]byte(`{"question":"q","notify":{"email":true}}`), &req); err != nil {
+		t.Fatal(err)
+	}
+	in, err = hitl.NewInteraction(req, hitl.Caller{Name: "agent", Channel: hitl.ChannelAPI, Role: hitl.RoleAgent}, time.Unix(0, 0))
+	if err != nil || in.Notify != nil || in.EmailOff() {
+		t.Errorf("notify {email: true}: got %+v, %v; want the defaults (nil)", in.Notify, err)
 	}
 }

@@ -13,7 +13,7 @@ import (
 // purgeTables are the tables whose rows belong to an interaction (by an
 // interaction_id column) and go with it. A table added for an
 // interaction's rows is added here too.
-var purgeTables = []string{"slack_actions", "slack_messages", "webhook_attempts", "webhook_deliveries", "events"}
+var purgeTables = []string{"slack_actions", "slack_messages", "notifications", "webhook_attempts", "webhook_deliveries", "events"}
 
 // purgeStart is the cursor before every interaction (timestamptz holds
 // year 1; no interaction is that old).

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hitl-sh/hitl/email"
 	"github.com/hitl-sh/hitl/internal/hitltest"
 	"github.com/hitl-sh/hitl/mcpserver"
 	"github.com/hitl-sh/hitl/openapi"
@@ -30,7 +31,8 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 		t.Fatal(err)
 	}
 	hooks := webhook.New(s.Store, s.Broker, nil)
-	routes := server.Routes(server.New(s.Broker, &server.Options{Slack: sl, MCP: mcpserver.New(s.Broker, nil).Handler(), Webhooks: hooks}))
+	em := email.New(s.Broker, s.Store, nil)
+	routes := server.Routes(server.New(s.Broker, &server.Options{Slack: sl, Email: em, MCP: mcpserver.New(s.Broker, nil).Handler(), Webhooks: hooks}))
 	ops := documentOperations(t)
 
 	// Every route is in the document: the document, as a router, serves

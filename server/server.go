@@ -43,6 +43,11 @@ type Options struct {
 	// Webhooks, when set, serves the webhooks' API and lets agents give
 	// a callback_url.
 	Webhooks *webhook.Service
+	// Email, when set, is the email channel (the email package's
+	// Service): the server serves its configuration API, for admins, and
+	// the pages the links in mail lead to, whose token is their
+	// credential.
+	Email EmailChannel
 	// WebSocketQueue is how many messages a WebSocket may have waiting to
 	// be sent before it is closed as too slow (1013, try again later);
 	// 0 means 1024.
@@ -61,6 +66,7 @@ type Server struct {
 	mcp     http.Handler
 	// webhooks, when set, sends webhooks (webhooks.go).
 	webhooks *webhook.Service
+	email    EmailChannel
 	hub      *wsHub
 	replays  replayCache
 	// replayReads shares the replay reads of connections that arrive
@@ -88,6 +94,7 @@ func New(b *broker.Broker, opts *Options) *Server {
 		slack:    opts.Slack,
 		mcp:      opts.MCP,
 		webhooks: opts.Webhooks,
+		email:    opts.Email,
 
 		parkSweep:   parkSweep,
 		bodyTimeout: bodyReadTimeout,
@@ -146,6 +153,12 @@ func (s *Server) routes() {
 
 	// Webhooks and their deliveries (admins).
 	s.webhookRoutes()
+
+	// Email configuration (admins) and the links in mail, when the
+	// channel runs (email.go).
+	if s.email != nil {
+		s.emailRoutes()
+	}
 
 	// The AI-Parrot HITL contract's respond endpoint.
 	s.mux.HandleFunc("POST /api/v1/agents/hitl/respond", s.handle(s.handleHITLRespond))

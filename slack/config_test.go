@@ -104,7 +104,7 @@ func TestConfigSecretsEncryptedAtRest(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tt := range []struct{ raw, clear string }{{bot, testBotToken}, {app, testAppToken}, {secret, testSecret}} {
-		if !strings.HasPrefix(tt.raw, sealedPrefix) || strings.Contains(tt.raw, tt.clear) || strings.Contains(tt.raw, tt.clear[len(tt.clear)-6:]) {
+		if !strings.HasPrefix(tt.raw, "v1:") || strings.Contains(tt.raw, tt.clear) || strings.Contains(tt.raw, tt.clear[len(tt.clear)-6:]) {
 			t.Errorf("stored value %q: want it sealed, without the secret", tt.raw)
 		}
 	}

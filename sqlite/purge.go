@@ -15,7 +15,7 @@ import (
 // interaction_id column) and go with it, deleted in this order before the
 // interaction itself. A table added for an interaction's rows is added
 // here too.
-var purgeTables = []string{"slack_actions", "slack_messages", "webhook_attempts", "webhook_deliveries", "events"}
+var purgeTables = []string{"slack_actions", "slack_messages", "notifications", "webhook_attempts", "webhook_deliveries", "events"}
 
 // sqlPurgeCandidates finds a batch of ended interactions, oldest created
 // first, after a cursor: those created before the cut-off (?1) that ended

@@ -56,6 +56,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	auth := authFlags(fs)
 	sl := slackFlags(fs)
 	wh := webhookFlags(fs)
+	em := emailFlags(fs)
 	if code, ok := parse(fs, args, 2); !ok {
 		return code
 	}
@@ -77,11 +78,14 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err == nil {
 		err = wh.check()
 	}
+	if err == nil {
+		err = em.check()
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "hitl serve: %v\n", err)
 		return 2
 	}
-	if err := serve(ctx, log, *addr, *db, retention, auth, sl, wh); err != nil {
+	if err := serve(ctx, log, *addr, *db, retention, auth, sl, wh, em); err != nil {
 		fmt.Fprintf(stderr, "hitl serve: %v\n", err)
 		return 1
 	}
@@ -91,7 +95,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 // serve listens on addr over the database db (see openStore) until ctx
 // ends, purging what ended longer than retention ago (0: nothing); auth
 // decides who may call it (see authConfig.options).
-func serve(ctx context.Context, log *slog.Logger, addr, db string, retention time.Duration, auth *authConfig, sl *slackConfig, wh *webhookConfig) error {
+func serve(ctx context.Context, log *slog.Logger, addr, db string, retention time.Duration, auth *authConfig, sl *slackConfig, wh *webhookConfig, em *emailConfig) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {
@@ -130,8 +134,16 @@ func serve(ctx context.Context, log *slog.Logger, addr, db string, retention tim
 		store.Close()
 		return fmt.Errorf("cannot start webhooks: %w", err)
 	}
+	emailSvc, err := em.start(ctx, log, b, store, sl, db, ln.Addr())
+	if err != nil {
+		hooks.Close()
+		slackSvc.Close()
+		b.Close()
+		store.Close()
+		return fmt.Errorf("cannot start the email channel: %w", err)
+	}
 	mcp := mcpserver.New(b, &mcpserver.Options{Logger: log, Version: buildVersion()})
-	srv := server.New(b, &server.Options{Slack: slackSvc, MCP: mcp.Handler(), Webhooks: hooks, Logger: log, Version: buildVersion(), Auth: authOpts})
+	srv := server.New(b, &server.Options{Slack: slackSvc, Email: emailSvc, MCP: mcp.Handler(), Webhooks: hooks, Logger: log, Version: buildVersion(), Auth: authOpts})
 	hs := &http.Server{
 		Handler:           srv.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -165,6 +177,7 @@ func serve(ctx context.Context, log *slog.Logger, addr, db string, retention tim
 	}
 	slackSvc.Close() // its in-flight Slack calls may still record events
 	hooks.Close()
+	emailSvc.Close()
 	if err := store.Close(); err != nil {
 		log.Error("close database", "error", err)
 		if serveErr == nil {

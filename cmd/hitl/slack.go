@@ -100,12 +100,22 @@ func (c *slackConfig) check() error {
 	return nil
 }
 
-// cipher returns what seals the secrets saved in database db: the key in
-// HITL_SECRET_KEY, or in the key file (--secret-key-file, or beside a
-// SQLite file), made on first use. A PostgreSQL database shared by
-// replicas needs the same key on each, so it is never made up: without
-// one, Slack's secrets can only come from flags or HITL_SLACK_*.
+// cipher returns what seals Slack's secrets saved in database db (see
+// secretKey); nil without a key.
 func (c *slackConfig) cipher(log *slog.Logger, db string) (*slack.Cipher, error) {
+	key, err := c.secretKey(log, db, "Slack tokens cannot be saved through the API, only given as HITL_SLACK_* variables")
+	if key == nil || err != nil {
+		return nil, err
+	}
+	return slack.NewCipher(key)
+}
+
+// secretKey returns the key that seals the secrets saved in database db:
+// the key in HITL_SECRET_KEY, or in the key file (--secret-key-file, or
+// beside a SQLite file), made on first use. A PostgreSQL database shared
+// by replicas needs the same key on each, so it is never made up: without
+// one it returns nil, and logs what that means (without).
+func (c *slackConfig) secretKey(log *slog.Logger, db, without string) ([]byte, error) {
 	var key []byte
 	var err error
 	switch {
@@ -117,7 +127,7 @@ func (c *slackConfig) cipher(log *slog.Logger, db string) (*slack.Cipher, error)
 	case c.secretKeyFile != "":
 		key, err = slack.LoadKeyFile(c.secretKeyFile, true)
 	case isPostgres(db):
-		log.Warn("no secret key (HITL_SECRET_KEY or --secret-key-file): Slack tokens cannot be saved through the API, only given as HITL_SLACK_* variables")
+		log.Warn("no secret key (HITL_SECRET_KEY or --secret-key-file): " + without)
 		return nil, nil
 	case db == ":memory:":
 		key = make([]byte, slack.KeySize)
@@ -125,10 +135,7 @@ func (c *slackConfig) cipher(log *slog.Logger, db string) (*slack.Cipher, error)
 	default:
 		key, err = slack.LoadKeyFile(db+".key", true)
 	}
-	if err != nil {
-		return nil, err
-	}
-	return slack.NewCipher(key)
+	return key, err
 }
 
 // publicURL is the web inbox's URL for links in Slack: --public-url when

@@ -1,0 +1,147 @@
+package email
+
+import (
+	"bytes"
+	_ "embed"
+	"fmt"
+	"html/template"
+	"net/url"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/hitl-sh/hitl"
+	"github.com/yuin/goldmark"
+)
+
+// maxSubject bounds the question's part of a subject line, in characters.
+const maxSubject = 80
+
+//go:embed mail.html
+var mailHTML string
+
+var mailTemplate = template.Must(template.New("mail").Parse(mailHTML))
+
+// mailLink is one link in a mail: an option to choose, or the card.
+type mailLink struct {
+	Label       string
+	Description string
+	URL         string
+}
+
+// mailData is what a mail says.
+type mailData struct {
+	Question string
+	Context  template.HTML // rendered Markdown, raw HTML escaped
+	Agent    string
+	Deadline string
+	Type     string
+	Options  []mailLink // one per option, for approval and single choice
+	Card     string     // the inbox card, for the other types
+	Inbox    string
+}
+
+// message is a mail ready to send.
+type message struct {
+	to      string
+	subject string
+	text    string
+	html    string
+}
+
+// compose writes the mail telling n's recipient of its interaction, with
+// a signed link per option (approval, single choice) or a link to the
+// card.
+func (s *Service) compose(n *hitl.Notification, key []byte) (*message, error) {
+	in := n.Interaction
+	base := strings.TrimSuffix(s.publicURL, "/")
+	d := mailData{
+		Question: in.Question,
+		Agent:    agentName(in),
+		Deadline: deadlineText(in.Deadline),
+		Type:     string(in.Type),
+		Inbox:    base + "/",
+	}
+	if in.Context != "" {
+		var buf bytes.Buffer
+		if err := goldmark.Convert([]byte(in.Context), &buf); err != nil {
+			return nil, fmt.Errorf("render context: %w", err)
+		}
+		d.Context = template.HTML(buf.String()) // goldmark escapes raw HTML and drops unsafe links unless told otherwise
+	}
+	switch in.Type {
+	case hitl.TypeApproval, hitl.TypeSingleChoice:
+		exp := linkExpiry(in)
+		for _, o := range in.Options {
+			token := sign(key, n, o.Key, exp)
+			d.Options = append(d.Options, mailLink{
+				Label: o.Label, Description: o.Description,
+				URL: base + LinkPath + "?t=" + url.QueryEscape(token),
+			})
+		}
+	default:
+		d.Card = base + "/?interaction=" + url.QueryEscape(in.ID)
+	}
+	var html bytes.Buffer
+	if err := mailTemplate.Execute(&html, d); err != nil {
+		return nil, fmt.Errorf("write mail: %w", err)
+	}
+	return &message{
+		to:      n.Recipient,
+		subject: subject(in),
+		text:    plainText(in, d),
+		html:    html.String(),
+	}, nil
+}
+
+// subject is the mail's subject line.
+func subject(in *hitl.Interaction) string {
+	q := strings.Join(strings.Fields(in.Question), " ")
+	if utf8.RuneCountInString(q) > maxSubject {
+		q = string([]rune(q)[:maxSubject-1]) + "…"
+	}
+	return "[hitl] " + q
+}
+
+// plainText is the mail's text part.
+func plainText(in *hitl.Interaction, d mailData) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n\n", in.Question)
+	if in.Context != "" {
+		fmt.Fprintf(&b, "%s\n\n", strings.TrimSpace(in.Context))
+	}
+	fmt.Fprintf(&b, "Asked by: %s\n", d.Agent)
+	if d.Deadline != "" {
+		fmt.Fprintf(&b, "Answer by: %s\n", d.Deadline)
+	}
+	b.WriteString("\n")
+	if len(d.Options) > 0 {
+		b.WriteString("Choose an answer (each link opens a page where you confirm it):\n\n")
+		for _, o := range d.Options {
+			fmt.Fprintf(&b, "%s:\n%s\n\n", o.Label, o.URL)
+		}
+	} else {
+		fmt.Fprintf(&b, "Answer it in hitl:\n%s\n\n", d.Card)
+	}
+	b.WriteString("-- \nYou get this mail because a question in hitl is waiting for you. The links are yours alone and work once.\n")
+	return b.String()
+}
+
+// agentName is who asked, for people.
+func agentName(in *hitl.Interaction) string {
+	switch {
+	case in.SourceAgent != "":
+		return in.SourceAgent
+	case in.CreatedBy != "":
+		return in.CreatedBy
+	}
+	return "an agent"
+}
+
+// deadlineText writes a deadline for people, in UTC.
+func deadlineText(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format("Mon 2 Jan 2006 15:04 MST")
+}
