@@ -38,7 +38,7 @@ func TestEmailConfigAPI(t *testing.T) {
 	if err := em.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(hitltest.ValidateResponses(t, server.New(b, &server.Options{Email: em}).Handler()))
+	hs := httptest.NewServer(hitltest.ValidateResponses(t, server.New(b, &server.Options{Email: em, Auth: server.AuthOptions{Identities: store}}).Handler()))
 	ss.url = hs.URL
 	t.Cleanup(func() {
 		b.Close()
@@ -94,5 +94,11 @@ func TestEmailConfigAPI(t *testing.T) {
 	}
 	if strings.Contains(string(body), "pa55word-42") {
 		t.Errorf("the test result shows the password: %s", body)
+	}
+	// The links' pages need no credentials: a bad token is the channel's
+	// refusal page, not the server's 401.
+	code, body = ss.call(t, "", "GET", "/email/answer?t=v1.x.y.z.w", "")
+	if code != http.StatusForbidden || !strings.Contains(string(body), "This link is not valid") {
+		t.Errorf("GET /email/answer with a forged token, no credentials: %d %s", code, body)
 	}
 }
