@@ -109,7 +109,7 @@ func TestPurgeCommand(t *testing.T) {
 	c := s.client(t)
 	answered, cancelled, pending := endedAndPending(t, c)
 
-	summary := regexp.MustCompile(`^(would remove|removed) 2 interactions that ended before \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ, with 4 events, 0 slack_actions, 0 slack_messages\n$`)
+	summary := regexp.MustCompile(`^(would remove|removed) 2 interactions that ended before \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ, with 4 events, 0 notifications, 0 slack_actions, 0 slack_messages, 0 webhook_attempts, 0 webhook_deliveries\n$`)
 	out := mustRun(t, 0, "", "purge", "--older-than", "1ms", "--dry-run", "--db", s.DB)
 	if !summary.MatchString(out) || !strings.HasPrefix(out, "would remove") {
 		t.Errorf("dry run printed %q, want %s", out, summary)
