@@ -11,6 +11,7 @@ import (
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/broker"
+	"github.com/hitl-sh/hitl/server/internal/park"
 )
 
 // Long-poll bounds for GET /api/v1/interactions/{id}/wait.
@@ -177,4 +178,22 @@ func (s *Server) handleCancel(w http.ResponseWriter, r *http.Request) error {
 func isEmptyBody(err error) bool {
 	var e *hitl.Error
 	return errors.As(err, &e) && e.Code == hitl.EINVALID && e.Message == errEmptyBody
+}
+
+// parkWait serves a wait of up to d without holding a goroutine: unless
+// the interaction has already ended, the connection is taken from net/http
+// and parked (park.Wait) until the answer or the timeout, then given back
+// to l.
+func (s *Server) parkWait(w http.ResponseWriter, r *http.Request, l *park.Listener, d time.Duration) error {
+	p := l.NewWait(!r.Close)
+	in, stop, err := s.broker.WaitFunc(r.Context(), r.PathValue("id"), p.Wake)
+	if stop == nil {
+		p.Forget()
+		if err != nil && !errors.Is(err, broker.ErrClosed) {
+			return err
+		}
+		writeJSON(w, http.StatusOK, in)
+		return nil
+	}
+	return p.Park(w, in, stop, d)
 }

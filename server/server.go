@@ -15,6 +15,7 @@ import (
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/broker"
+	"github.com/hitl-sh/hitl/server/internal/park"
 	"github.com/hitl-sh/hitl/ui"
 	"github.com/hitl-sh/hitl/webhook"
 	"github.com/prometheus/client_golang/prometheus"
@@ -72,7 +73,7 @@ type Server struct {
 	// replayReads shares the replay reads of connections that arrive
 	// together.
 	replayReads replayReads
-	parking     atomic.Pointer[parkingListener]
+	parking     atomic.Pointer[park.Listener]
 	// parkSweep is how often parked long-polls are checked for agents
 	// that hung up (a field for tests).
 	parkSweep time.Duration
@@ -96,7 +97,7 @@ func New(b *broker.Broker, opts *Options) *Server {
 		webhooks: opts.Webhooks,
 		email:    opts.Email,
 
-		parkSweep:   parkSweep,
+		parkSweep:   park.SweepInterval,
 		bodyTimeout: bodyReadTimeout,
 	}
 	if s.log == nil {
@@ -205,7 +206,7 @@ func (s *Server) routes() {
 // must start within ReadHeaderTimeout rather than IdleTimeout (clients
 // that poll again at once, as the hitl client does, never notice).
 func (s *Server) Listener(l net.Listener) net.Listener {
-	pl := newParkingListener(l, s.metrics.parked, s.parkSweep)
+	pl := park.NewListener(l, s.metrics.parked, s.parkSweep)
 	s.parking.Store(pl)
 	return pl
 }
@@ -216,7 +217,7 @@ func (s *Server) Listener(l net.Listener) net.Listener {
 // which does not wait for them.
 func (s *Server) Shutdown(ctx context.Context) error {
 	if l := s.parking.Load(); l != nil {
-		return l.parked.wait(ctx)
+		return l.WaitParked(ctx)
 	}
 	return nil
 }
