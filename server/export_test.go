@@ -2,12 +2,6 @@ package server
 
 import "time"
 
-// SetWebSocketPing shortens how often s pings its WebSockets and how long a
-// ping may go unanswered, for tests. Call it before the first WebSocket.
-func SetWebSocketPing(s *Server, every, wait time.Duration) {
-	s.hub.ping, s.hub.pongWait = every, wait
-}
-
 // SetParkSweep sets how often s looks for agents that hung up on parked
 // long-polls, for tests. Call it before Listener.
 func SetParkSweep(s *Server, every time.Duration) { s.parkSweep = every }

@@ -16,6 +16,7 @@ import (
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/broker"
 	"github.com/hitl-sh/hitl/server/internal/park"
+	"github.com/hitl-sh/hitl/server/internal/wshub"
 	"github.com/hitl-sh/hitl/ui"
 	"github.com/hitl-sh/hitl/webhook"
 	"github.com/prometheus/client_golang/prometheus"
@@ -68,7 +69,7 @@ type Server struct {
 	// webhooks, when set, sends webhooks (webhooks.go).
 	webhooks *webhook.Service
 	email    EmailChannel
-	hub      *wsHub
+	hub      *wshub.Hub
 	replays  replayCache
 	// replayReads shares the replay reads of connections that arrive
 	// together.
@@ -105,11 +106,13 @@ func New(b *broker.Broker, opts *Options) *Server {
 	}
 	s.metrics = newMetrics(opts.Registry, b)
 	s.auth = newAuthenticator(opts.Auth, s.log)
-	queue := opts.WebSocketQueue
-	if queue <= 0 {
-		queue = wsQueueDefault
-	}
-	s.hub = newWSHub(b, queue, s.auth.recheck, s.stillValid, s.metrics.streamsOpen.WithLabelValues("ws"), s.log)
+	s.hub = wshub.New(b, wsEncoder{}, &wshub.Options{
+		Queue:      opts.WebSocketQueue,
+		Recheck:    s.auth.recheck,
+		StillValid: s.stillValid,
+		Gauge:      s.metrics.streamsOpen.WithLabelValues("ws"),
+		Logger:     s.log,
+	})
 	s.routes()
 	return s
 }
@@ -223,7 +226,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 }
 
 // WebSockets returns how many WebSockets are open.
-func (s *Server) WebSockets() int { return s.hub.open() }
+func (s *Server) WebSockets() int { return s.hub.Open() }
 
 // Handler returns the server's HTTP handler with its middleware.
 //

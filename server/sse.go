@@ -10,6 +10,7 @@ import (
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/broker"
+	"github.com/hitl-sh/hitl/server/internal/wshub"
 )
 
 // Server-Sent Events timing.
@@ -170,11 +171,11 @@ func (st *sseStream) replay(list *replayList, upTo int64) error {
 		if !st.filter.match(in) {
 			continue
 		}
-		frame, err := st.hub.frames.question(in)
+		frame, err := st.hub.QuestionFrame(in)
 		if err != nil {
 			return fmt.Errorf("encode a pending interaction: %w", err)
 		}
-		if err := st.sw.send(msgQuestion, framePayload(frame), 0, false); err != nil {
+		if err := st.sw.send(msgQuestion, wshub.Payload(frame), 0, false); err != nil {
 			return err
 		}
 		if !st.filter.all() {

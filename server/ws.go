@@ -1,24 +1,32 @@
 package server
 
 import (
-	"bytes"
 	"context"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
 
-	"github.com/gobwas/ws"
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/server/internal/wshub"
 )
 
-// Close reasons sent to WebSocket clients (at most 123 bytes each).
+// Why a live stream (WebSocket or SSE) ends, as told to its client.
 const (
-	reasonShutdown = "server is shutting down"
-	reasonSlow     = "client too slow; reconnect to get every pending question"
-	reasonRevoked  = "credentials revoked or expired; log in again"
+	reasonShutdown = wshub.ReasonShutdown
+	reasonSlow     = wshub.ReasonSlow
+	reasonRevoked  = wshub.ReasonRevoked
 )
+
+// wsClient is a WebSocket of /ws during its replay: the connection, and
+// what its client asked for.
+type wsClient struct {
+	conn   *wshub.Conn
+	caller hitl.Caller
+	filter streamFilter  // the sessions the client asked for
+	after  int64         // with resume, the event the client has seen last
+	resume bool          // the client asked to resume after after
+	page   *replayPaging // ?replay=page: the first page, not every pending question
+}
 
 // handleWebSocket serves GET /ws and GET /ws/userinfo (the name the
 // AI-Parrot HITL contract's frontend connects to): the live channel.
@@ -53,7 +61,7 @@ const (
 // down, with 1013 (try again later) when the client falls too far behind,
 // and with 1008 when its credentials are revoked; the client reconnects
 // and gets the replay. Once the replay is written, the connection is the
-// hub's (wsHub): the handler's goroutine, deep from serving the request,
+// hub's (wshub.Hub): the handler's goroutine, deep from serving the request,
 // ends, and a fresh one reads the client's frames.
 func (s *Server) handleWebSocket(w http.ResponseWriter, r *http.Request) error {
 	if !headerHasToken(r.Header, "Connection", "upgrade") || !headerHasToken(r.Header, "Upgrade", "websocket") {
@@ -76,51 +84,41 @@ func (s *Server) handleWebSocket(w http.ResponseWriter, r *http.Request) error {
 	if !sameOrigin(r) {
 		return hitl.Errorf(hitl.EFORBIDDEN, "cross-origin WebSocket refused: the Origin host must be the request's Host")
 	}
-	// The handshake response is written within wsWriteTimeout; after it,
-	// the hub bounds each write itself.
-	nc, rw, _, err := (ws.HTTPUpgrader{Timeout: wsWriteTimeout}).Upgrade(r, w)
-	if err != nil {
-		// The upgrader has written the response (400, 426 …).
-		s.log.Debug("websocket handshake refused", "remote_addr", r.RemoteAddr, "error", err)
-		if nc != nil {
-			_ = nc.Close()
-		}
-		return nil
-	}
 	caller := hitl.CallerFrom(r.Context())
 	cred := credentialFrom(r.Context())
-	c := &wsConn{
-		hub:    s.hub,
-		nc:     nc,
-		r:      nc,
-		caller: caller,
-		ctx:    context.WithValue(hitl.WithCaller(context.Background(), caller), credentialKey{}, cred),
-		cred:   cred.kind + ":" + string(cred.hash),
-		filter: filter,
-		after:  after,
-		resume: resume,
-		page:   page,
-		// The replay is written below, by this goroutine alone.
-		replaying: true,
-		busy:      true,
+	// The hub joins the connection before the replay reads what is
+	// pending: an interaction created in between is then both replayed
+	// and streamed (its created event is skipped), never missed.
+	conn := s.hub.Accept(w, r, wshub.Peer{
+		Ctx:   context.WithValue(hitl.WithCaller(context.Background(), caller), credentialKey{}, cred),
+		Cred:  cred.kind + ":" + string(cred.hash),
+		Shows: func(ev *hitl.Event) bool { return filter.shows(caller, ev) },
+	})
+	if conn == nil {
+		return nil // refused (the response is written), or shutting down
 	}
-	if n := rw.Reader.Buffered(); n > 0 {
-		// The client wrote before it saw the handshake's answer.
-		ahead, _ := rw.Reader.Peek(n)
-		c.r = io.MultiReader(bytes.NewReader(bytes.Clone(ahead)), nc)
-	}
-	// Join before reading what is pending: an interaction created in
-	// between is then both replayed and streamed (its created event is
-	// skipped), never missed.
-	if !s.hub.add(c) {
-		_ = nc.SetWriteDeadline(time.Now().Add(wsWriteTimeout))
-		_ = ws.WriteFrame(nc, ws.NewCloseFrame(ws.NewCloseFrameBody(ws.StatusGoingAway, reasonShutdown)))
-		_ = nc.Close()
-		return nil
-	}
-	go c.read()
-	s.replay(r.Context(), c)
+	s.replay(r.Context(), &wsClient{conn: conn, caller: caller, filter: filter, after: after, resume: resume, page: page})
 	return nil
+}
+
+// wsEncoder renders events for the hub as the stream messages
+// (eventMessages).
+type wsEncoder struct{}
+
+func (wsEncoder) Event(ev *hitl.Event) ([][]byte, []byte, error) {
+	msgs, question, err := eventMessages(ev)
+	if err != nil || len(msgs) == 0 {
+		return nil, question, err
+	}
+	data := make([][]byte, len(msgs))
+	for i, m := range msgs {
+		data[i] = m.data
+	}
+	return data, question, nil
+}
+
+func (wsEncoder) Question(in *hitl.Interaction) ([]byte, error) {
+	return marshalMessage(newQuestionMessage(in))
 }
 
 // headerHasToken reports whether the comma-separated header key lists

@@ -5,11 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -18,7 +16,6 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-	"github.com/gobwas/ws"
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/broker"
 	"github.com/hitl-sh/hitl/internal/hitltest"
@@ -449,93 +446,4 @@ func TestStreamsEndOnShutdown(t *testing.T) {
 	if ev, err := events.next(t); !errors.Is(err, errStreamEnded) {
 		t.Errorf("SSE after shutdown: got %+v, %v; want the stream to end", ev, err)
 	}
-}
-
-// dialRaw opens a WebSocket to ts with gobwas/ws's client, for frames a
-// well-behaved client library would not send.
-func dialRaw(t *testing.T, ts *testServer) net.Conn {
-	t.Helper()
-	c, br, _, err := ws.Dial(testContext(t, streamTimeout), ts.wsURL())
-	if err != nil {
-		t.Fatalf("dial: %v", err)
-	}
-	if br != nil {
-		ws.PutReader(br)
-	}
-	t.Cleanup(func() { c.Close() })
-	_ = c.SetDeadline(time.Now().Add(streamTimeout))
-	return c
-}
-
-// readFrame reads one server frame (of at most 1 MiB).
-func readFrame(c net.Conn) (ws.OpCode, []byte, error) {
-	h, err := ws.ReadHeader(c)
-	if err != nil {
-		return 0, nil, err
-	}
-	if h.Length > 1<<20 {
-		return 0, nil, fmt.Errorf("frame of %d bytes", h.Length)
-	}
-	p := make([]byte, h.Length)
-	if _, err := io.ReadFull(c, p); err != nil {
-		return 0, nil, err
-	}
-	return h.OpCode, p, nil
-}
-
-// readClose reads frames until the server's close frame and returns its
-// status code.
-func readClose(t *testing.T, c net.Conn) ws.StatusCode {
-	t.Helper()
-	for {
-		op, p, err := readFrame(c)
-		if err != nil {
-			t.Fatalf("read until the close frame: %v", err)
-		}
-		if op == ws.OpClose {
-			code, _ := ws.ParseCloseFrameData(p)
-			return code
-		}
-	}
-}
-
-func TestWebSocketProtocolErrors(t *testing.T) {
-	t.Parallel()
-	ts := newTestServer(t)
-	masked := func(f ws.Frame) ws.Frame { return ws.MaskFrameInPlace(f) }
-	for _, tc := range []struct {
-		name   string
-		frames []ws.Frame
-		want   ws.StatusCode
-	}{
-		{"unmasked frame", []ws.Frame{ws.NewTextFrame([]byte("hi"))}, ws.StatusProtocolError},
-		{"continuation first", []ws.Frame{masked(ws.NewFrame(ws.OpContinuation, true, []byte("x")))}, ws.StatusProtocolError},
-		{"fragments over the limit", []ws.Frame{
-			masked(ws.NewFrame(ws.OpText, false, []byte(strings.Repeat("a", 3<<10)))),
-			masked(ws.NewFrame(ws.OpContinuation, true, []byte(strings.Repeat("b", 3<<10)))),
-		}, ws.StatusMessageTooBig},
-		{"client close", []ws.Frame{masked(ws.NewCloseFrame(ws.NewCloseFrameBody(ws.StatusNormalClosure, "bye")))}, ws.StatusNormalClosure},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			c := dialRaw(t, ts)
-			for _, f := range tc.frames {
-				if err := ws.WriteFrame(c, f); err != nil {
-					t.Fatalf("write: %v", err)
-				}
-			}
-			if got := readClose(t, c); got != tc.want {
-				t.Errorf("close status %d, want %d", got, tc.want)
-			}
-			// Having answered the client's close, or once the client
-			// answers its own, the server ends the connection (EOF, or a
-			// reset when it refused to read further).
-			if tc.want != ws.StatusNormalClosure {
-				_ = ws.WriteFrame(c, masked(ws.NewCloseFrame(nil)))
-			}
-			if _, err := io.Copy(io.Discard, c); errors.Is(err, os.ErrDeadlineExceeded) {
-				t.Errorf("after the close: the connection is still open")
-			}
-		})
-	}
-	waitUntil(t, "every connection to leave the hub", func() bool { return ts.API.WebSockets() == 0 })
 }

@@ -74,7 +74,7 @@ type pageDone struct {
 // Live events held meanwhile follow; the created events of the questions
 // on the page are skipped until the stream passes the position the page
 // was read at.
-func (s *Server) replayPage(ctx context.Context, c *wsConn) {
+func (s *Server) replayPage(ctx context.Context, c *wsClient) {
 	ctx = hitl.WithCaller(ctx, c.caller)
 	f := hitl.ListFilter{Status: hitl.StatusPending, Limit: c.page.limit, Sort: c.page.sort}
 	page, next, err := s.broker.List(ctx, f)
@@ -88,22 +88,22 @@ func (s *Server) replayPage(ctx context.Context, c *wsConn) {
 	}
 	if err != nil {
 		s.log.Error("websocket: read the first page of pending interactions", "error", err)
-		c.drop()
+		c.conn.Drop()
 		return
 	}
-	rw := replayWriter{c: c}
-	done := pageDone{Type: msgReplayDone, Seq: c.start, Paged: true, Sort: c.page.sort, Pending: make([]string, 0, len(page)), Counts: counts}
+	rw := c.conn.Replay()
+	done := pageDone{Type: msgReplayDone, Seq: c.conn.Start(), Paged: true, Sort: c.page.sort, Pending: make([]string, 0, len(page)), Counts: counts}
 	replayed := make(map[string]bool, len(page))
 	for _, in := range page {
-		frame, err := s.hub.frames.question(in)
+		frame, err := s.hub.QuestionFrame(in)
 		if err != nil {
 			s.log.Error("websocket: encode a pending interaction", "interaction_id", in.ID, "error", err)
-			c.drop()
+			c.conn.Drop()
 			return
 		}
 		done.Pending = append(done.Pending, in.ID)
 		replayed[in.ID] = true
-		if !rw.add(frame) {
+		if !rw.Add(frame) {
 			return
 		}
 	}
@@ -113,11 +113,11 @@ func (s *Server) replayPage(ctx context.Context, c *wsConn) {
 	body, err := json.Marshal(done)
 	if err != nil {
 		s.log.Error("websocket: encode the end of a paged replay", "error", err)
-		c.drop()
+		c.conn.Drop()
 		return
 	}
-	if !rw.add(appendFrameHeader(nil, len(body)), body) || !rw.flush() {
+	if !rw.Finish(body) {
 		return
 	}
-	c.goLive(replayed, upTo, 0)
+	c.conn.GoLive(replayed, upTo, 0)
 }

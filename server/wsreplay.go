@@ -3,25 +3,25 @@ package server
 import (
 	"context"
 	"fmt"
-	"net"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/server/internal/wshub"
 )
 
 // replay sends c what it missed before going live, then hands c to the
 // hub with the live events that arrived meanwhile: the logged events
 // after the point it resumes from when it can (resumeWS), else every
 // pending interaction it may see and asked for (replayPending).
-func (s *Server) replay(ctx context.Context, c *wsConn) {
+func (s *Server) replay(ctx context.Context, c *wsClient) {
 	if c.resume {
 		done, err := s.resumeWS(ctx, c)
 		if err != nil {
 			s.log.Error("websocket: replay the event log", "after", c.after, "error", err)
-			c.drop()
+			c.conn.Drop()
 		}
 		if done || err != nil {
 			return
@@ -35,35 +35,35 @@ func (s *Server) replay(ctx context.Context, c *wsConn) {
 }
 
 // replayPending writes every pending interaction c may see and asked for,
-// oldest first, and hitl:replay_done with their ids and c.start: live
-// events after c.start follow (those the list already shows are
+// oldest first, and hitl:replay_done with their ids and c.conn.Start():
+// live events after it follow (those the list already shows are
 // harmless, and a created event it already shows is skipped).
-func (s *Server) replayPending(ctx context.Context, c *wsConn) {
+func (s *Server) replayPending(ctx context.Context, c *wsClient) {
 	// A replayed interaction's created event is in the log up to upTo (it
 	// was committed with the interaction), so the stream can only repeat
 	// it until it passes upTo.
 	list, upTo, err := s.replaySet(ctx, c.caller)
 	if err != nil {
 		s.log.Error("websocket: read the pending interactions to replay", "error", err)
-		c.drop()
+		c.conn.Drop()
 		return
 	}
-	rw := replayWriter{c: c}
+	rw := c.conn.Replay()
 	var ids []string // the ids sent, when the filter leaves some out
 	for _, in := range list.pending {
 		if !c.filter.match(in) {
 			continue
 		}
-		frame, err := s.hub.frames.question(in)
+		frame, err := s.hub.QuestionFrame(in)
 		if err != nil {
 			s.log.Error("websocket: encode a pending interaction", "interaction_id", in.ID, "error", err)
-			c.drop()
+			c.conn.Drop()
 			return
 		}
 		if !c.filter.all() {
 			ids = append(ids, in.ID)
 		}
-		if !rw.add(frame) {
+		if !rw.Add(frame) {
 			return
 		}
 	}
@@ -71,65 +71,17 @@ func (s *Server) replayPending(ctx context.Context, c *wsConn) {
 	if !c.filter.all() {
 		pending = idsJSON(ids)
 	}
-	if !rw.done(c.start, false, pending) {
+	if !finishReplay(rw, c.conn.Start(), false, pending) {
 		return
 	}
-	c.goLive(list.ids, upTo, 0)
+	c.conn.GoLive(list.ids, upTo, 0)
 }
 
-// replayWriter writes a replay to its connection a few frames at a time.
-type replayWriter struct {
-	c    *wsConn
-	bufs net.Buffers
-}
-
-// replayChunk is how many frames a replay writes at a time.
-const replayChunk = 64
-
-// add queues frames and writes them once there are enough; false means
-// the connection was dropped.
-func (rw *replayWriter) add(frames ...[]byte) bool {
-	rw.bufs = append(rw.bufs, frames...)
-	return len(rw.bufs) < replayChunk || rw.flush()
-}
-
-// flush writes what is queued; false means the connection was dropped.
-func (rw *replayWriter) flush() bool {
-	if len(rw.bufs) == 0 {
-		return true
-	}
-	ok := rw.c.write(rw.bufs, false, false)
-	rw.bufs = rw.bufs[:0]
-	return ok
-}
-
-// done writes hitl:replay_done (see replayDone) after what is queued.
-func (rw *replayWriter) done(seq int64, resumed bool, pending []byte) bool {
+// finishReplay writes hitl:replay_done (see replayDone) after what rw
+// has queued; false means the connection was dropped.
+func finishReplay(rw *wshub.Replay, seq int64, resumed bool, pending []byte) bool {
 	head, tail := replayDone(seq, resumed, pending)
-	hdr := appendFrameHeader(nil, len(head)+len(pending)+len(tail))
-	return rw.add(hdr, head, pending, tail) && rw.flush()
-}
-
-// goLive ends c's replay: the live events held meanwhile are queued,
-// except those at or before skip (the client has them) and the created
-// events of the replayed interactions (until the stream passes upTo), and
-// the hub's writers take over.
-func (c *wsConn) goLive(replayed map[string]bool, upTo, skip int64) {
-	c.mu.Lock()
-	c.replaying = false
-	if replayed != nil && upTo > c.start {
-		c.replayed, c.upTo = replayed, upTo
-	}
-	if !c.closing {
-		for _, e := range c.held {
-			if e.ev.Seq > skip && !c.repeatLocked(e.ev) {
-				c.queue = append(c.queue, e.frame)
-			}
-		}
-	}
-	c.held = nil
-	c.mu.Unlock()
-	c.flush(true)
+	return rw.Finish(head, pending, tail)
 }
 
 // replayList is a list of pending interactions to replay, shared by every

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package server
+package wshub
 
 import "net"
 
@@ -8,5 +8,5 @@ import "net"
 // written from bufs. It reports whether all was written; false with a nil
 // error means the socket is full.
 func writeNow(nc net.Conn, bufs *net.Buffers) (bool, error) {
-	return writeWithin(nc, bufs, wsFastWrite)
+	return writeWithin(nc, bufs, fastWrite)
 }

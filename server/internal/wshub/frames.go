@@ -1,4 +1,4 @@
-package server
+package wshub
 
 import (
 	"encoding/binary"
@@ -18,8 +18,9 @@ const frameCacheSize = 4096
 // interactions that ended unseen can linger, unused (only pending
 // interactions are looked up), until the cache fills and is emptied.
 type frameCache struct {
-	mu sync.Mutex
-	m  map[string][]byte
+	enc Encoder
+	mu  sync.Mutex
+	m   map[string][]byte
 }
 
 // question returns in's hitl:question frame, encoding it on a miss.
@@ -30,7 +31,7 @@ func (fc *frameCache) question(in *hitl.Interaction) ([]byte, error) {
 	if f != nil {
 		return f, nil
 	}
-	data, err := marshalMessage(newQuestionMessage(in))
+	data, err := fc.enc.Question(in)
 	if err != nil {
 		return nil, err
 	}
@@ -90,9 +91,9 @@ func appendFrameHeader(dst []byte, n int) []byte {
 	}
 }
 
-// framePayload returns the payload of a frame appendFrame made (the JSON
-// of a message, for Server-Sent Events).
-func framePayload(frame []byte) []byte {
+// Payload returns the payload of a frame the hub made (the JSON of a
+// message, for Server-Sent Events).
+func Payload(frame []byte) []byte {
 	switch frame[1] & 0x7f {
 	case 126:
 		return frame[4:]

@@ -1,4 +1,4 @@
-package server
+package wshub
 
 import (
 	"context"
@@ -14,23 +14,19 @@ import (
 	"github.com/hitl-sh/hitl"
 )
 
-// wsConn is one open WebSocket of /ws, as the hub sees it.
+// Conn is one open WebSocket, as the hub sees it.
 //
 // It costs one goroutine (the reader, parked in a read while the client is
 // quiet) and its queue of frames; writes are done by the hub's writers,
 // which write the same encoded frame to every connection. At most one
 // goroutine writes at a time: whoever set busy.
-type wsConn struct {
-	hub    *wsHub
-	nc     net.Conn
-	r      io.Reader // nc, after any bytes read ahead during the handshake
-	caller hitl.Caller
-	ctx    context.Context // the caller and credential, for the rechecks
-	cred   string          // connections with the same cred are rechecked once
-	filter streamFilter    // the sessions the client asked for
-	after  int64           // with resume, the event the client has seen last
-	resume bool            // the client asked to resume after after
-	page   *replayPaging   // ?replay=page: the first page, not every pending question
+type Conn struct {
+	hub   *Hub
+	nc    net.Conn
+	r     io.Reader              // nc, after any bytes read ahead during the handshake
+	ctx   context.Context        // the caller and credential, for the rechecks
+	cred  string                 // connections with the same cred are rechecked once
+	shows func(*hitl.Event) bool // whether the client is sent an event
 
 	// The hub's, under hub.connMu.
 	start    int64     // the newest event before the connection joined
@@ -44,7 +40,7 @@ type wsConn struct {
 	queue     net.Buffers // frames to write, in order
 	busy      bool        // a goroutine writes the connection, or is about to
 	replaying bool        // the replay is being written: live events wait in held
-	held      []*wsEvent
+	held      []*event
 	replayed  map[string]bool // interactions in the replay, until the stream passes upTo
 	upTo      int64
 	closing   bool          // a close frame is queued: nothing more is
@@ -52,40 +48,36 @@ type wsConn struct {
 	removed   bool
 }
 
-// wsEvent is an event and its frame, encoded once for every connection.
-type wsEvent struct {
+// event is an event and its frame, encoded once for every connection.
+type event struct {
 	ev    *hitl.Event
 	frame []byte
 }
 
 // WebSocket timing and limits.
 const (
-	// wsPingInterval is how often a connection is pinged, so dead peers
+	// pingInterval is how often a connection is pinged, so dead peers
 	// are noticed and proxies keep the connection open.
-	wsPingInterval = 30 * time.Second
-	// wsWriteTimeout bounds a write that could not complete at once (and
+	pingInterval = 30 * time.Second
+	// writeTimeout bounds a write that could not complete at once (and
 	// the wait for a pong); a client that cannot take a message in this
 	// time is dropped.
-	wsWriteTimeout = 10 * time.Second
-	// wsFastWrite is how long a hub writer waits on one connection before
+	writeTimeout = 10 * time.Second
+	// fastWrite is how long a hub writer waits on one connection before
 	// handing it to a goroutine of its own, so a slow client never holds
 	// up the others.
-	wsFastWrite = time.Millisecond
-	// wsCloseWait is how long the server waits for the client's close
+	fastWrite = time.Millisecond
+	// closeWait is how long the server waits for the client's close
 	// frame after sending its own.
-	wsCloseWait = 5 * time.Second
-	// wsReadLimit bounds one client message. Clients have nothing to say
+	closeWait = 5 * time.Second
+	// readLimit bounds one client message. Clients have nothing to say
 	// yet; what they send is read and ignored.
-	wsReadLimit = 4 << 10
-	// wsQueueDefault is how many messages a connection may have waiting
+	readLimit = 4 << 10
+	// queueDefault is how many messages a connection may have waiting
 	// before it is dropped as too slow. The frames are shared by every
 	// connection, so one that is behind holds only references to them.
-	wsQueueDefault = 1024
+	queueDefault = 1024
 )
-
-// statusTryAgainLater is RFC 6455's 1013, which the ws package does not
-// name.
-const statusTryAgainLater ws.StatusCode = 1013
 
 // pingFrame is an empty ping, the same bytes for every connection.
 var pingFrame = ws.MustCompileFrame(ws.NewPingFrame(nil))
@@ -94,7 +86,7 @@ var pingFrame = ws.MustCompileFrame(ws.NewPingFrame(nil))
 // It reports whether the connection needs a writer, and whether it was
 // closed instead: a connection that falls limit messages behind is closed
 // with 1013, and the caller must remove it from the hub.
-func (c *wsConn) push(e *wsEvent, limit int) (schedule, closed bool) {
+func (c *Conn) push(e *event, limit int) (schedule, closed bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closing {
@@ -102,7 +94,7 @@ func (c *wsConn) push(e *wsEvent, limit int) (schedule, closed bool) {
 	}
 	if c.replaying {
 		if len(c.held) >= limit {
-			return c.closeLocked(statusTryAgainLater, reasonSlow, true), true
+			return c.closeLocked(statusTryAgainLater, ReasonSlow, true), true
 		}
 		c.held = append(c.held, e)
 		return false, false
@@ -111,7 +103,7 @@ func (c *wsConn) push(e *wsEvent, limit int) (schedule, closed bool) {
 		return false, false
 	}
 	if len(c.queue) >= limit {
-		return c.closeLocked(statusTryAgainLater, reasonSlow, true), true
+		return c.closeLocked(statusTryAgainLater, ReasonSlow, true), true
 	}
 	c.queue = append(c.queue, e.frame)
 	return c.claimLocked(), false
@@ -121,7 +113,7 @@ func (c *wsConn) push(e *wsEvent, limit int) (schedule, closed bool) {
 // the replay already sent. The replayed set goes once the stream passes
 // the log position read after the replay, so it is not held for the
 // connection's life (one entry per pending interaction).
-func (c *wsConn) repeatLocked(ev *hitl.Event) bool {
+func (c *Conn) repeatLocked(ev *hitl.Event) bool {
 	if c.replayed == nil {
 		return false
 	}
@@ -134,7 +126,7 @@ func (c *wsConn) repeatLocked(ev *hitl.Event) bool {
 
 // send queues a control frame (a ping or a pong) and reports whether the
 // connection needs a writer.
-func (c *wsConn) send(frame []byte) bool {
+func (c *Conn) send(frame []byte) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closing {
@@ -148,8 +140,8 @@ func (c *wsConn) send(frame []byte) bool {
 // or instead of it (drop), takes the connection out of the hub (it gets
 // no more events) and reports whether it needs a writer. The client
 // answers with its own close frame, and the reader then closes the
-// connection (or after wsCloseWait).
-func (c *wsConn) close(code ws.StatusCode, reason string, drop bool) bool {
+// connection (or after closeWait).
+func (c *Conn) close(code ws.StatusCode, reason string, drop bool) bool {
 	c.mu.Lock()
 	claimed := c.closeLocked(code, reason, drop)
 	c.mu.Unlock()
@@ -157,7 +149,7 @@ func (c *wsConn) close(code ws.StatusCode, reason string, drop bool) bool {
 	return claimed
 }
 
-func (c *wsConn) closeLocked(code ws.StatusCode, reason string, drop bool) bool {
+func (c *Conn) closeLocked(code ws.StatusCode, reason string, drop bool) bool {
 	if c.closing {
 		return false
 	}
@@ -173,7 +165,7 @@ func (c *wsConn) closeLocked(code ws.StatusCode, reason string, drop bool) bool 
 
 // claimLocked marks the connection busy and reports whether it was idle,
 // in which case the caller must see that it is written (hub.schedule).
-func (c *wsConn) claimLocked() bool {
+func (c *Conn) claimLocked() bool {
 	if c.busy {
 		return false
 	}
@@ -182,10 +174,10 @@ func (c *wsConn) claimLocked() bool {
 }
 
 // flush writes the queue until it is empty, by the goroutine that set
-// busy. A write that cannot complete within wsFastWrite is finished on a
-// goroutine of the connection's own, within wsWriteTimeout (fast false is
+// busy. A write that cannot complete within fastWrite is finished on a
+// goroutine of the connection's own, within writeTimeout (fast false is
 // that goroutine), so a slow client never holds up a hub writer.
-func (c *wsConn) flush(fast bool) {
+func (c *Conn) flush(fast bool) {
 	for {
 		c.mu.Lock()
 		bufs, closing := c.queue, c.closing
@@ -204,7 +196,7 @@ func (c *wsConn) flush(fast bool) {
 
 // write writes bufs, taken from the queue, and reports whether the caller
 // should go on flushing. closing says a close frame ends bufs.
-func (c *wsConn) write(bufs net.Buffers, closing, fast bool) bool {
+func (c *Conn) write(bufs net.Buffers, closing, fast bool) bool {
 	var (
 		done bool
 		err  error
@@ -212,11 +204,11 @@ func (c *wsConn) write(bufs net.Buffers, closing, fast bool) bool {
 	if fast {
 		done, err = writeNow(c.nc, &bufs)
 	} else {
-		done, err = writeWithin(c.nc, &bufs, wsWriteTimeout)
+		done, err = writeWithin(c.nc, &bufs, writeTimeout)
 	}
 	switch {
 	case err != nil, !done && !fast:
-		c.drop()
+		c.Drop()
 		return false
 	case !done:
 		// The socket is full. bufs holds what is left, maybe half a
@@ -231,7 +223,7 @@ func (c *wsConn) write(bufs net.Buffers, closing, fast bool) bool {
 	}
 	if closing {
 		// The reader waits for the client's answer, for a while.
-		_ = c.nc.SetReadDeadline(time.Now().Add(wsCloseWait))
+		_ = c.nc.SetReadDeadline(time.Now().Add(closeWait))
 		c.mu.Lock()
 		c.closeSentLocked()
 		c.mu.Unlock()
@@ -274,9 +266,9 @@ func consume(bufs *net.Buffers, n int) {
 	}
 }
 
-// drop closes the connection at once, without a close handshake, and
+// Drop closes the connection at once, without a close handshake, and
 // removes it from the hub. The reader's read then fails and it returns.
-func (c *wsConn) drop() {
+func (c *Conn) Drop() {
 	c.mu.Lock()
 	removed := c.removed
 	c.removed = true
@@ -292,7 +284,7 @@ func (c *wsConn) drop() {
 }
 
 // closeSentLocked records that no close frame is left to write.
-func (c *wsConn) closeSentLocked() {
+func (c *Conn) closeSentLocked() {
 	if c.sent != nil {
 		select {
 		case <-c.sent:
@@ -305,8 +297,8 @@ func (c *wsConn) closeSentLocked() {
 // read reads the client's frames until the connection ends: it answers
 // pings, finishes close handshakes and discards messages, closing with
 // 1009 when one is too big and 1002 on a protocol error.
-func (c *wsConn) read() {
-	defer c.drop()
+func (c *Conn) read() {
+	defer c.Drop()
 	var (
 		hdr     [ws.MaxHeaderSize - 2]byte
 		control [ws.MaxControlFramePayloadSize]byte
@@ -328,9 +320,9 @@ func (c *wsConn) read() {
 		if !h.OpCode.IsControl() {
 			// A message: counted against the limit and discarded. One
 			// too big is refused, and the rest of it read until the
-			// client answers the close (or wsCloseWait passes).
+			// client answers the close (or closeWait passes).
 			message += h.Length
-			if message > wsReadLimit {
+			if message > readLimit {
 				c.schedule(c.close(ws.StatusMessageTooBig, "", true))
 			}
 			if _, err := io.CopyN(io.Discard, c.r, h.Length); err != nil {
@@ -367,15 +359,15 @@ func (c *wsConn) read() {
 }
 
 // awaitSent waits until the queued close frame is written, or the
-// connection dropped, for at most wsWriteTimeout.
-func (c *wsConn) awaitSent() {
+// connection dropped, for at most writeTimeout.
+func (c *Conn) awaitSent() {
 	c.mu.Lock()
 	sent := c.sent
 	c.mu.Unlock()
 	if sent == nil {
 		return
 	}
-	t := time.NewTimer(wsWriteTimeout)
+	t := time.NewTimer(writeTimeout)
 	defer t.Stop()
 	select {
 	case <-sent:
@@ -384,7 +376,7 @@ func (c *wsConn) awaitSent() {
 }
 
 // schedule hands the connection to the hub's writers when needed.
-func (c *wsConn) schedule(needed bool) {
+func (c *Conn) schedule(needed bool) {
 	if needed {
 		c.hub.schedule(false, c)
 	}

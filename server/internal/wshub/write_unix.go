@@ -1,6 +1,6 @@
 //go:build unix
 
-package server
+package wshub
 
 import (
 	"errors"
@@ -17,7 +17,7 @@ import (
 func writeNow(nc net.Conn, bufs *net.Buffers) (bool, error) {
 	sc, ok := nc.(syscall.Conn)
 	if !ok {
-		return writeWithin(nc, bufs, wsFastWrite)
+		return writeWithin(nc, bufs, fastWrite)
 	}
 	rc, err := sc.SyscallConn()
 	if err != nil {
