@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -74,9 +73,7 @@ func BenchmarkRespondWakesWaiter(b *testing.B) {
 			got, _ := br.Wait(ctx, in.ID)
 			done <- got
 		}()
-		for br.Waiting() == 0 { // registered
-			runtime.Gosched()
-		}
+		<-br.WaitStarted(in.ID) // registered
 		b.StartTimer()
 		if _, err := br.Respond(ctx, in.ID, yes); err != nil {
 			b.Fatal(err)

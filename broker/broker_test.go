@@ -97,9 +97,7 @@ func TestManyWaitersWakeOnOneAnswer(t *testing.T) {
 	}
 	// Answer once every waiter is registered, so the wake-up path (not the
 	// initial read) is what releases them.
-	for b.Waiting() == 0 {
-		synctestYield()
-	}
+	<-b.WaitStarted(in.ID)
 	ctx := hitl.WithCaller(context.Background(), hitl.Caller{Name: "alice", Channel: hitl.ChannelWeb})
 	if _, err := b.Respond(ctx, in.ID, json.RawMessage(`"Ada"`)); err != nil {
 		t.Fatalf("respond: %v", err)
@@ -120,9 +118,6 @@ func TestManyWaitersWakeOnOneAnswer(t *testing.T) {
 		t.Errorf("Waiting() = %d after wake-up, want 0", w)
 	}
 }
-
-// synctestYield gives other goroutines a chance to run without sleeping.
-func synctestYield() { time.Sleep(0) }
 
 func TestWaitEndsWithContext(t *testing.T) {
 	t.Parallel()
@@ -152,9 +147,7 @@ func TestWaitReleasedOnClose(t *testing.T) {
 		_, err := b.Wait(context.Background(), in.ID)
 		done <- err
 	}()
-	for b.Waiting() == 0 {
-		synctestYield()
-	}
+	<-b.WaitStarted(in.ID)
 	b.Close()
 	if err := <-done; !errors.Is(err, broker.ErrClosed) {
 		t.Errorf("wait error = %v, want ErrClosed", err)

@@ -19,6 +19,9 @@ const readTimeout = 10 * time.Second
 type waiters struct {
 	mu sync.Mutex
 	m  map[string]*waitEntry
+	// started holds the channels WaitStarted returned, by interaction,
+	// until an agent waits on it.
+	started map[string][]chan struct{}
 }
 
 type waitEntry struct {
@@ -43,9 +46,29 @@ func (w *waiters) add(id string) *waitEntry {
 	if e == nil {
 		e = &waitEntry{done: make(chan struct{})}
 		w.m[id] = e
+		for _, ch := range w.started[id] {
+			close(ch)
+		}
+		delete(w.started, id)
 	}
 	e.refs++
 	return e
+}
+
+// waitStarted returns a channel closed once id has a waiter.
+func (w *waiters) waitStarted(id string) <-chan struct{} {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	ch := make(chan struct{})
+	if w.m[id] != nil {
+		close(ch)
+		return ch
+	}
+	if w.started == nil {
+		w.started = make(map[string][]chan struct{})
+	}
+	w.started[id] = append(w.started[id], ch)
+	return ch
 }
 
 // addFunc registers f's interest in id.
@@ -224,3 +247,11 @@ func (b *Broker) WaitFunc(ctx context.Context, id string, fn func(*hitl.Interact
 
 // Waiting returns how many interactions currently have a waiting agent.
 func (b *Broker) Waiting() int { return b.waiters.count() }
+
+// WaitStarted returns a channel that is closed once an agent waits on
+// interaction id through this broker (Wait or WaitFunc), at once if one
+// already does. It is a signal for tests and tools that must act only
+// while an agent is blocked (answer it, stop the server under it), in
+// place of polling Waiting. The channel is kept until an agent waits on
+// id: ask only about interactions that will be waited on.
+func (b *Broker) WaitStarted(id string) <-chan struct{} { return b.waiters.waitStarted(id) }

@@ -1,7 +1,6 @@
 package postgres_test
 
 import (
-	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -103,9 +102,7 @@ func BenchmarkCrossReplicaWake(b *testing.B) {
 			}
 			woke <- time.Now()
 		}()
-		for a.Waiting() == 0 {
-			runtime.Gosched()
-		}
+		<-a.WaitStarted(in.ID)
 		if _, err := r.Respond(b.Context(), in.ID, []byte(`true`)); err != nil {
 			b.Fatal(err)
 		}

@@ -145,8 +145,10 @@ func TestWaiterWokenByOtherBroker(t *testing.T) {
 		got, err := a.Wait(t.Context(), in.ID)
 		done <- result{got, err}
 	}()
-	for a.Waiting() == 0 {
-		runtime.Gosched()
+	select {
+	case <-a.WaitStarted(in.ID):
+	case <-time.After(15 * time.Second):
+		t.Fatal("timed out waiting for the agent to wait on A")
 	}
 	if _, err := b.Respond(t.Context(), in.ID, []byte(`true`)); err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/internal/hitltest"
 )
 
 // apiError is the JSON shape of every error.
@@ -73,9 +74,7 @@ func TestCreateGetWaitRespond(t *testing.T) {
 		ts.mustDo(t, "GET", "/api/v1/interactions/"+in.ID+"/wait?timeout=60", nil, http.StatusOK, &got)
 		done <- got
 	}()
-	for ts.Broker.Waiting() == 0 {
-		time.Sleep(0)
-	}
+	hitltest.Await(t, "the long-poll to wait", ts.Broker.WaitStarted(in.ID))
 	var answered hitl.Interaction
 	ts.mustDo(t, "POST", "/api/v1/interactions/"+in.ID+"/respond", map[string]any{"value": "Production"}, http.StatusOK, &answered)
 	got := <-done
@@ -389,9 +388,7 @@ func TestRestartLosesNothing(t *testing.T) {
 		defer close(done)
 		ts.mustDo(t, "GET", "/api/v1/interactions/"+pending.ID+"/wait?timeout=60", nil, http.StatusOK, &waited)
 	}()
-	for ts.Broker.Waiting() == 0 {
-		time.Sleep(0)
-	}
+	hitltest.Await(t, "the long-poll to wait", ts.Broker.WaitStarted(pending.ID))
 	ts.Broker.Close()
 	<-done
 	if waited.Status != hitl.StatusPending {

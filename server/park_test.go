@@ -18,16 +18,10 @@ import (
 	"github.com/hitl-sh/hitl/server"
 )
 
-// waitUntil polls cond every few milliseconds for up to streamTimeout.
+// waitUntil waits until cond holds (hitltest.WaitFor).
 func waitUntil(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(streamTimeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	hitltest.WaitFor(t, what, cond)
 }
 
 // getOn sends GET path on client and reports the response and whether the
@@ -71,7 +65,7 @@ func TestParkedWaitAnsweredKeepsTheConnection(t *testing.T) {
 		resp, body, reused := getOn(t, client, ts.URL+"/api/v1/interactions/"+in.ID+"/wait?timeout=60")
 		done <- result{resp, body, reused}
 	}()
-	waitUntil(t, "the wait to be parked", func() bool { return ts.Broker.Waiting() == 1 })
+	hitltest.Await(t, "the wait to be parked", ts.Broker.WaitStarted(in.ID))
 	ts.mustDo(t, "POST", "/api/v1/interactions/"+in.ID+"/respond", map[string]any{"value": true}, http.StatusOK, nil)
 	r := <-done
 
@@ -185,7 +179,7 @@ func TestParkedWaitPipelined(t *testing.T) {
 	if _, err := io.WriteString(c, req); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, "the wait to be parked", func() bool { return ts.Broker.Waiting() == 1 })
+	hitltest.Await(t, "the wait to be parked", ts.Broker.WaitStarted(in.ID))
 	ts.mustDo(t, "POST", "/api/v1/interactions/"+in.ID+"/cancel", nil, http.StatusOK, nil)
 	for i, want := range []string{`"status":"cancelled"`, `"status":"cancelled"`} {
 		resp, err := http.ReadResponse(br, nil)

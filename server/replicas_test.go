@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/broker"
+	"github.com/hitl-sh/hitl/internal/hitltest"
 	"github.com/hitl-sh/hitl/postgres"
 	"github.com/hitl-sh/hitl/postgres/pgtest"
 	"github.com/hitl-sh/hitl/server"
@@ -107,9 +107,7 @@ func TestReplicasWakeAndStream(t *testing.T) {
 		a.mustDo(t, "GET", "/api/v1/interactions/"+id+"/wait?timeout=30", nil, http.StatusOK, &in)
 		done <- in
 	}()
-	for a.Broker.Waiting() == 0 {
-		runtime.Gosched()
-	}
+	hitltest.Await(t, "the long-poll to wait on A", a.Broker.WaitStarted(id))
 	b.mustDo(t, "POST", "/api/v1/interactions/"+id+"/respond", map[string]any{"value": "approve"}, http.StatusOK, nil)
 	select {
 	case in := <-done:
@@ -230,9 +228,7 @@ func TestReplicasListenerKilled(t *testing.T) {
 		a.mustDo(t, "GET", "/api/v1/interactions/"+first+"/wait?timeout=30", nil, http.StatusOK, &in)
 		done <- in
 	}()
-	for a.Broker.Waiting() == 0 {
-		runtime.Gosched()
-	}
+	hitltest.Await(t, "the long-poll to wait on A", a.Broker.WaitStarted(first))
 
 	c := pgtest.Connect(t)
 	var killed int
