@@ -72,27 +72,10 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) error {
 	// committed in between is missed; duplicates are skipped instead.
 	sub := s.broker.Subscribe()
 	defer sub.Close()
-	if resume && after > sub.Start {
-		// Ahead of this server's feed: either another replica's feed is
-		// ahead (the log has it), or the id is from another event log.
-		last, err := s.broker.LastEventSeq(ctx)
-		if err != nil {
-			return fmt.Errorf("events: read last event sequence: %w", err)
-		}
-		if after > last {
-			// Not an id from this event log (the database was replaced):
-			// start over from what is pending.
-			resume = false
-		}
-	}
 	if resume {
-		purged, err := s.broker.PurgedThrough(ctx)
-		if err != nil {
-			return fmt.Errorf("events: read how far the event log was purged: %w", err)
+		if resume, err = s.canResumeSSE(ctx, after, sub.Start); err != nil {
+			return err
 		}
-		// Events after the id may have been purged (the end of a question
-		// the client shows among them): start over from what is pending.
-		resume = after >= purged
 	}
 	var (
 		list *replayList // shared with every stream of the same audience
@@ -130,6 +113,30 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) error {
 	}
 	st.follow(ctx, sub)
 	return nil
+}
+
+// canResumeSSE reports whether a stream can resume after the event id
+// after, its feed starting at start: not when the id is from another
+// event log (the database was replaced), nor when events after it were
+// purged (the end of a question the client shows may be among them); the
+// stream then starts over from what is pending.
+func (s *Server) canResumeSSE(ctx context.Context, after, start int64) (bool, error) {
+	if after > start {
+		// Ahead of this server's feed: either another replica's feed is
+		// ahead (the log has it), or the id is from another event log.
+		last, err := s.broker.LastEventSeq(ctx)
+		if err != nil {
+			return false, fmt.Errorf("events: read last event sequence: %w", err)
+		}
+		if after > last {
+			return false, nil
+		}
+	}
+	purged, err := s.broker.PurgedThrough(ctx)
+	if err != nil {
+		return false, fmt.Errorf("events: read how far the event log was purged: %w", err)
+	}
+	return after >= purged, nil
 }
 
 // errClientGone stops a stream whose client cannot be written to.

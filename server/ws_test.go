@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"reflect"
 	"regexp"
 	"strings"
@@ -17,10 +15,8 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/hitl-sh/hitl"
-	"github.com/hitl-sh/hitl/broker"
 	"github.com/hitl-sh/hitl/internal/hitltest"
 	"github.com/hitl-sh/hitl/server"
-	"github.com/hitl-sh/hitl/sqlite"
 )
 
 // streamTimeout bounds how long a test waits for one stream message.
@@ -36,27 +32,15 @@ type streamServerOptions struct {
 	SendBuffer int
 }
 
-// newStreamServer is newTestServer with broker and socket options.
+// newStreamServer is newTestServer with server and socket options.
 func newStreamServer(t *testing.T, opts streamServerOptions) *testServer {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "hitl.db")
-	store, err := sqlite.Open(path, nil)
-	if err != nil {
-		t.Fatalf("open store: %v", err)
-	}
-	b := broker.New(store, nil)
-	if err := b.Start(context.Background()); err != nil {
-		t.Fatalf("start broker: %v", err)
-	}
-	srv := server.New(b, &server.Options{WebSocketQueue: opts.WebSocketQueue})
-	hs := httptest.NewUnstartedServer(hitltest.ValidateResponses(t, srv.Handler()))
+	o := &hitltest.Options{Server: &server.Options{WebSocketQueue: opts.WebSocketQueue}}
 	if opts.SendBuffer > 0 {
-		hs.Listener = sendBufferListener{Listener: hs.Listener, size: opts.SendBuffer}
+		o.Listen = func(l net.Listener) net.Listener { return sendBufferListener{Listener: l, size: opts.SendBuffer} }
 	}
-	hs.Start()
-	ts := &testServer{Server: hs, Broker: b, Store: store, API: srv, Path: path}
-	t.Cleanup(ts.Stop)
-	return ts
+	s := hitltest.Start(t, o)
+	return &testServer{Server: s.Server, Broker: s.Broker, Store: s.Store, API: s.API, Path: s.Path, stop: s.Stop}
 }
 
 // sendBufferListener sets the send buffer of each accepted TCP connection.

@@ -36,6 +36,11 @@ type Options struct {
 	// NoValidation turns off the check of every response against the
 	// OpenAPI document (see ValidateResponses), which is on by default.
 	NoValidation bool
+	// Server configures server.New; nil means its defaults.
+	Server *server.Options
+	// Listen, if not nil, wraps the loopback listener (under the parking
+	// one), to set up each accepted connection.
+	Listen func(net.Listener) net.Listener
 }
 
 // Server is a real hitl server (HTTP API and /mcp) over a real SQLite file,
@@ -48,9 +53,8 @@ type Server struct {
 	API    *server.Server
 	Path   string // the SQLite file
 
-	wrap       func(http.Handler) http.Handler
-	noValidate bool
-	stopOnce   sync.Once
+	opts     Options // as started, for Restart
+	stopOnce sync.Once
 }
 
 // Start starts a server. It stops when the test ends, or earlier through
@@ -65,8 +69,19 @@ func Start(t testing.TB, opts *Options) *Server {
 		path = filepath.Join(t.TempDir(), "hitl.db")
 	}
 	store, b := open(t, path)
-	// As hitl serve has it: users and tokens from the store, MCP at /mcp.
-	srv := server.New(b, &server.Options{Auth: server.AuthOptions{Identities: store}, MCP: mcpserver.New(b, nil).Handler()})
+	// As hitl serve has it: users and tokens from the store, MCP at /mcp,
+	// unless the test's server options say otherwise.
+	var sopts server.Options
+	if opts.Server != nil {
+		sopts = *opts.Server
+	}
+	if sopts.Auth.Identities == nil {
+		sopts.Auth.Identities = store
+	}
+	if sopts.MCP == nil {
+		sopts.MCP = mcpserver.New(b, nil).Handler()
+	}
+	srv := server.New(b, &sopts)
 	var h http.Handler = srv.Handler()
 	if !opts.NoValidation {
 		h = ValidateResponses(t, h) // its cleanup runs after Stop
@@ -74,7 +89,7 @@ func Start(t testing.TB, opts *Options) *Server {
 	if opts.Wrap != nil {
 		h = opts.Wrap(h)
 	}
-	s := &Server{Server: httptest.NewUnstartedServer(h), Broker: b, Store: store, API: srv, Path: path, wrap: opts.Wrap, noValidate: opts.NoValidation}
+	s := &Server{Server: httptest.NewUnstartedServer(h), Broker: b, Store: store, API: srv, Path: path, opts: *opts}
 	if opts.Addr != "" {
 		s.Listener.Close()
 		ln, err := listenAgain(opts.Addr)
@@ -84,6 +99,9 @@ func Start(t testing.TB, opts *Options) *Server {
 			t.Fatal(err)
 		}
 		s.Listener = ln
+	}
+	if opts.Listen != nil {
+		s.Listener = opts.Listen(s.Listener)
 	}
 	// Long-polls are parked, as under hitl serve.
 	s.Listener = srv.Listener(s.Listener)
@@ -103,12 +121,13 @@ func (s *Server) Stop() {
 }
 
 // Restart stops s if it still runs and starts a new server over the same
-// SQLite file, at the same address, with the same handler wrap and
-// validation.
+// SQLite file, at the same address, with the same options.
 func (s *Server) Restart(t testing.TB) *Server {
 	t.Helper()
 	s.Stop()
-	return Start(t, &Options{Path: s.Path, Addr: s.Listener.Addr().String(), Wrap: s.wrap, NoValidation: s.noValidate})
+	opts := s.opts
+	opts.Path, opts.Addr = s.Path, s.Listener.Addr().String()
+	return Start(t, &opts)
 }
 
 // StartBroker starts an in-process engine over a new SQLite file in
