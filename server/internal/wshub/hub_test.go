@@ -72,20 +72,37 @@ func startHub(t *testing.T, opts *wshub.Options) *hubServer {
 // test asks for, and reads the replay.
 func (hs *hubServer) dial(t *testing.T) net.Conn {
 	t.Helper()
-	c, br, _, err := ws.Dial(hitltest.Context(t), hs.url)
-	if err != nil {
-		t.Fatalf("dial: %v", err)
-	}
-	if br != nil {
-		ws.PutReader(br)
-	}
-	t.Cleanup(func() { c.Close() })
-	_ = c.SetDeadline(time.Now().Add(hitltest.Bound))
+	c := hs.dialRaw(t)
 	if op, p, err := readFrame(c); err != nil || op != ws.OpText || string(p) != readyMessage {
 		t.Fatalf("replay: opcode %v %q, %v; want %s", op, p, err, readyMessage)
 	}
 	return c
 }
+
+// dialRaw opens a WebSocket and reads nothing.
+func (hs *hubServer) dialRaw(t *testing.T) net.Conn {
+	t.Helper()
+	nc, br, _, err := ws.Dial(hitltest.Context(t), hs.url)
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	t.Cleanup(func() { nc.Close() })
+	var c net.Conn = nc
+	if br != nil {
+		// The replay came with the handshake's answer: read it first.
+		c = bufferedConn{Conn: nc, r: br}
+	}
+	_ = c.SetDeadline(time.Now().Add(hitltest.Bound))
+	return c
+}
+
+// bufferedConn reads what the dial buffered, then the connection.
+type bufferedConn struct {
+	net.Conn
+	r io.Reader
+}
+
+func (c bufferedConn) Read(p []byte) (int, error) { return c.r.Read(p) }
 
 // ask creates a pending question.
 func (hs *hubServer) ask(t *testing.T, question string) *hitl.Interaction {
@@ -331,15 +348,7 @@ func TestSourceCloseClosesConnections(t *testing.T) {
 	}
 	hitltest.WaitFor(t, "the hub to empty", func() bool { return hs.hub.Open() == 0 })
 
-	late, br, _, err := ws.Dial(hitltest.Context(t), hs.url)
-	if err != nil {
-		t.Fatalf("dial after shutdown: %v", err)
-	}
-	if br != nil {
-		ws.PutReader(br)
-	}
-	defer late.Close()
-	_ = late.SetDeadline(time.Now().Add(hitltest.Bound))
+	late := hs.dialRaw(t)
 	if got, want := readClose(t, late), ws.StatusGoingAway; got != want {
 		t.Errorf("connection after shutdown: close status %d, want %d", got, want)
 	}
