@@ -35,7 +35,7 @@ func ExampleNew() {
 	defer b.Close()
 
 	off, delay := false, 120
-	svc, err := slack.New(b, &slack.Options{Settings: slack.Settings{
+	svc, err := slack.New(b, store, &slack.Options{Settings: slack.Settings{
 		Enabled:       &off,
 		BotToken:      "xoxb-0000-1111-abcd1234",
 		SigningSecret: "8f742231b10e8888abcd99yyyzzz85a5",
