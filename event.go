@@ -12,6 +12,14 @@ const (
 	EventExpired   EventType = "expired"
 	EventCancelled EventType = "cancelled"
 	EventNotified  EventType = "notified" // a person was told on some channel
+	// A person's vote on an interaction decided by consensus: Actor and
+	// Channel say who and where, Detail the value of an approval or a
+	// choice (nothing of a form or free text).
+	EventVoted EventType = "voted"
+	// A person claimed a pending interaction (Detail: until when, RFC
+	// 3339) or released the claim (Detail: whose claim it was).
+	EventClaimed  EventType = "claimed"
+	EventReleased EventType = "released"
 	// Rule events: Detail is the rule's ID; InteractionID is the
 	// interaction whose answer made the rule for rule_created (empty for
 	// one made through the rules API), and empty for rule_revoked.

@@ -91,6 +91,9 @@ type Result struct {
 	ArgsDiff json.RawMessage `json:"args_diff,omitempty"`
 	// RuleID names the rule that decided an action without a person.
 	RuleID string `json:"rule_id,omitempty"`
+	// Votes are the votes that decided an interaction with a consensus
+	// (see Consensus), in the order cast.
+	Votes []Vote `json:"votes,omitempty"`
 }
 
 // Interaction is one question from one agent to one or more people.
@@ -118,13 +121,21 @@ type Interaction struct {
 	Targets               *Targets        `json:"targets,omitempty"`
 	Notify                *Notify         `json:"notify,omitempty"`
 	// CallbackURL is POSTed the interaction, signed, once it ends.
-	CallbackURL string    `json:"callback_url,omitempty"`
-	CreatedBy   string    `json:"created_by"`
-	CreatedVia  string    `json:"created_via"`
-	CreatedAt   time.Time `json:"created_at"`
-	Status      Status    `json:"status"`
-	Result      *Result   `json:"result,omitempty"`
-	RequestHash string    `json:"-"` // fingerprint of the question, for idempotency
+	CallbackURL string `json:"callback_url,omitempty"`
+	// Consensus, OnBehalfOf, Votes, VotesNeeded and Claim are who decides
+	// and how (see consensus.go, vote.go and claim.go).
+	Consensus   *Consensus `json:"consensus,omitempty"`
+	OnBehalfOf  string     `json:"on_behalf_of,omitempty"`
+	Votes       []Vote     `json:"votes,omitempty"`
+	VotesNeeded int        `json:"votes_needed,omitempty"`
+	ClaimMode   ClaimMode  `json:"claim,omitempty"`
+	Claim       *Claim     `json:"claimed,omitempty"`
+	CreatedBy   string     `json:"created_by"`
+	CreatedVia  string     `json:"created_via"`
+	CreatedAt   time.Time  `json:"created_at"`
+	Status      Status     `json:"status"`
+	Result      *Result    `json:"result,omitempty"`
+	RequestHash string     `json:"-"` // fingerprint of the question, for idempotency
 }
 
 // Targets restricts who may see and answer an interaction; empty means anyone.

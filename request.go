@@ -78,6 +78,12 @@ type CreateRequest struct {
 	// ends (answered, expired or cancelled), signed per Standard
 	// Webhooks, so the agent need not wait.
 	CallbackURL string `json:"callback_url,omitempty"`
+	// Consensus says how several people decide; OnBehalfOf names the
+	// person the agent asks for (see consensus.go). ClaimMode "exclusive"
+	// refuses others' answers while someone has claimed it (claim.go).
+	Consensus  *Consensus `json:"consensus,omitempty"`
+	OnBehalfOf string     `json:"on_behalf_of,omitempty"`
+	ClaimMode  ClaimMode  `json:"claim,omitempty"`
 }
 
 // OptionList decodes options given either as objects {key,label,description}
@@ -181,6 +187,12 @@ func NewInteraction(req CreateRequest, caller Caller, now time.Time) (*Interacti
 		return nil, err
 	}
 	if err := in.setTargets(req.Targets); err != nil {
+		return nil, err
+	}
+	if err := in.setConsensus(req.Consensus, req.OnBehalfOf); err != nil {
+		return nil, err
+	}
+	if err := in.setClaimMode(req.ClaimMode); err != nil {
 		return nil, err
 	}
 	notify, err := normalizeNotify(req.Notify)
@@ -418,8 +430,12 @@ func (in *Interaction) fingerprint() string {
 		AS json.RawMessage `json:"as,omitempty"`
 		AD []Decision      `json:"ad,omitempty"`
 		AR bool            `json:"ar,omitempty"`
+		// Who decides, and how; absent when the first answer wins.
+		CS *Consensus `json:"cs,omitempty"`
+		OB string     `json:"ob,omitempty"`
+		CM ClaimMode  `json:"cm,omitempty"`
 	}{in.Type, in.Question, in.Context, in.Options, in.FormSchema, in.DefaultResponse, in.OnTimeout,
-		in.Action, in.ArgsSchema, in.Decisions, in.RejectRequiresMessage})
+		in.Action, in.ArgsSchema, in.Decisions, in.RejectRequiresMessage, in.Consensus, in.OnBehalfOf, in.ClaimMode})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }

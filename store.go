@@ -81,6 +81,8 @@ type Store interface {
 	PurgedThrough(ctx context.Context) (int64, error)
 	// RuleStore keeps the rules that decide actions without a person.
 	RuleStore
+	// ChangeStore records votes and claims.
+	ChangeStore
 
 	// Ping reports whether the store can serve requests.
 	Ping(ctx context.Context) error
@@ -173,6 +175,9 @@ func (t Transition) Applied(from *Interaction) *Interaction {
 	}
 	if t.ArgsDiff != nil {
 		out.Result.ArgsDiff = json.RawMessage(bytes.Clone(t.ArgsDiff))
+	}
+	if len(from.Votes) > 0 {
+		out.Result.Votes = from.Votes
 	}
 	return &out
 }

@@ -63,7 +63,8 @@ func notFound(id string) error {
 
 // Answerable returns the interaction with id if the caller in ctx may
 // answer it (whatever its status), or the error Respond would give: 403
-// for an agent, or for a responder the interaction does not target; 404
+// for an agent, for a responder the interaction does not target, or for
+// its requester when the requester may not answer (see hitl.CanVote); 404
 // when it does not exist. Compatibility routes use it to check a request
 // against the interaction before answering.
 //
@@ -80,6 +81,9 @@ func (b *Broker) Answerable(ctx context.Context, id string) (*hitl.Interaction, 
 		return nil, err
 	}
 	if err := hitl.CanAnswer(c, in); err != nil {
+		return nil, err
+	}
+	if err := hitl.CanVote(c, in); err != nil {
 		return nil, err
 	}
 	return in, nil

@@ -205,6 +205,10 @@ func (b *Broker) Create(ctx context.Context, req hitl.CreateRequest) (*hitl.Inte
 	if rule != nil {
 		ruleAnswer(in, rule)
 	}
+	unreachable, err := b.openCount(ctx, in)
+	if err != nil {
+		return nil, false, err
+	}
 	id, err := uuid.NewV7()
 	if err != nil {
 		return nil, false, fmt.Errorf("create interaction: mint id: %w", err)
@@ -229,6 +233,9 @@ func (b *Broker) Create(ctx context.Context, req hitl.CreateRequest) (*hitl.Inte
 		return got, true, nil
 	}
 	b.expiry.scheduled(got.Deadline)
+	if unreachable != nil {
+		return b.endUnreachable(ctx, got, *unreachable)
+	}
 	return got, true, nil
 }
 
@@ -287,6 +294,9 @@ func (b *Broker) RespondIdempotent(ctx context.Context, id string, value json.Ra
 		return nil, err
 	}
 	t.IdempotencyKey = key
+	if counted(in) {
+		return b.countAnswer(ctx, in, t)
+	}
 	out, ev, err := b.store.Resolve(ctx, id, t)
 	switch {
 	case errors.Is(err, hitl.ErrNotPending):
@@ -312,7 +322,7 @@ func (b *Broker) RespondIdempotent(ctx context.Context, id string, value json.Ra
 // says why it cannot be answered.
 func (b *Broker) answeredBefore(ctx context.Context, in *hitl.Interaction, value json.RawMessage, key string) (*hitl.Interaction, error) {
 	caller := hitl.CallerFrom(ctx)
-	if sameAnswer(in, caller, value, key) {
+	if sameAnswer(in, caller, value, key) || sameVoteValue(in, caller, value, key) {
 		b.log.Info("answer repeated with its idempotency key", "interaction_id", in.ID, "by", caller.Name, "channel", caller.Channel)
 		return in, nil
 	}

@@ -29,8 +29,6 @@ func (s *Store) Resolve(ctx context.Context, id string, t hitl.Transition) (*hit
 		t.At = s.now()
 	}
 	t.At = truncate(t.At)
-	res := t.Result()
-	beforeDeadline := t.Status == hitl.StatusAnswered && !t.TimedOut
 	ev := &hitl.Event{
 		Type:          t.EventType(),
 		InteractionID: id,
@@ -40,9 +38,7 @@ func (s *Store) Resolve(ctx context.Context, id string, t hitl.Transition) (*hit
 		Detail:        t.EventDetail(),
 	}
 
-	args := []any{id, string(t.Status), text(res.Value), res.RespondedBy, res.Channel,
-		t.At, res.TimedOut, res.Reason, beforeDeadline, string(ev.Type), s.channel, res.IdempotencyKey,
-		text(res.ArgsDiff), res.RuleID, ev.Detail}
+	args := s.resolveArgs(id, t)
 	from := t.Pending(id)
 	r, err := s.newRule(t.Rule, t.At)
 	if err != nil {
@@ -84,6 +80,17 @@ func (s *Store) Resolve(ctx context.Context, id string, t hitl.Transition) (*hit
 		return nil, nil, fmt.Errorf("resolve interaction %s: %w", id, badText(err))
 	}
 	return ev.Interaction, ev, nil
+}
+
+// resolveArgs returns the parameters of the compare-and-set (sqlResolve
+// and sqlResolveFrom) that moves id out of pending as t says, with its
+// event.
+func (s *Store) resolveArgs(id string, t hitl.Transition) []any {
+	res := t.Result()
+	beforeDeadline := t.Status == hitl.StatusAnswered && !t.TimedOut
+	return []any{id, string(t.Status), text(res.Value), res.RespondedBy, res.Channel,
+		t.At, res.TimedOut, res.Reason, beforeDeadline, string(t.EventType()), s.channel, res.IdempotencyKey,
+		text(res.ArgsDiff), res.RuleID, t.EventDetail()}
 }
 
 // whyNot explains a compare-and-set that matched nothing: the interaction

@@ -16,7 +16,7 @@ var interactionColumns = []string{
 	"timeout", "deadline", "on_timeout", "idempotency_key", "source_agent", "session_id",
 	"metadata", "targets", "created_by", "created_via", "created_at", "request_hash", "status",
 	"result_value", "responded_by", "result_channel", "responded_at", "timed_out", "reason",
-	"notify", "answer_key", "action", "args_diff", "rule_id", "callback_url",
+	"notify", "answer_key", "action", "args_diff", "rule_id", "callback_url", "workflow",
 }
 
 // notNull are the interaction columns that are never NULL, with a value
@@ -53,7 +53,7 @@ func scanInteraction(row pgx.Row, before ...any) (*hitl.Interaction, error) {
 	var (
 		in                                  hitl.Interaction
 		options, schema, def, meta, targets *string
-		notify, review, argsDiff            *string
+		notify, review, argsDiff, workflow  *string
 		value                               *string
 		ruleID                              string
 		deadline, respondedAt               *time.Time
@@ -67,7 +67,7 @@ func scanInteraction(row pgx.Row, before ...any) (*hitl.Interaction, error) {
 		&in.Timeout, &deadline, &onTimeout, &in.IdempotencyKey, &in.SourceAgent, &in.SessionID,
 		&meta, &targets, &in.CreatedBy, &in.CreatedVia, &createdAt, &in.RequestHash, &status,
 		&value, &respondedBy, &channel, &respondedAt, &timedOut, &reason,
-		&notify, &key, &review, &argsDiff, &ruleID, &in.CallbackURL,
+		&notify, &key, &review, &argsDiff, &ruleID, &in.CallbackURL, &workflow,
 	)
 	if err := row.Scan(dest...); err != nil {
 		return nil, err
@@ -109,6 +109,9 @@ func scanInteraction(row pgx.Row, before ...any) (*hitl.Interaction, error) {
 			RuleID:         ruleID,
 		}
 	}
+	if err := setWorkflow(&in, workflow); err != nil {
+		return nil, err
+	}
 	return &in, nil
 }
 
@@ -126,10 +129,10 @@ func scanInteractions(rows pgx.Rows, capacity int) ([]*hitl.Interaction, error) 
 	return list, rows.Err()
 }
 
-// insertArgs returns the values of in for sqlCreate's first 31
+// insertArgs returns the values of in for sqlCreate's first 32
 // parameters: interactionColumns up to request_hash, notify and action,
 // then the status and the result (none for a pending interaction), then
-// callback_url.
+// callback_url and the workflow.
 func insertArgs(in *hitl.Interaction) ([]any, error) {
 	options, err := marshal(in.Options, in.Options == nil, "options")
 	if err != nil {
@@ -162,7 +165,7 @@ func insertArgs(in *hitl.Interaction) ([]any, error) {
 		meta, targets, in.CreatedBy, in.CreatedVia, in.CreatedAt, in.RequestHash,
 		notify, action,
 		string(in.Status), text(r.Value), r.RespondedBy, r.Channel, timestamp(r.RespondedAt), r.TimedOut, r.Reason, text(r.ArgsDiff), r.RuleID,
-		in.CallbackURL,
+		in.CallbackURL, text(in.WorkflowJSON()),
 	}, nil
 }
 

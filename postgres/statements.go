@@ -13,8 +13,8 @@ var (
 		WHERE created_by = $1 AND idempotency_key = $2 AND idempotency_key <> ''`
 
 	// sqlCreate inserts an interaction and its created event unless the
-	// agent's idempotency key is taken (then it returns no row). $32 is
-	// the NOTIFY channel, $31 the callback URL. $22 to $30 are the status and the result: those
+	// agent's idempotency key is taken (then it returns no row). $33 is
+	// the NOTIFY channel, $31 the callback URL, $32 the workflow. $22 to $30 are the status and the result: those
 	// of a pending interaction, or of one created answered (whose answered
 	// event sqlCreatedAnswered appends in the same transaction).
 	sqlCreate = `WITH ins AS (
@@ -22,9 +22,9 @@ var (
 				timeout, deadline, on_timeout, idempotency_key, source_agent, session_id,
 				metadata, targets, created_by, created_via, created_at, request_hash, notify, action,
 				status, result_value, responded_by, result_channel, responded_at, timed_out, reason, args_diff, rule_id,
-				callback_url)
+				callback_url, workflow)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21,
-				$22, $23, $24, $25, $26, $27, $28, $29, $30, $31)
+				$22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32)
 			ON CONFLICT (created_by, idempotency_key) WHERE idempotency_key <> '' DO NOTHING
 			RETURNING id, created_at, created_by, created_via
 		), ev AS (
@@ -32,7 +32,7 @@ var (
 			SELECT 'created', id, created_at, created_by, created_via FROM ins
 			RETURNING seq
 		)
-		SELECT seq, pg_notify($32, seq::text) FROM ev`
+		SELECT seq, pg_notify($33, seq::text) FROM ev`
 
 	// sqlCreatedAnswered appends the answered event of an interaction
 	// created answered ($1, at $2 by $3 via $4); $5 is the NOTIFY channel.

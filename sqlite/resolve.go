@@ -27,17 +27,12 @@ func (s *Store) Resolve(ctx context.Context, id string, t hitl.Transition) (*hit
 		t.At = s.now()
 	}
 	t.At = truncate(t.At)
-	res := t.Result()
-	beforeDeadline := t.Status == hitl.StatusAnswered && !t.TimedOut
-	at := t.At.UnixMilli()
-
 	var (
 		out *hitl.Interaction
 		ev  *hitl.Event
 	)
 	from := t.Pending(id)
-	args := []any{string(t.Status), text(res.Value), res.RespondedBy, res.Channel, at, res.TimedOut, res.Reason, res.IdempotencyKey,
-		text(res.ArgsDiff), res.RuleID, id, beforeDeadline, at}
+	args := resolveArgs(id, t)
 	r, err := s.newRule(t.Rule, t.At)
 	if err != nil {
 		return nil, nil, fmt.Errorf("resolve interaction %s: %w", id, err)
@@ -95,6 +90,16 @@ func (s *Store) Resolve(ctx context.Context, id string, t hitl.Transition) (*hit
 		return nil, nil, fmt.Errorf("resolve interaction %s: %w", id, err)
 	}
 	return out, ev, nil
+}
+
+// resolveArgs returns the parameters of the compare-and-set (sqlResolve
+// and sqlResolveFrom) that moves id out of pending as t says.
+func resolveArgs(id string, t hitl.Transition) []any {
+	res := t.Result()
+	beforeDeadline := t.Status == hitl.StatusAnswered && !t.TimedOut
+	at := t.At.UnixMilli()
+	return []any{string(t.Status), text(res.Value), res.RespondedBy, res.Channel, at, res.TimedOut, res.Reason, res.IdempotencyKey,
+		text(res.ArgsDiff), res.RuleID, id, beforeDeadline, at}
 }
 
 // whyNot explains a compare-and-set that matched nothing: the interaction

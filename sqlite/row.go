@@ -21,7 +21,7 @@ func scanInteraction(sc scanner, before ...any) (*hitl.Interaction, error) {
 	var (
 		in                                  hitl.Interaction
 		options, schema, def, meta, targets []byte
-		notify, review, argsDiff            []byte
+		notify, review, argsDiff, workflow  []byte
 		value                               []byte
 		ruleID                              string
 		deadline, respondedAt               sql.NullInt64
@@ -34,7 +34,7 @@ func scanInteraction(sc scanner, before ...any) (*hitl.Interaction, error) {
 		&in.Timeout, &deadline, &in.OnTimeout, &in.IdempotencyKey, &in.SourceAgent, &in.SessionID,
 		&meta, &targets, &in.CreatedBy, &in.CreatedVia, &createdAt, &in.RequestHash, &in.Status,
 		&value, &respondedBy, &channel, &respondedAt, &timedOut, &reason,
-		&notify, &key, &review, &argsDiff, &ruleID, &in.CallbackURL,
+		&notify, &key, &review, &argsDiff, &ruleID, &in.CallbackURL, &workflow,
 	)
 	if err := sc.Scan(dest...); err != nil {
 		return nil, err
@@ -83,6 +83,9 @@ func scanInteraction(sc scanner, before ...any) (*hitl.Interaction, error) {
 			in.Result.ArgsDiff = json.RawMessage(argsDiff)
 		}
 	}
+	if err := setWorkflow(&in, workflow); err != nil {
+		return nil, err
+	}
 	return &in, nil
 }
 
@@ -120,7 +123,7 @@ func insertArgs(in *hitl.Interaction) ([]any, error) {
 		in.Timeout, millis(in.Deadline), string(in.OnTimeout), in.IdempotencyKey, in.SourceAgent, in.SessionID,
 		meta, targets, in.CreatedBy, in.CreatedVia, in.CreatedAt.UnixMilli(), in.RequestHash, string(in.Status),
 		text(r.Value), r.RespondedBy, r.Channel, millis(r.RespondedAt), r.TimedOut, r.Reason,
-		notify, r.IdempotencyKey, action, text(r.ArgsDiff), r.RuleID, in.CallbackURL,
+		notify, r.IdempotencyKey, action, text(r.ArgsDiff), r.RuleID, in.CallbackURL, text(in.WorkflowJSON()),
 	}, nil
 }
 

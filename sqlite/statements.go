@@ -14,7 +14,7 @@ var interactionColumns = []string{
 	"timeout", "deadline", "on_timeout", "idempotency_key", "source_agent", "session_id",
 	"metadata", "targets", "created_by", "created_via", "created_at", "request_hash", "status",
 	"result_value", "responded_by", "result_channel", "responded_at", "timed_out", "reason",
-	"notify", "answer_key", "action", "args_diff", "rule_id", "callback_url",
+	"notify", "answer_key", "action", "args_diff", "rule_id", "callback_url", "workflow",
 }
 
 // notNull are the interaction columns that are never NULL, with a value
