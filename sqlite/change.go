@@ -53,12 +53,12 @@ func (s *Store) ChangePending(ctx context.Context, id string, at time.Time, fn h
 	switch {
 	case errors.Is(err, hitl.ErrNotPending), errors.Is(err, hitl.ErrPastDeadline), errors.Is(err, hitl.ErrAlreadyVoted):
 		return out, nil, err
+	case err == nil:
+		return out, first, nil
 	case hitl.ErrorCode(err) != hitl.EINTERNAL:
 		return out, nil, err
-	case err != nil:
-		return nil, nil, fmt.Errorf("change interaction %s: %w", id, err)
 	}
-	return out, first, nil
+	return nil, nil, fmt.Errorf("change interaction %s: %w", id, err)
 }
 
 // applyChange writes in's workflow as fn left it, ch's event and ch's

@@ -87,6 +87,11 @@ func Run(t *testing.T, newStore func(t *testing.T) hitl.Store) {
 		{"ActiveRules", testActiveRules},
 		{"RulesList", testRulesList},
 		{"PurgeWithRuleEvents", testPurgeWithRuleEvents},
+		{"VoteRoundTrip", testVoteRoundTrip},
+		{"VoteUnreachable", testVoteUnreachable},
+		{"VotePastDeadline", testVotePastDeadline},
+		{"VoteConcurrent", testVoteConcurrent},
+		{"ClaimRoundTrip", testClaimRoundTrip},
 		{"ListenCatchesUp", testListenCatchesUp},
 		{"ListenReportsCommits", testListenReportsCommits},
 	}
