@@ -40,6 +40,9 @@ type Options struct {
 	// PurgeInterval is how often to purge with a Retention; 0 means
 	// DefaultPurgeInterval.
 	PurgeInterval time.Duration
+	// ClaimTTL is how long a claim holds when the claimer names no
+	// time; 0 means hitl.DefaultClaimTTL.
+	ClaimTTL time.Duration
 }
 
 // Broker is the interaction engine. Create it with New, then Start it.
@@ -55,6 +58,7 @@ type Broker struct {
 
 	retention  time.Duration
 	purgeEvery time.Duration
+	claimTTL   time.Duration
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -82,6 +86,10 @@ func New(store hitl.Store, opts *Options) *Broker {
 		b.now = time.Now
 	}
 	b.retention, b.purgeEvery = opts.Retention, opts.PurgeInterval
+	b.claimTTL = opts.ClaimTTL
+	if b.claimTTL <= 0 {
+		b.claimTTL = hitl.DefaultClaimTTL
+	}
 	if b.purgeEvery <= 0 {
 		b.purgeEvery = DefaultPurgeInterval
 	}
