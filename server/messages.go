@@ -49,6 +49,8 @@ type questionMessage struct {
 	ArgsSchema            json.RawMessage `json:"args_schema,omitempty"`
 	Decisions             []hitl.Decision `json:"decisions,omitempty"`
 	RejectRequiresMessage *bool           `json:"reject_requires_message,omitempty"`
+	// Consensus, votes and claim, only when the interaction has them.
+	workflowFields
 }
 
 // optionMessage is an option with description null when absent, as the
@@ -100,6 +102,7 @@ func newQuestionMessage(in *hitl.Interaction) questionMessage {
 		Deadline:        contractTime(in.Deadline),
 		CreatedAt:       contractTime(in.CreatedAt),
 		SessionID:       in.SessionID,
+		workflowFields:  newWorkflowFields(in),
 	}
 	if in.Context != "" {
 		m.Context = &in.Context
@@ -145,7 +148,8 @@ type streamMessage struct {
 //   - cancelled: hitl:cancel with the agent's reason (agent_cancelled
 //     when it gave none);
 //   - answered: hitl:resolved, then hitl:cancel with reason answered (or
-//     timeout when the deadline applied the default answer).
+//     timeout when the deadline applied the default answer);
+//   - voted, claimed, released: hitl:progress (see progress.go).
 //
 // Every way out of pending thus ends in a hitl:cancel, so a client that
 // knows only the contract's two messages never keeps showing a question
@@ -185,6 +189,8 @@ func eventMessages(ev *hitl.Event) (msgs []streamMessage, question []byte, err e
 			reason = cancelByAgent
 		}
 		err = cancel(reason)
+	case hitl.EventVoted, hitl.EventClaimed, hitl.EventReleased:
+		err = add(msgProgress, newProgressMessage(ev))
 	case hitl.EventAnswered:
 		m := resolvedMessage{Type: msgResolved, InteractionID: in.ID, Status: string(hitl.StatusAnswered), RespondedBy: ev.Actor, Channel: ev.Channel}
 		reason := cancelAnswered

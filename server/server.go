@@ -127,6 +127,8 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /api/v1/interactions/{id}/wait", s.handle(s.handleWait))
 	s.mux.HandleFunc("POST /api/v1/interactions/{id}/respond", s.handle(s.handleRespond))
 	s.mux.HandleFunc("POST /api/v1/interactions/{id}/cancel", s.handle(s.handleCancel))
+	s.mux.HandleFunc("POST /api/v1/interactions/{id}/claim", s.handle(s.handleClaim))
+	s.mux.HandleFunc("DELETE /api/v1/interactions/{id}/claim", s.handle(s.handleRelease))
 
 	// Rules that decide actions without a person.
 	s.mux.HandleFunc("POST /api/v1/rules", s.handle(s.handleCreateRule))

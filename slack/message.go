@@ -172,6 +172,9 @@ func (s *Service) newMessage(in *hitl.Interaction, cfg Config) *message {
 	if in.Type == hitl.TypeAction {
 		m.blocks = append(m.blocks, s.actionBlocks(in)...)
 	}
+	if b := workflowBlock(in, s.now()); b != nil {
+		m.blocks = append(m.blocks, b)
+	}
 
 	els, hint := m.elements(in)
 	if u := s.link(in); u != "" {
@@ -280,6 +283,9 @@ func (s *Service) endedMessage(ctx context.Context, in *hitl.Interaction) *messa
 		m.blocks = append(m.blocks, s.actionBlocks(in)...)
 	}
 	m.blocks = append(m.blocks, section(out))
+	if b := workflowBlock(in, s.now()); b != nil {
+		m.blocks = append(m.blocks, b)
+	}
 	if in.Type == hitl.TypeAction && in.Status == hitl.StatusAnswered {
 		m.blocks = append(m.blocks, s.editDiff(in)...)
 		if r := s.madeRule(ctx, in); r != nil {

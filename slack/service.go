@@ -324,7 +324,8 @@ func (s *Service) goHandle(fn func(ctx context.Context)) {
 }
 
 // observe is the broker's observer: created and ended interactions are
-// queued for the worker. It never blocks.
+// queued for the worker; a vote or a claim updates the posted message in
+// the background. It never blocks.
 func (s *Service) observe(ev *hitl.Event) {
 	switch ev.Type {
 	case hitl.EventCreated:
@@ -333,6 +334,9 @@ func (s *Service) observe(ev *hitl.Event) {
 		}
 	case hitl.EventAnswered, hitl.EventExpired, hitl.EventCancelled:
 	default:
+		if progressEvent(ev) {
+			s.goHandle(func(ctx context.Context) { s.progress(ctx, ev.InteractionID) })
+		}
 		return
 	}
 	s.mu.Lock()

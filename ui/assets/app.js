@@ -11,6 +11,7 @@ import { setupNotifications } from "./notify.js";
 import { SignIn, logout, me } from "./session.js";
 import { SlackSettings } from "./slack.js";
 import { RulesView } from "./rules.js";
+import { setMe } from "./progress.js";
 import { icon, sleep } from "./dom.js";
 
 const $ = (id) => document.getElementById(id);
@@ -247,6 +248,7 @@ function signedIn(data) {
     clearDrafts();
   }
   user = data;
+  setMe(data.name);
   session = "in";
   signIn.hide();
   $("tabs").hidden = false;

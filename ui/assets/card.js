@@ -8,6 +8,7 @@ import { respond } from "./api.js";
 import { TYPE_LABELS, countdown, spokenDuration, timeEl } from "./format.js";
 import { OUTCOME_KINDS } from "./decision.js";
 import { Stakes } from "./stakes.js";
+import { Progress, voting } from "./progress.js";
 
 // The AI-Parrot HITL contract's words for a question the agent withdrew (§3.3).
 export const MOVED_ON = "The agent moved on — this question expired.";
@@ -41,6 +42,7 @@ export class Card {
     this.outcome = h("p", { class: "outcome", hidden: true }, h("span", { class: "outcome-icon" }), h("span", { class: "outcome-text" }));
     this.error = h("div", { class: "card-error", id: ids.error, role: "alert", hidden: true });
     this.stakes = new Stakes(q, this.deadline);
+    this.progress = new Progress(this);
     const kbd = isMac ? "⌘" : "Ctrl";
     this.fields = h("fieldset", { class: "answer-fields" },
       this.widget.body ? h("div", { class: "answer-body" }, this.widget.body) : null,
@@ -78,10 +80,12 @@ export class Card {
     this.stakes.el,
     q.context ? h("div", { class: "context md", id: ids.context }, renderMarkdown(q.context)) : null,
     this.widget.view || null,
+    this.progress.el,
     this.outcome,
     this.form);
     // The wrapper collapses smoothly when the card leaves.
     this.el = h("div", { class: "card-wrap", "data-id": this.id }, h("div", { class: "card-clip" }, this.article));
+    this.progress.render();
     this.tick(Date.now());
   }
 
@@ -123,6 +127,13 @@ export class Card {
     const res = await respond(this.id, this.q.interaction_type, this.value, (n) => this.setBusy(true, `Retrying (${n})…`));
     this.setBusy(false);
     if (this.resolved) return;
+    if (res.ok && voting(this.q)) {
+      // A vote: the question stays until the others have voted; the
+      // live channel's hitl:progress shows it counted.
+      this.lockVoted();
+      this.hooks.announce("Your vote is counted; waiting for the others.");
+      return;
+    }
     if (res.ok) {
       this.sent = true;
       this.resolve("sent", this.widget.sentText ? this.widget.sentText(this.value) : "Answer sent.", this.q.interaction_type === "action" ? lookOf(this.value) : "");
@@ -162,6 +173,23 @@ export class Card {
     }
   }
 
+  // lockVoted keeps a person who voted from voting again: the answer
+  // fields are disabled for good.
+  lockVoted() {
+    this.votedLock = true;
+    this.fields.disabled = true;
+  }
+
+  // setClaimLock disables the answer while someone else holds an
+  // exclusive claim, saying why.
+  setClaimLock(locked, why) {
+    this.claimLocked = locked;
+    this.fields.disabled = locked || this.votedLock || this.busy || this.resolved || this.expired;
+    if (locked) this.showError(why);
+    else if (this.error.dataset.claim) this.clearError();
+    this.error.dataset.claim = locked ? "1" : "";
+  }
+
   // answeredElsewhere ends the card because another tab or channel
   // answered; while this card's own answer is in flight it waits for the
   // server's verdict (the news may be about that very answer).
@@ -180,7 +208,7 @@ export class Card {
       this.refocus = document.activeElement;
       this.article.focus({ preventScroll: true });
     }
-    this.fields.disabled = busy || this.resolved || this.expired;
+    this.fields.disabled = busy || this.resolved || this.expired || this.votedLock || this.claimLocked;
     const primary = this.fields.querySelector(".btn-primary span");
     if (primary) {
       this.primaryLabel ??= primary.textContent;
@@ -209,6 +237,7 @@ export class Card {
   // server then sends hitl:cancel, or hitl:resolved with the default).
   tick(now) {
     if (this.resolved) return;
+    this.progress?.tick();
     const left = this.deadline - now;
     const text = this.timer.querySelector(".countdown-text");
     if (!Number.isFinite(left)) {

@@ -57,6 +57,12 @@ export class Inbox {
         card.answeredElsewhere(msg.timed_out ? DEFAULT_USED : answeredBy(msg.responded_by, msg.channel));
         break;
       }
+      case "hitl:progress": {
+        // A vote was cast, or a claim made or released.
+        const card = this.cards.get(msg.interaction_id);
+        if (card && !card.resolved) card.progress.apply(msg);
+        break;
+      }
       case "hitl:replay_done":
         this.replayDone(msg);
         break;

@@ -67,6 +67,10 @@ func (fc *frameCache) observe(ev *hitl.Event, frame []byte) {
 		}
 	case hitl.EventAnswered, hitl.EventExpired, hitl.EventCancelled:
 		fc.forget(ev.InteractionID)
+	default:
+		if progressEvent(ev) { // its question's frame no longer shows it as it is
+			fc.forget(ev.InteractionID)
+		}
 	}
 }
 
