@@ -10,9 +10,10 @@ type ClaimMode string
 
 // Claim modes.
 const (
-	// ClaimShared (the default) shows who is on it; others may still
-	// answer.
-	ClaimShared ClaimMode = ""
+	// ClaimShared shows who is on it; others may still answer. It is
+	// what a claim does when the question names no mode, but naming it
+	// says the question is meant to be claimed (the inbox offers it).
+	ClaimShared ClaimMode = "shared"
 	// ClaimExclusive refuses others' answers while the claim holds.
 	ClaimExclusive ClaimMode = "exclusive"
 )
@@ -35,11 +36,8 @@ type Claim struct {
 // setClaimMode validates the request's claim mode.
 func (in *Interaction) setClaimMode(m ClaimMode) error {
 	switch m {
-	case ClaimShared, ClaimExclusive:
+	case "", ClaimShared, ClaimExclusive:
 		in.ClaimMode = m
-		return nil
-	case "shared":
-		in.ClaimMode = ClaimShared
 		return nil
 	}
 	return Errorf(EINVALID, "claim must be shared or exclusive; got %q", m)
@@ -80,6 +78,7 @@ type ClaimChange struct {
 // holds is ECONFLICT; releasing what is not one's own (unless admin), or
 // what nobody holds, too.
 func (in *Interaction) ApplyClaim(ch ClaimChange, now time.Time) (*Event, error) {
+	now = now.UTC().Truncate(time.Millisecond) // as stores keep times
 	cur := in.ClaimedAt(now)
 	ev := &Event{InteractionID: in.ID, At: now, Actor: ch.By, Channel: ch.Channel}
 	if ch.TTL <= 0 {

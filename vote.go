@@ -55,7 +55,7 @@ func (b Ballot) Change() PendingChange {
 			if in.VoteBy(t.By) != nil {
 				return nil, ErrAlreadyVoted
 			}
-			v := Vote{By: t.By, Value: bytes.Clone(t.Value), Channel: t.Via, At: t.At.UTC(), Key: t.IdempotencyKey}
+			v := Vote{By: t.By, Value: bytes.Clone(t.Value), Channel: t.Via, At: t.At.UTC().Truncate(time.Millisecond), Key: t.IdempotencyKey}
 			in.Votes = append(in.Votes, v)
 			ev = &Event{Type: EventVoted, InteractionID: in.ID, At: v.At, Actor: v.By, Channel: v.Channel, Detail: v.EventDetail(in)}
 		}

@@ -26,7 +26,11 @@ func TestConsensusOverEveryRoute(t *testing.T) {
 	}
 
 	resp, body := ts.call(t, ts.bob, "POST", "/api/v1/agents/hitl/respond", map[string]any{"interaction_id": in.ID, "value": true})
-	if resp.StatusCode != http.StatusOK || string(body) != `{"ok":true,"interaction_id":"`+in.ID+`"}`+"\n" {
+	var accepted struct {
+		OK            bool   `json:"ok"`
+		InteractionID string `json:"interaction_id"`
+	}
+	if resp.StatusCode != http.StatusOK || json.Unmarshal(body, &accepted) != nil || !accepted.OK || accepted.InteractionID != in.ID {
 		t.Fatalf("bob's vote through the AI-Parrot route: %d %s", resp.StatusCode, body)
 	}
 	var got hitl.Interaction

@@ -95,7 +95,11 @@ export class Progress {
     const exclusiveOther = c && c.by !== me && q.claim === "exclusive";
     this.card.setClaimLock?.(exclusiveOther, exclusiveOther ? `${c.by} is on it; only they may answer until the claim ends.` : "");
     this.claimButton.textContent = c && c.by === me ? "Release" : "I've got this";
-    this.claimButton.hidden = !!(c && c.by !== me) || !!own;
+    // The button is offered on questions meant to be claimed (that name a
+    // claim mode) and on those someone claimed anyway.
+    const claimable = !!q.claim || !!q.claimed;
+    this.claimButton.hidden = !claimable || !!(c && c.by !== me) || !!own;
+    this.claimLine.hidden = !claimable && !c;
     this.claimButton.setAttribute("aria-label", c && c.by === me ? "Release your claim on this question" : "Claim this question: others see you are on it");
   }
 
