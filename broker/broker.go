@@ -43,6 +43,10 @@ type Options struct {
 	// ClaimTTL is how long a claim holds when the claimer names no
 	// time; 0 means hitl.DefaultClaimTTL.
 	ClaimTTL time.Duration
+	// RecountInterval is how often the votes on pending interactions are
+	// counted again against who may vote now; 0 means
+	// DefaultRecountInterval.
+	RecountInterval time.Duration
 }
 
 // Broker is the interaction engine. Create it with New, then Start it.
@@ -59,6 +63,8 @@ type Broker struct {
 	retention  time.Duration
 	purgeEvery time.Duration
 	claimTTL   time.Duration
+	// recountEvery is how often votes are counted again (recount.go).
+	recountEvery time.Duration
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -89,6 +95,10 @@ func New(store hitl.Store, opts *Options) *Broker {
 	b.claimTTL = opts.ClaimTTL
 	if b.claimTTL <= 0 {
 		b.claimTTL = hitl.DefaultClaimTTL
+	}
+	b.recountEvery = opts.RecountInterval
+	if b.recountEvery <= 0 {
+		b.recountEvery = DefaultRecountInterval
 	}
 	if b.purgeEvery <= 0 {
 		b.purgeEvery = DefaultPurgeInterval
@@ -139,6 +149,11 @@ func (b *Broker) Start(ctx context.Context) error {
 	go func() {
 		defer b.wg.Done()
 		b.expiry.run()
+	}()
+	b.wg.Add(1)
+	go func() {
+		defer b.wg.Done()
+		b.recountLoop(lctx)
 	}()
 	if b.retention > 0 {
 		b.wg.Add(1)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/hitl-sh/hitl"
@@ -203,6 +204,32 @@ func TestConsensusTargetRemoved(t *testing.T) {
 	if err != nil || out.Status != hitl.StatusAnswered || string(out.Result.Value) != "true" {
 		t.Fatalf("recount after bob left: %+v, %v", out, err)
 	}
+}
+
+// TestConsensusRecountedOnItsOwn: the broker counts again by itself, on
+// a synthetic clock: once bob is gone, alice's approval decides the
+// question at the next recount.
+func TestConsensusRecountedOnItsOwn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := newBroker(t, &broker.Options{RecountInterval: time.Minute})
+		ids := b.Store().(hitl.Identities)
+		for _, name := range []string{"alice", "bob"} {
+			if err := ids.CreateUser(context.Background(), &hitl.User{Name: name}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		in := ask(t, b, hitl.CreateRequest{Type: hitl.TypeApproval, Consensus: &hitl.Consensus{Mode: hitl.ModeAll}})
+		vote(t, b, in.ID, "alice", `true`)
+		if err := ids.DeleteUser(context.Background(), "bob"); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		out, err := b.Wait(ctx, in.ID)
+		if err != nil || out.Status != hitl.StatusAnswered {
+			t.Fatalf("after a recount: %+v, %v", out, err)
+		}
+	})
 }
 
 func TestClaimExclusive(t *testing.T) {
