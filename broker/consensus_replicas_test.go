@@ -19,7 +19,10 @@ import (
 // counts once; nobody gets a 200 for a vote that was not counted.
 func TestConsensusFiftyVotesOnTwoReplicas(t *testing.T) {
 	schema := pgtest.Name(t)
-	var brokers []*broker.Broker
+	var (
+		brokers []*broker.Broker
+		stores  []*postgres.Store
+	)
 	for i := range 2 {
 		store, err := postgres.Open(context.Background(), pgtest.DSN(), &postgres.Options{Schema: schema, MaxConns: 8})
 		if err != nil {
@@ -33,10 +36,10 @@ func TestConsensusFiftyVotesOnTwoReplicas(t *testing.T) {
 			b.Close()
 			store.Close()
 		})
-		brokers = append(brokers, b)
+		brokers, stores = append(brokers, b), append(stores, store)
 	}
 	const n = 50
-	ids := brokers[0].Store().(hitl.Identities)
+	ids := stores[0]
 	for i := range n {
 		if err := ids.CreateUser(context.Background(), &hitl.User{Name: fmt.Sprintf("p%02d", i), Groups: []string{"sre"}}); err != nil {
 			t.Fatal(err)
@@ -104,7 +107,7 @@ func TestConsensusFiftyVotesOnTwoReplicas(t *testing.T) {
 			t.Errorf("vote by %s in the result was not accepted", v.By)
 		}
 	}
-	evs, err := brokers[0].Store().Events(context.Background(), 0, 1000)
+	evs, err := stores[0].Events(context.Background(), 0, 1000)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package broker_test
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -10,14 +11,14 @@ import (
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/broker"
+	"github.com/hitl-sh/hitl/sqlite"
 )
 
 // team starts a broker whose store has the users alice, bob and carol (in
 // group ops) and dave (in no group).
 func team(t *testing.T) *broker.Broker {
 	t.Helper()
-	b := newBroker(t, nil)
-	ids := b.Store().(hitl.Identities)
+	b, ids := withIdentities(t, nil)
 	for _, u := range []*hitl.User{
 		{Name: "alice", Groups: []string{"ops"}}, {Name: "bob", Groups: []string{"ops"}},
 		{Name: "carol", Groups: []string{"ops"}}, {Name: "dave"},
@@ -27,6 +28,25 @@ func team(t *testing.T) *broker.Broker {
 		}
 	}
 	return b
+}
+
+// withIdentities starts a broker over a new SQLite file and returns it
+// with the store's users and tokens.
+func withIdentities(t *testing.T, opts *broker.Options) (*broker.Broker, hitl.Identities) {
+	t.Helper()
+	store, err := sqlite.Open(filepath.Join(t.TempDir(), "hitl.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := broker.New(store, opts)
+	if err := b.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		b.Close()
+		store.Close()
+	})
+	return b, store
 }
 
 // voter is ctx for the person name answering on the web.
@@ -191,13 +211,18 @@ func TestConsensusAllFreeText(t *testing.T) {
 // TestConsensusTargetRemoved: bob leaves while an all-of-two approval
 // waits for him; the recount decides it with alice's approval alone.
 func TestConsensusTargetRemoved(t *testing.T) {
-	b := team(t)
+	b, ids := withIdentities(t, nil)
+	for _, name := range []string{"alice", "bob"} {
+		if err := ids.CreateUser(context.Background(), &hitl.User{Name: name}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	in := ask(t, b, hitl.CreateRequest{Type: hitl.TypeApproval, Targets: &hitl.Targets{Users: []string{"alice", "bob"}}, Consensus: &hitl.Consensus{Mode: hitl.ModeAll}})
 	vote(t, b, in.ID, "alice", `true`)
 	if out, err := b.Recount(context.Background(), in.ID); err != nil || out.Status != hitl.StatusPending {
 		t.Fatalf("recount with nothing changed: %v, %v", out, err)
 	}
-	if err := b.Store().(hitl.Identities).DeleteUser(context.Background(), "bob"); err != nil {
+	if err := ids.DeleteUser(context.Background(), "bob"); err != nil {
 		t.Fatal(err)
 	}
 	out, err := b.Recount(context.Background(), in.ID)
@@ -211,8 +236,7 @@ func TestConsensusTargetRemoved(t *testing.T) {
 // question at the next recount.
 func TestConsensusRecountedOnItsOwn(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		b := newBroker(t, &broker.Options{RecountInterval: time.Minute})
-		ids := b.Store().(hitl.Identities)
+		b, ids := withIdentities(t, &broker.Options{RecountInterval: time.Minute})
 		for _, name := range []string{"alice", "bob"} {
 			if err := ids.CreateUser(context.Background(), &hitl.User{Name: name}); err != nil {
 				t.Fatal(err)
