@@ -86,9 +86,10 @@ func TestClaimRoutes(t *testing.T) {
 	if resp.StatusCode != http.StatusBadRequest {
 		t.Errorf("a negative ttl: %d, want 400", resp.StatusCode)
 	}
-	ts.mustCall(t, ts.bob, "DELETE", "/api/v1/interactions/"+in.ID+"/claim", nil, http.StatusOK, &got)
-	if got.Claim != nil {
-		t.Errorf("released: %+v", got.Claim)
+	var released hitl.Interaction
+	ts.mustCall(t, ts.bob, "DELETE", "/api/v1/interactions/"+in.ID+"/claim", nil, http.StatusOK, &released)
+	if released.Claim != nil || released.Status != hitl.StatusPending {
+		t.Errorf("released: %s, %+v", released.Status, released.Claim)
 	}
 	ts.mustCall(t, carol, "POST", "/api/v1/interactions/"+in.ID+"/respond", map[string]any{"value": "approve"}, http.StatusOK, &got)
 }
