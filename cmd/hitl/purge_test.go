@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -165,6 +166,39 @@ func TestServeRetention(t *testing.T) {
 		_, stderr, code := hitlRunWith(t, "", env, "serve", "--db", filepath.Join(t.TempDir(), "hitl.db"))
 		if code != 2 || !strings.Contains(stderr, "--retention") {
 			t.Errorf("%s: exit %d, %q; want 2 and a message about --retention", env, code, stderr)
+		}
+	}
+}
+
+// TestServeClaimTTL starts a server with --claim-ttl 2m: a claim that
+// names no time holds two minutes. A bad value is refused at start.
+func TestServeClaimTTL(t *testing.T) {
+	t.Parallel()
+	s := startOnAnyPort(t, filepath.Join(t.TempDir(), "hitl.db"), "--claim-ttl", "2m")
+	in, _, err := s.client(t).Create(context.Background(), hitl.CreateRequest{Question: "Who takes this?", ClaimMode: hitl.ClaimShared})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Post(s.URL+"/api/v1/interactions/"+in.ID+"/claim", "application/json", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var claimed hitl.Interaction
+	if err := json.NewDecoder(resp.Body).Decode(&claimed); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("claim: %d, %v", resp.StatusCode, err)
+	}
+	if claimed.Claim == nil {
+		t.Fatal("the claim is not shown on the interaction")
+	}
+	if held := claimed.Claim.ExpiresAt.Sub(claimed.Claim.At); held != 2*time.Minute {
+		t.Errorf("the claim holds %s; want 2m", held)
+	}
+
+	for _, v := range []string{"forever", "0", "-1m", "25h"} {
+		_, stderr, code := hitlRunWith(t, "", []string{"HITL_CLAIM_TTL=" + v}, "serve", "--db", filepath.Join(t.TempDir(), "hitl.db"))
+		if code != 2 || !strings.Contains(stderr, "--claim-ttl") {
+			t.Errorf("HITL_CLAIM_TTL=%s: exit %d, %q; want 2 and a message about --claim-ttl", v, code, stderr)
 		}
 	}
 }

@@ -53,6 +53,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	logFormat := fs.String("log-format", envOr("HITL_LOG_FORMAT", "text"), "log format: text or json (HITL_LOG_FORMAT)")
 	logLevel := fs.String("log-level", envOr("HITL_LOG_LEVEL", "info"), "log level: debug, info, warn or error (HITL_LOG_LEVEL)")
 	retentionFlag := fs.String("retention", envOr("HITL_RETENTION", defaultRetention), "keep ended interactions for this `duration` (90d, 36h) from when they\nended, then purge them with their events, every hour; 0 keeps everything\n(HITL_RETENTION)")
+	claimTTLFlag := fs.String("claim-ttl", envOr("HITL_CLAIM_TTL", hitl.DefaultClaimTTL.String()), "how long a claim on a question holds when the claimer names no time\n(a `duration` such as 15m; at most 24h) (HITL_CLAIM_TTL)")
 	auth := authFlags(fs)
 	sl := slackFlags(fs)
 	wh := webhookFlags(fs)
@@ -68,6 +69,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	var retention time.Duration
 	if err == nil {
 		retention, err = parseAge("--retention", *retentionFlag)
+	}
+	var claimTTL time.Duration
+	if err == nil {
+		claimTTL, err = parseClaimTTL(*claimTTLFlag)
 	}
 	if err == nil {
 		err = auth.check()
@@ -85,17 +90,28 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "hitl serve: %v\n", err)
 		return 2
 	}
-	if err := serve(ctx, log, *addr, *db, retention, auth, sl, wh, em); err != nil {
+	engine := &broker.Options{Logger: log, Retention: retention, ClaimTTL: claimTTL}
+	if err := serve(ctx, log, *addr, *db, engine, auth, sl, wh, em); err != nil {
 		fmt.Fprintf(stderr, "hitl serve: %v\n", err)
 		return 1
 	}
 	return 0
 }
 
+// parseClaimTTL reads --claim-ttl: a positive duration of at most
+// hitl.MaxClaimTTL.
+func parseClaimTTL(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	if err != nil || d <= 0 || d > hitl.MaxClaimTTL {
+		return 0, fmt.Errorf("--claim-ttl must be a duration between 1s and %s, such as 15m; got %q", hitl.MaxClaimTTL, s)
+	}
+	return d, nil
+}
+
 // serve listens on addr over the database db (see openStore) until ctx
-// ends, purging what ended longer than retention ago (0: nothing); auth
+// ends, with the engine configured by engine (retention, claims); auth
 // decides who may call it (see authConfig.options).
-func serve(ctx context.Context, log *slog.Logger, addr, db string, retention time.Duration, auth *authConfig, sl *slackConfig, wh *webhookConfig, em *emailConfig) error {
+func serve(ctx context.Context, log *slog.Logger, addr, db string, engine *broker.Options, auth *authConfig, sl *slackConfig, wh *webhookConfig, em *emailConfig) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {
@@ -116,7 +132,7 @@ func serve(ctx context.Context, log *slog.Logger, addr, db string, retention tim
 		store.Close()
 		return err
 	}
-	b := broker.New(store, &broker.Options{Logger: log, Retention: retention})
+	b := broker.New(store, engine)
 	if err := b.Start(ctx); err != nil {
 		store.Close()
 		return err
@@ -153,7 +169,7 @@ func serve(ctx context.Context, log *slog.Logger, addr, db string, retention tim
 	}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(srv.Listener(ln)) }()
-	log.Info("hitl listening", "url", listenURL(ln.Addr()), "db", redactDB(db), "version", buildVersion(), "retention", retentionText(retention))
+	log.Info("hitl listening", "url", listenURL(ln.Addr()), "db", redactDB(db), "version", buildVersion(), "retention", retentionText(engine.Retention))
 
 	var serveErr error
 	select {

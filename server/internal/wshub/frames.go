@@ -58,7 +58,7 @@ func (fc *frameCache) forget(id string) {
 }
 
 // observe keeps the cache in step with an event: a new question's frame
-// is remembered, an ended one's forgotten.
+// is remembered, a changed or ended one's forgotten.
 func (fc *frameCache) observe(ev *hitl.Event, frame []byte) {
 	switch ev.Type {
 	case hitl.EventCreated:
@@ -68,9 +68,9 @@ func (fc *frameCache) observe(ev *hitl.Event, frame []byte) {
 	case hitl.EventAnswered, hitl.EventExpired, hitl.EventCancelled:
 		fc.forget(ev.InteractionID)
 	default:
-		if progressEvent(ev) { // its question's frame no longer shows it as it is
-			fc.forget(ev.InteractionID)
-		}
+		// Any other change (a vote, a claim) may leave the frame showing
+		// the question as it was: render it again when it is next needed.
+		fc.forget(ev.InteractionID)
 	}
 }
 
