@@ -60,6 +60,13 @@ type Store interface {
 	// with its Interaction filled in.
 	Events(ctx context.Context, after int64, limit int) ([]*Event, error)
 
+	// InteractionEvents returns up to limit events of interaction id with
+	// Seq > after, in order: its timeline (created, notified, answered,
+	// the rule its answer made, …). Their Interaction is left nil (the
+	// caller has it). An unknown id has no events. A limit of 0 or less
+	// means MaxListLimit.
+	InteractionEvents(ctx context.Context, id string, after int64, limit int) ([]*Event, error)
+
 	// LastEventSeq returns the sequence number of the newest event (0 if none).
 	LastEventSeq(ctx context.Context) (int64, error)
 

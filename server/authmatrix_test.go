@@ -48,6 +48,8 @@ var matrix = []matrixRow{
 		[6]int{401, 200, 200, 200, 200, 200}},
 	{"Get", send("GET", "/api/v1/interactions/{id}", ""),
 		[6]int{401, 200, 404, 200, 404, 200}},
+	{"Timeline", send("GET", "/api/v1/interactions/{id}/events", ""),
+		[6]int{401, 200, 404, 200, 404, 200}},
 	{"Wait", send("GET", "/api/v1/interactions/{id}/wait?timeout=0", ""),
 		[6]int{401, 200, 404, 200, 404, 200}},
 	{"Respond", send("POST", "/api/v1/interactions/{id}/respond", `{"value":"yes"}`),

@@ -129,6 +129,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("POST /api/v1/interactions/{id}/cancel", s.handle(s.handleCancel))
 	s.mux.HandleFunc("POST /api/v1/interactions/{id}/claim", s.handle(s.handleClaim))
 	s.mux.HandleFunc("DELETE /api/v1/interactions/{id}/claim", s.handle(s.handleRelease))
+	s.mux.HandleFunc("GET /api/v1/interactions/{id}/events", s.handle(s.handleTimeline))
 
 	// Rules that decide actions without a person.
 	s.mux.HandleFunc("POST /api/v1/rules", s.handle(s.handleCreateRule))
@@ -194,10 +195,12 @@ func (s *Server) routes() {
 	s.mux.Handle("GET /metrics", s.metrics.handler())
 	s.mux.HandleFunc("GET "+openAPIPath, s.handle(s.handleOpenAPI))
 
-	// The web inbox: index.html at / and content-hashed assets.
+	// The web inbox: index.html at / (and at /i/{id}, its detail view of
+	// one interaction) and content-hashed assets.
 	inbox := ui.Handler()
 	s.mux.Handle("GET /{$}", inbox)
 	s.mux.Handle("GET /assets/", inbox)
+	s.mux.Handle("GET /i/{id}", inbox) // the detail view of one interaction
 }
 
 // Listener wraps l, the listener the server's Handler is served on, so

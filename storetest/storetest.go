@@ -68,6 +68,7 @@ func Run(t *testing.T, newStore func(t *testing.T) hitl.Store) {
 		{"AppendEventNotFound", testAppendEventNotFound},
 		{"Events", testEvents},
 		{"EventsInteractionIsCurrent", testEventsInteractionIsCurrent},
+		{"InteractionEvents", testInteractionEvents},
 		{"LastEventSeq", testLastEventSeq},
 		{"PurgeEnded", testPurgeEnded},
 		{"PurgeKeepsNewestEvent", testPurgeKeepsNewestEvent},

@@ -123,8 +123,10 @@ func contentType(name string) string {
 	return "application/octet-stream"
 }
 
-// Handler serves the inbox: GET / (index.html) and GET /assets/<version>/….
-// Mount it on "GET /{$}" and "GET /assets/"; any other path gets 404.
+// Handler serves the inbox: GET / (index.html), GET /i/<id> (index.html
+// too: the page shows its detail view of interaction <id>) and GET
+// /assets/<version>/…. Mount it on "GET /{$}", "GET /i/{id}" and
+// "GET /assets/"; any other path gets 404.
 func Handler() http.Handler {
 	b, err := load()
 	if err != nil {
@@ -143,7 +145,7 @@ func (b *bundle) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch {
-	case r.URL.Path == "/" || r.URL.Path == "/index.html":
+	case r.URL.Path == "/" || r.URL.Path == "/index.html" || isDetailPath(r.URL.Path):
 		w.Header().Set("Cache-Control", "no-cache")
 		serve(w, r, &b.index)
 	case strings.HasPrefix(r.URL.Path, assetPrefix):
@@ -161,6 +163,16 @@ func (b *bundle) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		http.NotFound(w, r)
 	}
+}
+
+// detailPrefix starts the address of the detail view of one interaction.
+const detailPrefix = "/i/"
+
+// isDetailPath reports whether p is the address of a detail view: /i/
+// and one non-empty segment.
+func isDetailPath(p string) bool {
+	id, ok := strings.CutPrefix(p, detailPrefix)
+	return ok && id != "" && !strings.Contains(id, "/")
 }
 
 // serve writes a with its ETag; ServeContent answers If-None-Match with 304
