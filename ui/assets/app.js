@@ -5,6 +5,8 @@
 
 import { Inbox } from "./inbox.js";
 import { History } from "./history.js";
+import { DetailView } from "./detail.js";
+import { detailPath, setCopyAnnouncer } from "./copylink.js";
 import { connect } from "./live.js";
 import { onUnauthorized } from "./api.js";
 import { setupNotifications } from "./notify.js";
@@ -46,13 +48,23 @@ let session = "unknown";
 let user = null; // GET /api/v1/auth/me's answer while signed in
 let view = "inbox";
 
+setCopyAnnouncer(announce);
+
 const history = new History({
   list: $("history-list"),
   empty: $("history-empty"),
   error: $("history-error"),
   more: $("history-more"),
+  sub: $("history-sub"),
+  form: $("history-filters"),
+  q: $("history-q"),
   status: $("history-status"),
-});
+  agent: $("history-agent"),
+  type: $("history-type"),
+  channel: $("history-channel"),
+}, { announce });
+
+const detail = new DetailView({ body: $("detail-body") }, { announce });
 
 const inboxHeading = $("inbox-title");
 inboxHeading.tabIndex = -1;
@@ -70,12 +82,12 @@ const inbox = new Inbox({
   visible: () => session === "in" && view === "inbox" && document.visibilityState === "visible",
   show: () => {
     if (view === "inbox") return;
-    location.hash = "#inbox";
-    route(false);
+    navigate("/#inbox", false);
   },
   resolved: () => history.changed(),
   changed: (n) => {
-    if (session === "in") document.title = n > 0 ? `(${n}) hitl` : "hitl";
+    // The detail view's title is its question's.
+    if (session === "in" && view !== "detail") document.title = n > 0 ? `(${n}) hitl` : "hitl";
   },
 });
 
@@ -83,35 +95,91 @@ const inbox = new Inbox({
 // followed once the first replay is in, after signing in if need be.
 let link = new URLSearchParams(location.search).get("interaction");
 
-// followLink opens the linked question in the inbox and takes the
-// parameter out of the address, so a reload does not open it again.
+// followLink opens the linked question and takes the parameter out of
+// the address, so a reload does not open it again: a pending question in
+// the inbox, any other (one that ended names itself and its outcome
+// there) in the detail view.
 function followLink(pending) {
   if (!link) return;
   const id = link;
   link = null;
   const url = new URL(location.href);
   url.searchParams.delete("interaction");
+  if (pending && !pending.has(id)) {
+    window.history.replaceState(window.history.state, "", detailPath(id));
+    route(true);
+    return;
+  }
   window.history.replaceState(window.history.state, "", url);
   inbox.open(id, pending);
 }
 
-// Views: #inbox (default) and #history, while signed in.
+// Views, while signed in: /#inbox (default), /#history and /i/{id} (the
+// detail view of one interaction).
+let shownDetail = "";
 function route(fromUser) {
   if (session !== "in") return;
-  const next = location.hash === "#history" ? "history" : "inbox";
-  if (fromUser && next === view) return; // switched in code already
+  const m = /^\/i\/([^/]+)$/.exec(location.pathname);
+  let id = "";
+  if (m) {
+    try {
+      id = decodeURIComponent(m[1]);
+    } catch {
+      id = m[1];
+    }
+  }
+  const next = id ? "detail" : location.hash === "#history" ? "history" : "inbox";
+  if (fromUser && next === view && id === shownDetail) return; // switched in code already
+  // The detail view's way back is to the list it was opened from.
+  if (next === "detail" && (view === "history" || view === "inbox")) setBack(view);
   view = next;
+  shownDetail = id;
   $("view-inbox").hidden = view !== "inbox";
   $("view-history").hidden = view !== "history";
-  for (const [id, v] of [["tab-inbox", "inbox"], ["tab-history", "history"]]) {
-    if (v === view) $(id).setAttribute("aria-current", "page");
-    else $(id).removeAttribute("aria-current");
+  $("view-detail").hidden = view !== "detail";
+  for (const [tab, v] of [["tab-inbox", "inbox"], ["tab-history", "history"]]) {
+    if (v === view) $(tab).setAttribute("aria-current", "page");
+    else $(tab).removeAttribute("aria-current");
   }
   if (view === "history") history.show();
   else history.hide();
-  if (fromUser) $(view === "history" ? "history-title" : "inbox-title").focus({ preventScroll: true });
+  if (view === "detail") detail.show(id, fromUser);
+  else {
+    detail.hide();
+    document.title = inbox.pending() > 0 ? `(${inbox.pending()}) hitl` : "hitl";
+  }
+  if (fromUser && view !== "detail") $(view === "history" ? "history-title" : "inbox-title").focus({ preventScroll: true });
 }
 window.addEventListener("hashchange", () => route(true));
+window.addEventListener("popstate", () => route(true));
+
+// setBack points the detail view's back link at the list it came from.
+function setBack(from) {
+  const back = $("detail-back");
+  back.href = from === "history" ? "/#history" : "/#inbox";
+  back.textContent = from === "history" ? "Back to History" : "Back to the inbox";
+}
+
+// navigate goes to an address of the inbox without loading the page
+// again (the live channel stays open).
+function navigate(href, fromUser = true) {
+  const url = new URL(href, location.href);
+  if (url.href !== location.href) window.history.pushState(null, "", url);
+  route(fromUser);
+}
+
+// Links to the inbox's own views (the tabs, History's rows, the detail
+// view's links) are followed in the page; a modified click (new tab)
+// and every other link are left to the browser.
+document.addEventListener("click", (e) => {
+  if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+  const a = e.target.closest?.("a[href]");
+  if (!a || a.target || a.hasAttribute("download") || session !== "in") return;
+  const url = new URL(a.href, location.href);
+  if (url.origin !== location.origin || !(url.pathname === "/" || /^\/i\/[^/]+$/.test(url.pathname))) return;
+  e.preventDefault();
+  navigate(url.href);
+});
 
 $("notify-btn").prepend(icon("bell"));
 setupNotifications($("notify-btn"), $("notify-state"));
@@ -171,6 +239,7 @@ function startLive() {
     onMessage(msg) {
       if (!current()) return;
       inbox.handle(msg);
+      detail.handle(msg);
       if (msg.type !== "hitl:replay_done") return;
       // Every pending card is on the page: a link can be followed, and
       // after a reconnect the history may have grown.
@@ -244,6 +313,7 @@ function signedIn(data) {
     stopLive();
     inbox.reset();
     history.reset();
+    detail.reset();
     rules.hide();
     clearDrafts();
   }
@@ -279,6 +349,7 @@ function signedOut(notice) {
   stopLive();
   inbox.reset();
   history.reset();
+  detail.reset();
   slack.hide();
   rules.hide();
   hideInbox();
@@ -288,7 +359,7 @@ function signedOut(notice) {
 
 // hideInbox takes everything but the brand out of the page.
 function hideInbox() {
-  for (const id of ["view-inbox", "view-history", "tabs", "topbar-end", "account", "skip-link"]) $(id).hidden = true;
+  for (const id of ["view-inbox", "view-history", "view-detail", "tabs", "topbar-end", "account", "skip-link"]) $(id).hidden = true;
   $("topbar").classList.remove("has-account");
 }
 

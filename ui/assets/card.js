@@ -9,6 +9,7 @@ import { TYPE_LABELS, countdown, spokenDuration, timeEl } from "./format.js";
 import { OUTCOME_KINDS } from "./decision.js";
 import { Stakes } from "./stakes.js";
 import { Progress, voting } from "./progress.js";
+import { copyLinkButton } from "./copylink.js";
 
 // The AI-Parrot HITL contract's words for a question the agent withdrew (§3.3).
 export const MOVED_ON = "The agent moved on — this question expired.";
@@ -75,7 +76,8 @@ export class Card {
       h("span", { class: `type-badge badge-${q.interaction_type}`, text: TYPE_LABELS[q.interaction_type] || q.interaction_type }),
       tool,
       h("span", { class: "card-meta" }, agent, agent ? dot() : null, session, session ? dot() : null, timeEl(q.created_at)),
-      this.timer),
+      this.timer,
+      copyLinkButton(this.id, q.question)),
     h("h2", { class: "question", id: ids.question, text: q.question }),
     this.stakes.el,
     q.context ? h("div", { class: "context md", id: ids.context }, renderMarkdown(q.context)) : null,

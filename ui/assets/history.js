@@ -1,32 +1,56 @@
-// History: recent answered, expired and cancelled interactions, with the
-// value, who answered, when and through which channel.
+// History: what happened to the questions that ended — answered, expired
+// or cancelled — with the value (a form's by its schema's titles), who,
+// how, when and how long it took; searchable, filtered by outcome, agent,
+// type and channel, a page at a time. Every row links to its question's
+// detail view and offers its link.
 
 import { h } from "./dom.js";
-import { listInteractions } from "./api.js";
-import { TYPE_LABELS, channelName, timeEl, valueNode } from "./format.js";
+import { TYPE_LABELS, channelName, timeEl } from "./format.js";
 import { actionArgs, changesView } from "./argsview.js";
 import { codeBlock, visibleText } from "./codeview.js";
 import { DECISION_LABELS, OUTCOME_KINDS, changedFields, decisionOf, fieldsText } from "./decision.js";
+import { answerNode } from "./formvalue.js";
+import { copyLinkButton, detailPath } from "./copylink.js";
+import { cancelReason, durationText, timeToAnswer } from "./outcome.js";
+import { countsOf, listPage } from "./listquery.js";
 
 const STATUS_LABELS = { answered: "Answered", expired: "Expired", cancelled: "Cancelled" };
 const PAGE = 50;
+// How long typing in the search box waits before searching, in ms.
+const SEARCH_DELAY = 300;
 
 export class History {
-  // els: {list, empty, error, more, status}
-  constructor(els) {
+  // els: {list, empty, error, more, sub, form, q, status, agent, type,
+  // channel}; opts: {announce(text)}
+  constructor(els, opts = {}) {
     this.els = els;
+    this.opts = opts;
     this.cursor = "";
     this.visible = false;
     this.loading = false;
     this.stale = true;
     this.gen = 0;
     els.more.addEventListener("click", () => this.load(false));
-    els.status.addEventListener("change", () => this.load(true));
+    for (const sel of [els.status, els.agent, els.type, els.channel]) sel.addEventListener("change", () => this.load(true));
+    els.q.addEventListener("input", () => {
+      clearTimeout(this.searchTimer);
+      this.searchTimer = setTimeout(() => this.load(true), SEARCH_DELAY);
+    });
+    els.form.addEventListener("submit", (e) => {
+      e.preventDefault();
+      clearTimeout(this.searchTimer);
+      this.load(true);
+    });
+    // The reset button clears the fields; the list follows once they are.
+    els.form.addEventListener("reset", () => setTimeout(() => this.load(true)));
   }
 
   show() {
     this.visible = true;
-    if (this.stale) this.load(true);
+    if (this.stale) {
+      this.load(true);
+      this.loadAgents();
+    }
   }
 
   hide() {
@@ -38,6 +62,7 @@ export class History {
   reset() {
     this.gen += 1;
     clearTimeout(this.timer);
+    clearTimeout(this.searchTimer);
     this.visible = false;
     this.stale = true;
     this.cursor = "";
@@ -45,7 +70,9 @@ export class History {
     this.els.more.hidden = true;
     this.els.empty.hidden = true;
     this.els.error.hidden = true;
-    this.els.status.value = "";
+    this.els.sub.textContent = "";
+    this.els.form.reset();
+    this.els.agent.replaceChildren(h("option", { value: "", text: "All agents" }));
   }
 
   // changed is called when an interaction ends: reload if on screen.
@@ -56,6 +83,26 @@ export class History {
     this.timer = setTimeout(() => this.load(true), 600);
   }
 
+  // filters is what the form asks for.
+  filters() {
+    const { q, status, agent, type, channel } = this.els;
+    return { q: q.value.trim(), status: status.value, agent: agent.value, type: type.value, channel: channel.value };
+  }
+
+  // loadAgents fills the agent filter with every agent that asked
+  // something, keeping the one chosen.
+  async loadAgents() {
+    const gen = this.gen;
+    const r = await countsOf({});
+    if (gen !== this.gen || !r.ok || !r.data?.by_agent) return;
+    const sel = this.els.agent;
+    const chosen = sel.value;
+    const names = Object.keys(r.data.by_agent).filter(Boolean).sort((a, b) => a.localeCompare(b));
+    if (chosen && !names.includes(chosen)) names.push(chosen);
+    sel.replaceChildren(h("option", { value: "", text: "All agents" }), ...names.map((n) => h("option", { value: n, text: n })));
+    sel.value = chosen;
+  }
+
   async load(reset) {
     if (this.loading) {
       this.again = true;
@@ -64,15 +111,16 @@ export class History {
     this.loading = true;
     this.stale = false;
     const gen = this.gen;
-    const status = this.els.status.value;
+    const f = this.filters();
     const cursor = reset ? "" : this.cursor;
     const shown = [];
     let next = cursor;
     let error = null;
-    // Without a status filter the newest page may be mostly pending
+    this.els.list.setAttribute("aria-busy", "true");
+    // Without an outcome filter the newest page may be mostly pending
     // interactions, which are not history: read on a little.
     for (let i = 0; i < 4; i++) {
-      const r = await listInteractions({ status, limit: PAGE, cursor: next });
+      const r = await listPage({ ...f, limit: PAGE, cursor: next });
       if (!r.ok) {
         error = r.error?.message || "The history could not be loaded.";
         break;
@@ -93,9 +141,13 @@ export class History {
       this.els.list.append(...shown.map(item));
       this.cursor = next;
       this.els.more.hidden = !next;
-      this.els.empty.hidden = this.els.list.children.length > 0;
-      this.els.list.setAttribute("aria-busy", "false");
+      const n = this.els.list.children.length;
+      const filtered = Object.values(f).some(Boolean);
+      this.els.empty.hidden = n > 0;
+      this.els.empty.textContent = filtered ? "Nothing matches these filters." : "Nothing here yet.";
+      this.els.sub.textContent = n === 0 ? "" : `${n}${next ? "+" : ""} ${n === 1 ? "question" : "questions"}${filtered ? " match" : ""}.`;
     }
+    this.els.list.setAttribute("aria-busy", "false");
     if (this.again) {
       this.again = false;
       this.load(true);
@@ -106,29 +158,33 @@ export class History {
 function item(it) {
   const res = it.result || {};
   const when = res.responded_at && !res.responded_at.startsWith("0001") ? res.responded_at : it.created_at;
+  const took = timeToAnswer(it);
+  const tookText = took !== null ? ` · in ${durationText(took)}` : "";
   let outcome;
   if (it.interaction_type === "action" && it.status === "answered" && decisionOf(res.value)) {
-    outcome = actionOutcome(it, res, when);
+    outcome = actionOutcome(it, res, when, tookText);
   } else if (it.status === "answered") {
     outcome = [
-      h("div", { class: "h-answer" }, h("span", { class: "h-label", text: "Answer" }), valueNode(it, res.value)),
+      h("div", { class: "h-answer" }, h("span", { class: "h-label", text: "Answer" }), answerNode(it, res.value)),
       h("p", { class: "h-meta" },
         res.timed_out ? "Default used at the deadline" : `By ${res.responded_by || "someone"} via ${channelName(res.channel)}`,
-        " · ", timeEl(when)),
+        " · ", timeEl(when), tookText),
     ];
   } else {
-    const why = it.status === "expired"
+    const why = cancelReason(res.reason);
+    const text = it.status === "expired"
       ? "No answer before the deadline"
-      : `Cancelled${res.reason && res.reason !== "agent_cancelled" ? `: ${res.reason}` : " by the agent"}`;
-    outcome = h("p", { class: "h-meta" }, why, " · ", timeEl(when));
+      : `Cancelled by ${res.responded_by || "the agent"}${why ? `: ${why}` : ""}`;
+    outcome = h("p", { class: "h-meta" }, text, " · ", timeEl(when));
   }
   return h("li", { class: `h-item h-${it.status}`, "data-id": it.interaction_id },
     h("div", { class: "h-head" },
       h("span", { class: `status-badge status-${it.status}`, text: STATUS_LABELS[it.status] || it.status }),
       h("span", { class: `type-badge badge-${it.interaction_type}`, text: TYPE_LABELS[it.interaction_type] || it.interaction_type }),
       it.action?.name ? h("code", { class: "action-chip", text: it.action.name }) : null,
-      it.source_agent ? h("span", { class: "h-agent", text: it.source_agent }) : null),
-    h("p", { class: "h-question", text: it.question }),
+      it.source_agent ? h("span", { class: "h-agent", text: it.source_agent }) : null,
+      copyLinkButton(it.interaction_id, it.question)),
+    h("p", { class: "h-question" }, h("a", { class: "h-link", href: detailPath(it.interaction_id), text: it.question })),
     it.interaction_type === "action" ? actionSubject(it.action) : null,
     outcome);
 }
@@ -146,7 +202,7 @@ function actionSubject(action) {
 
 // actionOutcome is the decision about an action: what, by whom, the
 // reason or reply, and the changes of an edit.
-function actionOutcome(it, res, when) {
+function actionOutcome(it, res, when, tookText) {
   const v = res.value;
   const d = decisionOf(v);
   const ruled = res.channel === "rule" || !!res.rule_id;
@@ -164,6 +220,6 @@ function actionOutcome(it, res, when) {
       msg ? h("span", { class: "text-value" }, visibleText(msg)) : null,
       fields.length ? h("span", { class: "h-meta", text: `${fieldsText(fields)} changed` }) : null),
     d === "edit" && v.args && typeof v.args === "object" ? changesView(actionArgs(it.action), v.args) : null,
-    h("p", { class: "h-meta" }, by, " · ", timeEl(when)),
+    h("p", { class: "h-meta" }, by, " · ", timeEl(when), tookText),
   ];
 }
