@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 
 	cdppage "github.com/chromedp/cdproto/page"
@@ -62,7 +63,8 @@ func TestLinkToPendingQuestion(t *testing.T) {
 }
 
 // TestLinkToEndedQuestion: a link to a question that is no longer pending
-// (or never was) shows what became of it, once.
+// (or never was) opens its detail view, which names the question and says
+// what became of it; a reload stays there.
 func TestLinkToEndedQuestion(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t)
@@ -72,18 +74,22 @@ func TestLinkToEndedQuestion(t *testing.T) {
 	}
 	p := openPage(t, srv)
 	p.do(chromedp.Navigate(p.link(id)))
-	const answered = "That question was answered by local via the API."
-	p.waitJS(fmt.Sprintf(`document.getElementById("inbox-notice").textContent === %s && location.search === ""`, js(answered)))
-	if !eval[bool](p, `document.getElementById("inbox-notice").checkVisibility()`) {
-		t.Error("the notice is not visible")
+	p.waitDetail("Rotate the keys?")
+	p.waitDetailText("outcome", "Answered by local via the API")
+	if got := eval[string](p, `location.pathname + location.search`); got != "/i/"+id {
+		t.Errorf("address after following the link = %q, want /i/%s", got, id)
 	}
-	// A reload does not repeat it.
+	if got := p.detailText("outcome"); !strings.Contains(got, "Approve") {
+		t.Errorf("outcome %q does not say what was answered", got)
+	}
+	// A reload shows it again.
 	p.do(chromedp.Reload())
-	p.waitJS(`document.getElementById("conn").dataset.state === "live" && !document.getElementById("inbox-empty").hidden`)
-	if got := eval[string](p, `location.search + document.getElementById("inbox-notice").textContent`); got != "" {
-		t.Errorf("after a reload the address's query and notice are %q, want none", got)
-	}
+	p.waitDetail("Rotate the keys?")
+	p.waitDetailText("outcome", "Answered by local via the API")
 
 	p.do(chromedp.Navigate(p.link("no-such-question")))
-	p.waitJS(`document.getElementById("inbox-notice").textContent === "That question was not found." && location.search === ""`)
+	p.waitDetail("Question not found")
+	if got := eval[string](p, `location.pathname`); got != "/i/no-such-question" {
+		t.Errorf("address = %q, want /i/no-such-question", got)
+	}
 }
