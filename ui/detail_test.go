@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chromedp/cdproto/browser"
+	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 )
@@ -50,11 +50,14 @@ func (p *page) waitDetailText(cls, text string) {
 // not), which the clipboard API requires.
 func allowClipboard(origin string) chromedp.Action[chromedp.Void] {
 	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		if _, err := chromedp.Call(ctx, browser.GrantPermissions, browser.GrantPermissionsParams{
-			Origin:      origin,
-			Permissions: []browser.PermissionType{browser.PermissionTypeClipboardReadWrite, browser.PermissionTypeClipboardSanitizedWrite},
-		}); err != nil {
-			return err
+		for _, name := range []string{"clipboard-read", "clipboard-write"} {
+			if _, err := chromedp.Call(ctx, cdpbrowser.SetPermission, cdpbrowser.SetPermissionParams{
+				Permission: &cdpbrowser.PermissionDescriptor{Name: name},
+				Setting:    cdpbrowser.PermissionSettingGranted,
+				Origin:     origin,
+			}); err != nil {
+				return err
+			}
 		}
 		_, err := chromedp.Call(ctx, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true})
 		return err

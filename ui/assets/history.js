@@ -71,7 +71,8 @@ export class History {
     this.els.empty.hidden = true;
     this.els.error.hidden = true;
     this.els.sub.textContent = "";
-    this.els.form.reset();
+    // Not form.reset(): its reset event would load the list.
+    for (const el of [this.els.q, this.els.status, this.els.type, this.els.channel]) el.value = "";
     this.els.agent.replaceChildren(h("option", { value: "", text: "All agents" }));
   }
 
