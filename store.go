@@ -224,6 +224,8 @@ type ListFilter struct {
 	// Query keeps interactions whose question or context contains it,
 	// ignoring case ("" for any).
 	Query string
+	// SessionID keeps the interactions of that session ("" for any).
+	SessionID string
 	// Sort is the order: SortNewest ("", the default) or SortDeadline.
 	Sort ListSort
 	// VisibleTo, when set, keeps only the interactions that audience may

@@ -28,6 +28,7 @@ func listQuery(f hitl.ListFilter) (url.Values, error) {
 	set("cursor", f.Cursor)
 	set("idempotency_key", f.IdempotencyKey)
 	set("q", f.Query)
+	set("session_id", f.SessionID)
 	set("sort", string(f.Sort))
 	if f.Limit != 0 {
 		q.Set("limit", strconv.Itoa(f.Limit))

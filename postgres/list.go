@@ -113,6 +113,10 @@ func listWhere(f hitl.ListFilter, withAgents, withTypes bool) *conditions {
 	if f.CreatedBy != "" {
 		w.add("created_by = " + w.arg(f.CreatedBy))
 	}
+	if f.SessionID != "" {
+		// session_id <> '' lets interactions_session apply.
+		w.add("session_id = " + w.arg(f.SessionID) + " AND session_id <> ''")
+	}
 	if f.VisibleTo != nil {
 		w.add(visibleClause(f.VisibleTo, w.arg))
 	}

@@ -8,8 +8,8 @@ import (
 )
 
 // listFilter reads the filters of GET /api/v1/interactions and its counts
-// from the query: status, idempotency_key, agent, type and channel (each
-// repeatable: any of), q (search), sort, cursor and limit. The broker
+// from the query: status, idempotency_key, session_id, agent, type and
+// channel (each repeatable: any of), q (search), sort, cursor and limit. The broker
 // checks the values.
 func listFilter(q url.Values) (hitl.ListFilter, error) {
 	f := hitl.ListFilter{
@@ -19,6 +19,7 @@ func listFilter(q url.Values) (hitl.ListFilter, error) {
 		Agents:         q["agent"],
 		Channels:       q["channel"],
 		Query:          q.Get("q"),
+		SessionID:      q.Get("session_id"),
 		Sort:           hitl.ListSort(q.Get("sort")),
 	}
 	for _, t := range q["type"] {

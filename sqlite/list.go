@@ -84,6 +84,10 @@ func listWhere(f hitl.ListFilter, withAgents, withTypes bool) (where []string, a
 	if f.CreatedBy != "" {
 		where, args = append(where, "created_by = ?"), append(args, f.CreatedBy)
 	}
+	if f.SessionID != "" {
+		// session_id <> '' lets interactions_session apply.
+		where, args = append(where, "session_id = ? AND session_id <> ''"), append(args, f.SessionID)
+	}
 	if f.VisibleTo != nil {
 		where, args = append(where, sqlVisible), append(args, visibleArgs(f.VisibleTo)...)
 	}

@@ -69,6 +69,7 @@ func Run(t *testing.T, newStore func(t *testing.T) hitl.Store) {
 		{"Events", testEvents},
 		{"EventsInteractionIsCurrent", testEventsInteractionIsCurrent},
 		{"InteractionEvents", testInteractionEvents},
+		{"ListSession", testListSession},
 		{"LastEventSeq", testLastEventSeq},
 		{"PurgeEnded", testPurgeEnded},
 		{"PurgeKeepsNewestEvent", testPurgeKeepsNewestEvent},

@@ -61,3 +61,44 @@ func testInteractionEvents(t *testing.T, s hitl.Store) {
 		t.Errorf("InteractionEvents(unknown): got %v, %v; want none", none, err)
 	}
 }
+
+// testListSession checks that ListInteractions with SessionID lists one
+// session's interactions, newest first, whatever their status, paged.
+func testListSession(t *testing.T, s hitl.Store) {
+	mk := func(session string, n int) *hitl.Interaction {
+		return create(t, s, ask(t, hitl.CreateRequest{Question: "Step?", Timeout: 600, SessionID: session}, "agent", at(n)))
+	}
+	first := mk("run-1", 0)
+	mk("run-2", 1)
+	second := mk("run-1", 2)
+	mk("", 3)
+	third := mk("run-1", 4)
+	resolve(t, s, first.ID, answer(`"done"`, at(5)))
+
+	ids := func(list []*hitl.Interaction) []string {
+		out := make([]string, len(list))
+		for i, in := range list {
+			out[i] = in.ID
+		}
+		return out
+	}
+	got, next := list(t, s, hitl.ListFilter{SessionID: "run-1"})
+	if d := cmp.Diff([]string{third.ID, second.ID, first.ID}, ids(got)); d != "" || next != "" {
+		t.Errorf("session run-1 (-want +got):\n%s; next %q", d, next)
+	}
+	page, next := list(t, s, hitl.ListFilter{SessionID: "run-1", Limit: 2})
+	if d := cmp.Diff([]string{third.ID, second.ID}, ids(page)); d != "" || next == "" {
+		t.Fatalf("first page (-want +got):\n%s; next %q", d, next)
+	}
+	rest, _ := list(t, s, hitl.ListFilter{SessionID: "run-1", Limit: 2, Cursor: next})
+	if d := cmp.Diff([]string{first.ID}, ids(rest)); d != "" {
+		t.Errorf("second page (-want +got):\n%s", d)
+	}
+	answered, _ := list(t, s, hitl.ListFilter{SessionID: "run-1", Status: hitl.StatusAnswered})
+	if d := cmp.Diff([]string{first.ID}, ids(answered)); d != "" {
+		t.Errorf("session run-1, answered (-want +got):\n%s", d)
+	}
+	if none, _ := list(t, s, hitl.ListFilter{SessionID: "run-9"}); len(none) != 0 {
+		t.Errorf("unknown session: got %d interactions, want none", len(none))
+	}
+}
