@@ -36,20 +36,20 @@ func jsonList(xs []string) string {
 func TestHistoryFilters(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t)
-	respond := func(id string, value any) {
+	respond := func(id string, value any, channel string) {
 		t.Helper()
-		if status, body := srv.call(t, http.MethodPost, "/api/v1/interactions/"+id+"/respond", map[string]any{"value": value}); status != http.StatusOK {
+		if status, body := srv.call(t, http.MethodPost, "/api/v1/interactions/"+id+"/respond", map[string]any{"value": value, "channel": channel}); status != http.StatusOK {
 			t.Fatalf("respond: %d %s", status, body)
 		}
 	}
 	deploy := srv.ask(t, map[string]any{"interaction_type": "approval", "question": "Deploy build 1432?", "source_agent": "deployer"})
-	respond(deploy, true)
+	respond(deploy, true, "web")
 	form := srv.ask(t, map[string]any{
 		"interaction_type": "form", "question": "Vendor details for PO-2291", "source_agent": "procurement",
 		"context":     "The invoice from Initech is attached.",
 		"form_schema": map[string]any{"type": "object", "properties": map[string]any{"company": map[string]any{"type": "string", "title": "Company name"}}},
 	})
-	respond(form, map[string]any{"company": "Initech"})
+	respond(form, map[string]any{"company": "Initech"}, "api")
 	rollback := srv.ask(t, map[string]any{"interaction_type": "approval", "question": "Roll back api-7?", "source_agent": "deployer"})
 	srv.call(t, http.MethodPost, "/api/v1/interactions/"+rollback+"/cancel", map[string]any{"reason": "the agent found a safer plan"})
 	srv.ask(t, map[string]any{"question": "Still pending, not history", "source_agent": "deployer"})
@@ -80,8 +80,11 @@ func TestHistoryFilters(t *testing.T) {
 	p.setSelect("#history-status", "cancelled")
 	p.waitHistory("Roll back api-7?")
 	p.setSelect("#history-status", "")
+	// The channel through which a question was answered, or cancelled.
+	p.setSelect("#history-channel", "web")
+	p.waitHistory("Deploy build 1432?")
 	p.setSelect("#history-channel", "api")
-	p.waitHistory("Vendor details for PO-2291", "Deploy build 1432?")
+	p.waitHistory("Roll back api-7?", "Vendor details for PO-2291")
 	p.setSelect("#history-channel", "")
 
 	// Search: the context counts, and nothing matching says so.
