@@ -222,7 +222,7 @@ function outcomeSection(it) {
   const took = timeToAnswer(it);
   const action = it.interaction_type === "action" ? actionOutcome(it) : null;
   return section("outcome", "Outcome",
-    h("p", { class: `detail-outcome outcome-${it.status}` }, action ? action.text : `${outcomeSentence(it)}.`),
+    h("p", { class: `detail-outcome detail-outcome-${it.status}` }, action ? action.text : `${outcomeSentence(it)}.`),
     it.status === "answered" && !action && res.value !== undefined
       ? h("div", { class: "detail-value" }, answerNode(it, res.value)) : null,
     h("p", { class: "h-meta" },
@@ -253,7 +253,7 @@ function factsSection(it) {
   add("Idempotency key", it.idempotency_key ? h("code", { text: it.idempotency_key }) : null);
   add("Interaction ID", h("code", { text: it.interaction_id }));
   if (it.metadata && Object.keys(it.metadata).length) add("Metadata", metadataNode(it.metadata));
-  return section("facts", "Details", h("dl", { class: "kv detail-facts" }, rows));
+  return section("facts", "Details", h("dl", { class: "kv facts-list" }, rows));
 }
 
 // atDeadline says what the agent gets if no one answers in time.
