@@ -9,12 +9,6 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// historyQuestions is the questions History lists, top to bottom.
-func (p *page) historyQuestions() []string {
-	p.t.Helper()
-	return eval[[]string](p, `[...document.querySelectorAll("#history-list .h-question")].map(e => e.textContent)`)
-}
-
 // waitHistory waits until History lists exactly want, in order.
 func (p *page) waitHistory(want ...string) {
 	p.t.Helper()
