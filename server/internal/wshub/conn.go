@@ -43,6 +43,7 @@ type Conn struct {
 	held      []*event
 	replayed  map[string]bool // interactions in the replay, until the stream passes upTo
 	upTo      int64
+	skip      int64         // events up to this one were sent already (a resume ahead of the feed)
 	closing   bool          // a close frame is queued: nothing more is
 	sent      chan struct{} // closed once the close frame is written (or the connection dropped)
 	removed   bool
@@ -99,7 +100,7 @@ func (c *Conn) push(e *event, limit int) (schedule, closed bool) {
 		c.held = append(c.held, e)
 		return false, false
 	}
-	if c.repeatLocked(e.ev) {
+	if e.ev.Seq <= c.skip || c.repeatLocked(e.ev) {
 		return false, false
 	}
 	if len(c.queue) >= limit {

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -60,8 +61,10 @@ func startHub(t *testing.T, opts *wshub.Options) *hubServer {
 		if c == nil {
 			return
 		}
+		// ?skip=N: the client has every event up to N (a resume).
+		skip, _ := strconv.ParseInt(r.URL.Query().Get("skip"), 10, 64)
 		if c.Replay().Finish([]byte(readyMessage)) {
-			c.GoLive(nil, 0, 0)
+			c.GoLive(nil, 0, skip)
 		}
 	}))
 	t.Cleanup(hs.Close)
@@ -72,7 +75,13 @@ func startHub(t *testing.T, opts *wshub.Options) *hubServer {
 // test asks for, and reads the replay.
 func (hs *hubServer) dial(t *testing.T) net.Conn {
 	t.Helper()
-	c := hs.dialRaw(t)
+	return hs.dialQuery(t, "")
+}
+
+// dialQuery is dial with a query string.
+func (hs *hubServer) dialQuery(t *testing.T, query string) net.Conn {
+	t.Helper()
+	c := hs.dialRaw(t, query)
 	if op, p, err := readFrame(c); err != nil || op != ws.OpText || string(p) != readyMessage {
 		t.Fatalf("replay: opcode %v %q, %v; want %s", op, p, err, readyMessage)
 	}
@@ -80,9 +89,9 @@ func (hs *hubServer) dial(t *testing.T) net.Conn {
 }
 
 // dialRaw opens a WebSocket and reads nothing.
-func (hs *hubServer) dialRaw(t *testing.T) net.Conn {
+func (hs *hubServer) dialRaw(t *testing.T, query string) net.Conn {
 	t.Helper()
-	nc, br, _, err := ws.Dial(hitltest.Context(t), hs.url)
+	nc, br, _, err := ws.Dial(hitltest.Context(t), hs.url+query)
 	if err != nil {
 		t.Fatalf("dial: %v", err)
 	}
@@ -188,6 +197,24 @@ func TestEventsReachEveryConnectionInOrder(t *testing.T) {
 				last = seq
 			}
 		}
+	}
+}
+
+// TestLiveEventsTheClientHasAreSkipped: a connection that resumed ahead
+// of this server's feed (another replica's events not here yet) is not
+// sent those events again when the feed catches up.
+func TestLiveEventsTheClientHasAreSkipped(t *testing.T) {
+	t.Parallel()
+	hs := startHub(t, nil)
+	last, err := hs.b.LastEventSeq(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := hs.dialQuery(t, fmt.Sprintf("?skip=%d", last+1))
+	hs.ask(t, "Seen already?")
+	next := hs.ask(t, "New?")
+	if m := readMessage(t, c); m["id"] != next.ID {
+		t.Errorf("got %v, want the created event of %s only", m, next.ID)
 	}
 }
 
@@ -348,7 +375,7 @@ func TestSourceCloseClosesConnections(t *testing.T) {
 	}
 	hitltest.WaitFor(t, "the hub to empty", func() bool { return hs.hub.Open() == 0 })
 
-	late := hs.dialRaw(t)
+	late := hs.dialRaw(t, "")
 	if got, want := readClose(t, late), ws.StatusGoingAway; got != want {
 		t.Errorf("connection after shutdown: close status %d, want %d", got, want)
 	}

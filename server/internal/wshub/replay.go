@@ -55,12 +55,14 @@ func (rw *Replay) flush() bool {
 }
 
 // GoLive ends c's replay: the live events held meanwhile are queued,
-// except those at or before skip (the client has them) and the created
+// except those at or before skip (the client has them; so are later ones
+// at or before it, when this server's feed is behind the client) and the created
 // events of the replayed interactions (until the stream passes upTo), and
 // the hub's writers take over.
 func (c *Conn) GoLive(replayed map[string]bool, upTo, skip int64) {
 	c.mu.Lock()
 	c.replaying = false
+	c.skip = skip
 	if replayed != nil && upTo > c.start {
 		c.replayed, c.upTo = replayed, upTo
 	}
