@@ -24,6 +24,11 @@ const (
 	// escalationBatch is how many rows are scheduled or claimed per store
 	// call.
 	escalationBatch = 100
+	// escalationGrace is how long after Start the first steps fire: the
+	// channels (Slack, email) register their handlers once the broker
+	// has started, and steps that came due while no process ran must
+	// reach them too.
+	escalationGrace = 5 * time.Second
 )
 
 // EscalationHandler tells the people of a fired escalation step on one
@@ -49,7 +54,8 @@ func newEscalator(b *Broker) *escalator {
 }
 
 // OnEscalation registers fn to be called for every escalation step this
-// broker fires (see EscalationHandler).
+// broker fires (see EscalationHandler). Steps fire from a few seconds
+// after Start on, so that handlers registered right after it miss none.
 func (b *Broker) OnEscalation(fn EscalationHandler) {
 	b.escalator.mu.Lock()
 	defer b.escalator.mu.Unlock()
@@ -116,6 +122,13 @@ func (x *escalator) sweep(ctx context.Context) error {
 
 // run is the timer's loop.
 func (x *escalator) run(ctx context.Context) {
+	grace := time.NewTimer(escalationGrace)
+	select {
+	case <-grace.C:
+	case <-ctx.Done():
+		grace.Stop()
+		return
+	}
 	if err := x.sweep(ctx); err != nil && ctx.Err() == nil {
 		x.b.log.Error("schedule the escalation steps of pending interactions", "error", err)
 	}
