@@ -74,6 +74,7 @@ func runAsk(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	onTimeout := fs.String("on-timeout", "", "at the deadline: cancel (exit 2) or default (answer with --default)")
 	key := fs.String("id", "", "idempotency `key`: asking again with the same key and question waits on\nthe same interaction (default: a new random key, so that an interrupted\nask can find its question and cancel it: see ask.Create)")
 	agent := fs.String("agent", envOr("HITL_AGENT", ""), "agent `name` shown to the person (HITL_AGENT)")
+	escalation := fs.String("escalation", "", "reminders and escalation as `JSON`, such as\n'[{\"after\":\"10m\",\"remind\":true}]' ([] opts out of the server's default)")
 	var action actionFlags
 	action.register(fs)
 	base := serverFlag(fs)
@@ -106,6 +107,14 @@ func runAsk(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	req.Timeout = timeout.Seconds()
 	if *def != "" {
 		req.DefaultResponse = jsonOrString(*def)
+	}
+	if *escalation != "" {
+		if err := json.Unmarshal([]byte(*escalation), &req.Escalation); err != nil {
+			return fail("--escalation must be a JSON list of steps: %v", err)
+		}
+		if req.Escalation == nil {
+			req.Escalation = []hitl.EscalationStep{} // null: no steps either
+		}
 	}
 	if *schemaFile != "" {
 		schema, err := readSchema(*schemaFile)
