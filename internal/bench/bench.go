@@ -204,41 +204,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 	}()
 
-	// The floor.
-	progress("floor: bare loopback HTTP round trips")
-	h, err := floorHTTP(ctx, max(cfg.Samples, 1000))
-	if err != nil {
+	if err := runFloors(ctx, cfg, res, progress); err != nil {
 		return res, err
 	}
-	res.FloorHTTP, res.FloorHTTPP99 = ms(h.P50), ms(h.P99)
-	switch {
-	case cfg.PostgresURL != "":
-		progress("floor: bare durable PostgreSQL commits")
-		c, err := floorCommitPostgres(ctx, cfg.PostgresURL, max(cfg.Samples/4, 200))
-		if err != nil {
-			return res, err
-		}
-		res.FloorCommit, res.FloorCommitP99, res.FloorCommitStore = ptr(ms(c.P50)), ptr(ms(c.P99)), "postgres"
-	case cfg.Dir != "":
-		progress("floor: bare durable SQLite commits")
-		c, err := floorCommit(ctx, cfg.Dir, max(cfg.Samples/4, 200), 0)
-		if err != nil {
-			return res, err
-		}
-		res.FloorCommit, res.FloorCommitP99, res.FloorCommitStore = ptr(ms(c.P50)), ptr(ms(c.P99)), "sqlite"
-		progress("floor: bare durable SQLite commits, each after %s idle", settle)
-		if c, err = floorCommit(ctx, cfg.Dir, max(cfg.Samples/4, 200), settle); err != nil {
-			return res, err
-		}
-		res.FloorCommitIdle, res.FloorCommitIdleP99 = ptr(ms(c.P50)), ptr(ms(c.P99))
-		progress("floor: the bare answer loop, %d samples", cfg.Samples)
-		l, err := floorLoop(ctx, cfg.Dir, cfg.Samples, progress)
-		if err != nil {
-			return res, err
-		}
-		res.FloorLoop, res.FloorLoopP99 = ptr(ms(l.P50)), ptr(ms(l.P99))
-	}
-
 	if err := runLatency(ctx, cfg, res, progress); err != nil {
 		return res, err
 	}
@@ -254,6 +222,46 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	progress("done")
 	return res, nil
+}
+
+// runFloors measures the floors: loopback HTTP, a durable commit of the
+// store, and for SQLite the same after idling and the bare answer loop.
+func runFloors(ctx context.Context, cfg Config, res *Result, progress func(string, ...any)) error {
+	progress("floor: bare loopback HTTP round trips")
+	h, err := floorHTTP(ctx, max(cfg.Samples, 1000))
+	if err != nil {
+		return err
+	}
+	res.FloorHTTP, res.FloorHTTPP99 = ms(h.P50), ms(h.P99)
+	switch {
+	case cfg.PostgresURL != "":
+		progress("floor: bare durable PostgreSQL commits")
+		c, err := floorCommitPostgres(ctx, cfg.PostgresURL, max(cfg.Samples/4, 200))
+		if err != nil {
+			return err
+		}
+		res.FloorCommit, res.FloorCommitP99, res.FloorCommitStore = ptr(ms(c.P50)), ptr(ms(c.P99)), "postgres"
+	case cfg.Dir != "":
+		progress("floor: bare durable SQLite commits")
+		c, err := floorCommit(ctx, cfg.Dir, max(cfg.Samples/4, 200), 0)
+		if err != nil {
+			return err
+		}
+		res.FloorCommit, res.FloorCommitP99, res.FloorCommitStore = ptr(ms(c.P50)), ptr(ms(c.P99)), "sqlite"
+		progress("floor: bare durable SQLite commits, each after %s idle", settle)
+		if c, err = floorCommit(ctx, cfg.Dir, max(cfg.Samples/4, 200), settle); err != nil {
+			return err
+		}
+		res.FloorCommitIdle, res.FloorCommitIdleP99 = ptr(ms(c.P50)), ptr(ms(c.P99))
+		progress("floor: the bare answer loop, %d samples", cfg.Samples)
+		l, err := floorLoop(ctx, cfg.Dir, cfg.Samples, progress)
+		if err != nil {
+			return err
+		}
+		res.FloorLoop, res.FloorLoopP99 = ptr(ms(l.P50)), ptr(ms(l.P99))
+	}
+
+	return nil
 }
 
 // withServer launches the phase's server, runs fn and stops the server.
