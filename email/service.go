@@ -23,6 +23,7 @@ import (
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/broker"
+	"github.com/hitl-sh/hitl/internal/grace"
 	"github.com/hitl-sh/hitl/secret"
 )
 
@@ -162,18 +163,7 @@ func (s *Service) Close() error {
 		s.done = true
 		s.mu.Unlock()
 		close(s.closed)
-		finished := make(chan struct{})
-		go func() {
-			s.wg.Wait()
-			close(finished)
-		}()
-		grace := time.NewTimer(closeGrace)
-		defer grace.Stop()
-		select {
-		case <-finished:
-		case <-grace.C:
-		}
-		s.cancel()
+		grace.Stop(&s.wg, closeGrace, s.cancel)
 	})
 	s.wg.Wait()
 	return nil

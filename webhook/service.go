@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/internal/grace"
 	"github.com/hitl-sh/hitl/standardwebhooks"
 )
 
@@ -204,18 +205,7 @@ func (s *Service) wake() {
 func (s *Service) Close() error {
 	s.once.Do(func() {
 		close(s.closed)
-		finished := make(chan struct{})
-		go func() {
-			s.wg.Wait()
-			close(finished)
-		}()
-		grace := time.NewTimer(closeGrace)
-		defer grace.Stop()
-		select {
-		case <-finished:
-		case <-grace.C:
-		}
-		s.cancel()
+		grace.Stop(&s.wg, closeGrace, s.cancel)
 	})
 	s.wg.Wait()
 	return nil
