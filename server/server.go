@@ -18,7 +18,6 @@ import (
 	"github.com/hitl-sh/hitl/server/internal/park"
 	"github.com/hitl-sh/hitl/server/internal/wshub"
 	"github.com/hitl-sh/hitl/ui"
-	"github.com/hitl-sh/hitl/webhook"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -44,7 +43,7 @@ type Options struct {
 	MCP http.Handler
 	// Webhooks, when set, serves the webhooks' API and lets agents give
 	// a callback_url.
-	Webhooks *webhook.Service
+	Webhooks Webhooks
 	// Email, when set, is the email channel (the email package's
 	// Service): the server serves its configuration API, for admins, and
 	// the pages the links in mail lead to, whose token is their
@@ -67,7 +66,7 @@ type Server struct {
 	slack   SlackChannel
 	mcp     http.Handler
 	// webhooks, when set, sends webhooks (webhooks.go).
-	webhooks *webhook.Service
+	webhooks Webhooks
 	email    EmailChannel
 	hub      *wshub.Hub
 	replays  replayCache
