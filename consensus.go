@@ -142,12 +142,14 @@ func (in *Interaction) Eligible(a Audience) bool {
 // votes: one JSON value (with each vote's idempotency key, which the
 // wire format leaves out).
 type workflow struct {
-	Consensus  *Consensus   `json:"consensus,omitempty"`
-	OnBehalfOf string       `json:"on_behalf_of,omitempty"`
-	Needed     int          `json:"needed,omitempty"`
-	Votes      []storedVote `json:"votes,omitempty"`
-	ClaimMode  ClaimMode    `json:"claim_mode,omitempty"`
-	Claim      *Claim       `json:"claim,omitempty"`
+	Consensus  *Consensus       `json:"consensus,omitempty"`
+	OnBehalfOf string           `json:"on_behalf_of,omitempty"`
+	Needed     int              `json:"needed,omitempty"`
+	Votes      []storedVote     `json:"votes,omitempty"`
+	ClaimMode  ClaimMode        `json:"claim_mode,omitempty"`
+	Claim      *Claim           `json:"claim,omitempty"`
+	Escalation []EscalationStep `json:"escalation,omitempty"`
+	Escalated  []int            `json:"escalated,omitempty"`
 }
 
 type storedVote struct {
@@ -158,10 +160,12 @@ type storedVote struct {
 // WorkflowJSON returns what a store keeps of in's consensus, requester,
 // votes and claim, or nil when there is none of them.
 func (in *Interaction) WorkflowJSON() []byte {
-	if in.Consensus == nil && in.OnBehalfOf == "" && len(in.Votes) == 0 && in.ClaimMode == "" && in.Claim == nil {
+	if in.Consensus == nil && in.OnBehalfOf == "" && len(in.Votes) == 0 && in.ClaimMode == "" && in.Claim == nil &&
+		len(in.Escalation) == 0 {
 		return nil
 	}
-	w := workflow{Consensus: in.Consensus, OnBehalfOf: in.OnBehalfOf, Needed: in.VotesNeeded, ClaimMode: in.ClaimMode, Claim: in.Claim}
+	w := workflow{Consensus: in.Consensus, OnBehalfOf: in.OnBehalfOf, Needed: in.VotesNeeded, ClaimMode: in.ClaimMode, Claim: in.Claim,
+		Escalation: in.Escalation, Escalated: in.EscalatedSteps}
 	for _, v := range in.Votes {
 		w.Votes = append(w.Votes, storedVote{Vote: v, Key: v.Key})
 	}
@@ -181,6 +185,7 @@ func (in *Interaction) SetWorkflowJSON(b []byte) error {
 	}
 	in.Consensus, in.OnBehalfOf, in.VotesNeeded = w.Consensus, w.OnBehalfOf, w.Needed
 	in.ClaimMode, in.Claim = w.ClaimMode, w.Claim
+	in.Escalation, in.EscalatedSteps = w.Escalation, w.Escalated
 	in.Votes = nil
 	for _, v := range w.Votes {
 		v.Vote.Key = v.Key

@@ -130,12 +130,16 @@ type Interaction struct {
 	VotesNeeded int        `json:"votes_needed,omitempty"`
 	ClaimMode   ClaimMode  `json:"claim,omitempty"`
 	Claim       *Claim     `json:"claimed,omitempty"`
-	CreatedBy   string     `json:"created_by"`
-	CreatedVia  string     `json:"created_via"`
-	CreatedAt   time.Time  `json:"created_at"`
-	Status      Status     `json:"status"`
-	Result      *Result    `json:"result,omitempty"`
-	RequestHash string     `json:"-"` // fingerprint of the question, for idempotency
+	// Escalation is the question's escalation steps, and EscalatedSteps
+	// the indexes of those that fired, in the order they did.
+	Escalation     []EscalationStep `json:"escalation,omitempty"`
+	EscalatedSteps []int            `json:"escalated_steps,omitempty"`
+	CreatedBy      string           `json:"created_by"`
+	CreatedVia     string           `json:"created_via"`
+	CreatedAt      time.Time        `json:"created_at"`
+	Status         Status           `json:"status"`
+	Result         *Result          `json:"result,omitempty"`
+	RequestHash    string           `json:"-"` // fingerprint of the question, for idempotency
 }
 
 // Targets restricts who may see and answer an interaction; empty means anyone.

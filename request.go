@@ -84,6 +84,10 @@ type CreateRequest struct {
 	Consensus  *Consensus `json:"consensus,omitempty"`
 	OnBehalfOf string     `json:"on_behalf_of,omitempty"`
 	ClaimMode  ClaimMode  `json:"claim,omitempty"`
+	// Escalation reminds or widens the targets at set times while the
+	// question is pending (see escalation.go). Absent, the server's
+	// default policy applies; an empty list opts out of it.
+	Escalation []EscalationStep `json:"escalation,omitzero"`
 }
 
 // OptionList decodes options given either as objects {key,label,description}
@@ -193,6 +197,9 @@ func NewInteraction(req CreateRequest, caller Caller, now time.Time) (*Interacti
 		return nil, err
 	}
 	if err := in.setClaimMode(req.ClaimMode); err != nil {
+		return nil, err
+	}
+	if err := in.setEscalation(req.Escalation); err != nil {
 		return nil, err
 	}
 	notify, err := normalizeNotify(req.Notify)

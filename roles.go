@@ -84,8 +84,9 @@ func CanSee(c Caller, in *Interaction) bool {
 // CanSeeEvent reports whether c may be told about ev (on a live stream,
 // or reading the event log): only events of an interaction c may see
 // (CanSee), so a person who is not a target never receives the question.
-// Events of no interaction are for no one. Targets and creator never
-// change, so the answer is the same for every event of an interaction.
+// Events of no interaction are for no one. The creator never changes and
+// targets only grow (an escalation step adds some), so whoever may see
+// an event may see every later event of its interaction.
 func CanSeeEvent(c Caller, ev *Event) bool {
 	return ev.Interaction != nil && CanSee(c, ev.Interaction)
 }

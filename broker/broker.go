@@ -47,6 +47,10 @@ type Options struct {
 	// counted again against who may vote now; 0 means
 	// DefaultRecountInterval.
 	RecountInterval time.Duration
+	// DefaultEscalation is the escalation of questions whose request
+	// names none (steps due after a question's deadline are left out of
+	// it); nil means none.
+	DefaultEscalation []hitl.EscalationStep
 }
 
 // Broker is the interaction engine. Create it with New, then Start it.
@@ -59,6 +63,10 @@ type Broker struct {
 	recent  *recent
 	feed    *feed
 	expiry  *expiry
+	// escalator fires escalation steps (escalation.go), and
+	// defaultEscalation is the steps of questions that name none.
+	escalator         *escalator
+	defaultEscalation []hitl.EscalationStep
 
 	retention  time.Duration
 	purgeEvery time.Duration
@@ -111,6 +119,8 @@ func New(store hitl.Store, opts *Options) *Broker {
 	}
 	b.feed = newFeed(store, b.log, bufSize, b.closed, b.delivered)
 	b.expiry = newExpiry(b)
+	b.escalator = newEscalator(b)
+	b.defaultEscalation = opts.DefaultEscalation
 	return b
 }
 
@@ -155,6 +165,13 @@ func (b *Broker) Start(ctx context.Context) error {
 		defer b.wg.Done()
 		b.recountLoop(lctx)
 	}()
+	if b.escalator.store != nil {
+		b.wg.Add(1)
+		go func() {
+			defer b.wg.Done()
+			b.escalator.run(lctx)
+		}()
+	}
 	if b.retention > 0 {
 		b.wg.Add(1)
 		go func() {
@@ -221,6 +238,7 @@ func (b *Broker) Create(ctx context.Context, req hitl.CreateRequest) (*hitl.Inte
 	if err != nil {
 		return nil, false, err
 	}
+	in.DefaultEscalation(req, b.defaultEscalation)
 	rule, err := b.decidingRule(ctx, in)
 	if err != nil {
 		return nil, false, err
@@ -256,6 +274,7 @@ func (b *Broker) Create(ctx context.Context, req hitl.CreateRequest) (*hitl.Inte
 		return got, true, nil
 	}
 	b.expiry.scheduled(got.Deadline)
+	b.escalator.created(ctx, got)
 	if unreachable != nil {
 		return b.endUnreachable(ctx, got, *unreachable)
 	}
@@ -459,25 +478,8 @@ func (b *Broker) delivered(ev *hitl.Event) {
 		if in.Status == hitl.StatusPending && !in.Deadline.IsZero() {
 			b.expiry.scheduled(in.Deadline)
 		}
-	}
-}
-
-// notPending explains why an interaction can no longer be answered.
-func notPending(in *hitl.Interaction) error {
-	r := in.Result
-	if r == nil {
-		r = &hitl.Result{}
-	}
-	switch in.Status {
-	case hitl.StatusAnswered:
-		if r.TimedOut {
-			return hitl.Errorf(hitl.EEXPIRED, "interaction expired at %s; the default response was used", in.Deadline.Format(time.RFC3339))
+		if in.Status == hitl.StatusPending && len(in.Escalation) > 0 {
+			b.escalator.wake() // its steps may be due before the timer looks
 		}
-		return hitl.Errorf(hitl.ECONFLICT, "interaction already answered by %s via %s", r.RespondedBy, r.Channel)
-	case hitl.StatusExpired:
-		return hitl.Errorf(hitl.EEXPIRED, "interaction expired at %s", in.Deadline.Format(time.RFC3339))
-	case hitl.StatusCancelled:
-		return hitl.Errorf(hitl.ECANCELLED, "interaction was cancelled: %s", r.Reason)
 	}
-	return hitl.Errorf(hitl.ECONFLICT, "interaction is %s", in.Status)
 }

@@ -16,7 +16,7 @@ var (
 	// replica, as its compare-and-sets do.
 	sqlLockPending = `SELECT ` + cols + ` FROM interactions WHERE id = $1 FOR UPDATE`
 
-	sqlSetWorkflow = `UPDATE interactions SET workflow = $2 WHERE id = $1`
+	sqlSetWorkflow = `UPDATE interactions SET workflow = $2, targets = $3 WHERE id = $1`
 
 	// sqlInsertEvent appends an event and notifies the replicas of it
 	// ($7 the NOTIFY channel) when the transaction commits.
@@ -78,11 +78,16 @@ func (s *Store) ChangePending(ctx context.Context, id string, at time.Time, fn h
 	return nil, nil, fmt.Errorf("change interaction %s: %w", id, badText(err))
 }
 
-// applyChange writes in's workflow as fn left it, ch's event and ch's
+// applyChange writes in's workflow and targets (an escalation widens
+// them) as fn left them, ch's event and ch's
 // resolution with its event, and returns the first event (the others
 // chained by Next) and the interaction as it now is.
 func (s *Store) applyChange(ctx context.Context, tx pgx.Tx, in *hitl.Interaction, ch *hitl.Change, at time.Time) (*hitl.Event, *hitl.Interaction, error) {
-	if _, err := tx.Exec(ctx, sqlSetWorkflow, in.ID, text(in.WorkflowJSON())); err != nil {
+	targets, err := marshal(in.Targets, in.Targets == nil, "targets")
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := tx.Exec(ctx, sqlSetWorkflow, in.ID, text(in.WorkflowJSON()), targets); err != nil {
 		return nil, nil, fmt.Errorf("update workflow: %w", err)
 	}
 	out := in

@@ -149,7 +149,10 @@ type streamMessage struct {
 //     when it gave none);
 //   - answered: hitl:resolved, then hitl:cancel with reason answered (or
 //     timeout when the deadline applied the default answer);
-//   - voted, claimed, released: hitl:progress (see progress.go).
+//   - voted, claimed, released, reminded: hitl:progress (see progress.go);
+//   - escalated: hitl:question again (for the people it added, who had
+//     not seen it; a client that shows it already ignores it), then
+//     hitl:progress.
 //
 // Every way out of pending thus ends in a hitl:cancel, so a client that
 // knows only the contract's two messages never keeps showing a question
@@ -189,8 +192,15 @@ func eventMessages(ev *hitl.Event) (msgs []streamMessage, question []byte, err e
 			reason = cancelByAgent
 		}
 		err = cancel(reason)
-	case hitl.EventVoted, hitl.EventClaimed, hitl.EventReleased:
+	case hitl.EventVoted, hitl.EventClaimed, hitl.EventReleased, hitl.EventReminded:
 		err = add(msgProgress, newProgressMessage(ev))
+	case hitl.EventEscalated:
+		if in.Status == hitl.StatusPending {
+			err = add(msgQuestion, newQuestionMessage(in))
+		}
+		if err == nil {
+			err = add(msgProgress, newProgressMessage(ev))
+		}
 	case hitl.EventAnswered:
 		m := resolvedMessage{Type: msgResolved, InteractionID: in.ID, Status: string(hitl.StatusAnswered), RespondedBy: ev.Actor, Channel: ev.Channel}
 		reason := cancelAnswered

@@ -1,10 +1,14 @@
 package server
 
-import "github.com/hitl-sh/hitl"
+import (
+	"time"
+
+	"github.com/hitl-sh/hitl"
+)
 
 // msgProgress is hitl's addition to the live streams: a pending
 // interaction changed without ending (a vote was cast, a claim made or
-// released).
+// released, a step of its escalation reminded people or added some).
 const msgProgress = "hitl:progress"
 
 // progressMessage says what changed of a pending interaction and where it
@@ -12,18 +16,23 @@ const msgProgress = "hitl:progress"
 type progressMessage struct {
 	Type          string      `json:"type"`
 	InteractionID string      `json:"interaction_id"`
-	Event         string      `json:"event"` // voted, claimed or released
+	Event         string      `json:"event"` // voted, claimed, released, reminded or escalated
 	By            string      `json:"by"`
 	Channel       string      `json:"channel"`
 	Votes         []hitl.Vote `json:"votes"`
 	VotesNeeded   int         `json:"votes_needed,omitempty"`
 	Claimed       *hitl.Claim `json:"claimed"`
+	// At and Escalation tell of a reminded or escalated event: when,
+	// which step, whom it added, on which channels.
+	At         string                 `json:"at,omitempty"`
+	Escalation *hitl.EscalationDetail `json:"escalation,omitempty"`
+	Targets    *hitl.Targets          `json:"targets,omitempty"`
 }
 
 // progressEvent reports whether ev is one hitl:progress tells of.
 func progressEvent(ev *hitl.Event) bool {
 	switch ev.Type {
-	case hitl.EventVoted, hitl.EventClaimed, hitl.EventReleased:
+	case hitl.EventVoted, hitl.EventClaimed, hitl.EventReleased, hitl.EventReminded, hitl.EventEscalated:
 		return true
 	}
 	return false
@@ -38,8 +47,15 @@ func newProgressMessage(ev *hitl.Event) progressMessage {
 	if votes == nil {
 		votes = []hitl.Vote{}
 	}
-	return progressMessage{Type: msgProgress, InteractionID: in.ID, Event: string(ev.Type), By: ev.Actor, Channel: ev.Channel,
+	m := progressMessage{Type: msgProgress, InteractionID: in.ID, Event: string(ev.Type), By: ev.Actor, Channel: ev.Channel,
 		Votes: votes, VotesNeeded: in.VotesNeeded, Claimed: in.Claim}
+	if ev.Type == hitl.EventReminded || ev.Type == hitl.EventEscalated {
+		if d, err := hitl.ParseEscalationDetail(ev); err == nil {
+			m.Escalation, m.Targets = &d, in.Targets
+		}
+		m.At = ev.At.UTC().Format(time.RFC3339Nano)
+	}
+	return m
 }
 
 // workflowFields are hitl:question's fields for an interaction decided by

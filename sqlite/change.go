@@ -10,7 +10,7 @@ import (
 	"github.com/hitl-sh/hitl"
 )
 
-const sqlSetWorkflow = `UPDATE interactions SET workflow = ? WHERE id = ? AND status = 'pending'`
+const sqlSetWorkflow = `UPDATE interactions SET workflow = ?, targets = ? WHERE id = ? AND status = 'pending'`
 
 // ChangePending reads the pending interaction id, lets fn change its
 // votes or claim, and writes the change, its event and, when fn decided
@@ -61,11 +61,16 @@ func (s *Store) ChangePending(ctx context.Context, id string, at time.Time, fn h
 	return nil, nil, fmt.Errorf("change interaction %s: %w", id, err)
 }
 
-// applyChange writes in's workflow as fn left it, ch's event and ch's
+// applyChange writes in's workflow and targets (an escalation widens
+// them) as fn left them, ch's event and ch's
 // resolution with its event, and returns the first event (the others
 // chained by Next) and the interaction as it now is.
 func (s *Store) applyChange(ctx context.Context, tx *sql.Tx, in *hitl.Interaction, ch *hitl.Change, at time.Time) (*hitl.Event, *hitl.Interaction, error) {
-	if _, err := tx.ExecContext(ctx, sqlSetWorkflow, text(in.WorkflowJSON()), in.ID); err != nil {
+	targets, err := marshal(in.Targets, in.Targets == nil, "targets")
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := tx.ExecContext(ctx, sqlSetWorkflow, text(in.WorkflowJSON()), targets, in.ID); err != nil {
 		return nil, nil, fmt.Errorf("update workflow: %w", err)
 	}
 	out := in

@@ -36,6 +36,8 @@ func RunNotifications(t *testing.T, newStore func(t *testing.T) NotificationStor
 		{"UseOnce", testNotificationUseOnce},
 		{"PushSubscriptions", testPushSubscriptions},
 		{"Purge", testNotificationPurge},
+		{"EscalationSteps", testEscalationSteps},
+		{"EscalationUnscheduled", testEscalationUnscheduled},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -19,6 +19,10 @@ func RunReopen(t *testing.T, newDatabase func(t *testing.T) (open func(t *testin
 		t.Parallel()
 		testReopen(t, newDatabase(t))
 	})
+	t.Run("ReopenEscalation", func(t *testing.T) {
+		t.Parallel()
+		testReopenEscalation(t, newDatabase(t))
+	})
 	t.Run("ReopenAfterPurge", func(t *testing.T) {
 		t.Parallel()
 		testReopenAfterPurge(t, newDatabase(t))

@@ -54,6 +54,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	logLevel := fs.String("log-level", envOr("HITL_LOG_LEVEL", "info"), "log level: debug, info, warn or error (HITL_LOG_LEVEL)")
 	retentionFlag := fs.String("retention", envOr("HITL_RETENTION", defaultRetention), "keep ended interactions for this `duration` (90d, 36h) from when they\nended, then purge them with their events, every hour; 0 keeps everything\n(HITL_RETENTION)")
 	claimTTLFlag := fs.String("claim-ttl", envOr("HITL_CLAIM_TTL", hitl.DefaultClaimTTL.String()), "how long a claim on a question holds when the claimer names no time\n(a `duration` such as 15m; at most 24h) (HITL_CLAIM_TTL)")
+	escalationFlag := fs.String("escalation", envOr("HITL_ESCALATION", ""), "default escalation `JSON` of questions that name none, such as\n[{\"after\":\"10m\",\"remind\":true}] (HITL_ESCALATION)")
 	auth := authFlags(fs)
 	sl := slackFlags(fs)
 	wh := webhookFlags(fs)
@@ -74,6 +75,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err == nil {
 		claimTTL, err = parseClaimTTL(*claimTTLFlag)
 	}
+	var escalation []hitl.EscalationStep
+	if err == nil && *escalationFlag != "" {
+		if escalation, err = hitl.ParseEscalation(*escalationFlag); err != nil {
+			err = fmt.Errorf("--escalation: %w", err)
+		}
+	}
 	if err == nil {
 		err = auth.check()
 	}
@@ -90,7 +97,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "hitl serve: %v\n", err)
 		return 2
 	}
-	engine := &broker.Options{Logger: log, Retention: retention, ClaimTTL: claimTTL}
+	engine := &broker.Options{Logger: log, Retention: retention, ClaimTTL: claimTTL, DefaultEscalation: escalation}
 	if err := serve(ctx, log, *addr, *db, engine, auth, sl, wh, em); err != nil {
 		fmt.Fprintf(stderr, "hitl serve: %v\n", err)
 		return 1
