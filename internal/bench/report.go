@@ -36,6 +36,18 @@ func (t target) met(v float64) string {
 	return "MISSED"
 }
 
+// targetText shows t, as a ratio to the bare loop when ratio says so.
+func targetText(t target, ratio bool) string {
+	if ratio {
+		return t.String() + "× loop"
+	}
+	return t.String()
+}
+
+// againstLoop reports whether the round-trip figure at concurrency c is judged
+// against the bare loop (it was measured, and c is not 1).
+func againstLoop(r *Result, c string) bool { return r.RoundTripsVsFloor[c] > 0 && c != "1" }
+
 // answerFloor is the floor of the latency figures: one loopback round
 // trip and one durable commit.
 func (r *Result) answerFloor() float64 {
@@ -156,7 +168,21 @@ func (r *Result) writeThroughput(tw *table) {
 		if s := r.serialRate(); s > 0 {
 			ratio = fmt.Sprintf("%.1f× serial", v/s)
 		}
-		fmt.Fprintf(tw, "  round trips/s, %s agent(s)\t%s/s\t%s\t%s\t%s\n", c, num(v), t, t.met(v), ratio)
+		met := t.met(v)
+		if f := r.RoundTripsVsFloor[c]; f > 0 {
+			ratio = fmt.Sprintf("%.2f× bare loop", f)
+			if c != "1" {
+				// The stated target is a ratio to the loop measured in
+				// the same run; absolute rates move with the host.
+				rt := target{0.6, false}
+				t, met = rt, rt.met(f)
+			}
+		}
+		fmt.Fprintf(tw, "  round trips/s, %s agent(s)\t%s/s\t%s\t%s\t%s\n", c, num(v), targetText(t, againstLoop(r, c)), met, ratio)
+		if f, ok := r.FloorRoundTrips[c]; ok {
+			fmt.Fprintf(tw, "    bare loop, %s agent(s); CPU per round trip: loop %s µs, hitl %s + driver %s µs\t%s/s\t\t\t\n",
+				c, num(r.FloorCPUPerRoundTrip[c]), num(r.ServerCPUPerRoundTrip[c]), num(r.DriverCPUPerRoundTrip[c]), num(f))
+		}
 	}
 	if len(r.RoundTrips) > 0 || r.FanoutP99 != nil || r.LostWakeups > 0 {
 		fmt.Fprintf(tw, "  lost wake-ups (all load runs)\t%d\t= 0\t%s\t\n", r.LostWakeups, map[bool]string{true: "met", false: "MISSED"}[r.LostWakeups == 0])
