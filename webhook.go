@@ -21,15 +21,19 @@ const (
 	WebhookAnswered  WebhookEvent = "interaction.answered"
 	WebhookExpired   WebhookEvent = "interaction.expired"
 	WebhookCancelled WebhookEvent = "interaction.cancelled"
+	// A step of the interaction's escalation reminded its people, or
+	// added some (see EscalationStep).
+	WebhookReminded  WebhookEvent = "interaction.reminded"
+	WebhookEscalated WebhookEvent = "interaction.escalated"
 )
 
 // WebhookEvents lists every event a webhook may subscribe to.
-var WebhookEvents = []WebhookEvent{WebhookCreated, WebhookAnswered, WebhookExpired, WebhookCancelled}
+var WebhookEvents = []WebhookEvent{WebhookCreated, WebhookAnswered, WebhookExpired, WebhookCancelled, WebhookReminded, WebhookEscalated}
 
 // Valid reports whether e is one of WebhookEvents.
 func (e WebhookEvent) Valid() bool {
 	switch e {
-	case WebhookCreated, WebhookAnswered, WebhookExpired, WebhookCancelled:
+	case WebhookCreated, WebhookAnswered, WebhookExpired, WebhookCancelled, WebhookReminded, WebhookEscalated:
 		return true
 	}
 	return false
@@ -47,6 +51,10 @@ func WebhookEventOf(t EventType) (WebhookEvent, bool) {
 		return WebhookExpired, true
 	case EventCancelled:
 		return WebhookCancelled, true
+	case EventReminded:
+		return WebhookReminded, true
+	case EventEscalated:
+		return WebhookEscalated, true
 	}
 	return "", false
 }

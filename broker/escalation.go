@@ -28,7 +28,7 @@ const (
 	// channels (Slack, email) register their handlers once the broker
 	// has started, and steps that came due while no process ran must
 	// reach them too.
-	escalationGrace = 5 * time.Second
+	escalationGrace = 2 * time.Second
 )
 
 // EscalationHandler tells the people of a fired escalation step on one

@@ -88,17 +88,21 @@ func (s *Service) compose(n *hitl.Notification, key []byte) (*message, error) {
 	}
 	return &message{
 		to:      n.Recipient,
-		subject: subject(in),
+		subject: subject(in, n.Round),
 		text:    plainText(in, d),
 		html:    html.String(),
 	}, nil
 }
 
-// subject is the mail's subject line.
-func subject(in *hitl.Interaction) string {
+// subject is the mail's subject line; a reminder (a round after the
+// first) says so.
+func subject(in *hitl.Interaction, round int) string {
 	q := strings.Join(strings.Fields(in.Question), " ")
 	if utf8.RuneCountInString(q) > maxSubject {
 		q = string([]rune(q)[:maxSubject-1]) + "…"
+	}
+	if round > 0 {
+		return "[hitl] Reminder: " + q
 	}
 	return "[hitl] " + q
 }

@@ -151,6 +151,7 @@ func (s *Service) Start(ctx context.Context) error {
 	s.cfg, s.linkKey, s.loadedAt, s.sweep = cfg, key, s.now(), true
 	s.mu.Unlock()
 	s.b.Observe(s.observe)
+	s.b.OnEscalation(s.escalate)
 	s.wg.Go(s.run)
 	return nil
 }

@@ -200,6 +200,7 @@ func (s *Service) Start(ctx context.Context) error {
 	s.sweep = true
 	s.mu.Unlock()
 	s.b.Observe(s.observe)
+	s.b.OnEscalation(s.escalate)
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()

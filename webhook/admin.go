@@ -56,12 +56,12 @@ func (s *Service) AddWebhook(ctx context.Context, n hitl.WebhookRequest) (*hitl.
 		return nil, hitl.Errorf(hitl.EINVALID, "url %s", hitl.ErrorMessage(err))
 	}
 	if len(n.Events) == 0 {
-		return nil, hitl.Errorf(hitl.EINVALID, "events is required: one or more of interaction.created, interaction.answered, interaction.expired, interaction.cancelled")
+		return nil, hitl.Errorf(hitl.EINVALID, "events is required: one or more of %s", eventNames())
 	}
 	var events []hitl.WebhookEvent
 	for _, e := range n.Events {
 		if !e.Valid() {
-			return nil, hitl.Errorf(hitl.EINVALID, "events: unknown event %q; the events are interaction.created, interaction.answered, interaction.expired and interaction.cancelled", e)
+			return nil, hitl.Errorf(hitl.EINVALID, "events: unknown event %q; the events are %s", e, eventNames())
 		}
 		if !slices.Contains(events, e) {
 			events = append(events, e)
@@ -150,4 +150,13 @@ func (s *Service) ServerSecret(ctx context.Context) (string, error) {
 		return "", hitl.Errorf(hitl.ENOTFOUND, "the server has no webhook secret (HITL_WEBHOOK_SECRET, or HITL_SECRET_KEY to store one)")
 	}
 	return s.serverSecret, nil
+}
+
+// eventNames lists the events a subscription may name.
+func eventNames() string {
+	names := make([]string, len(hitl.WebhookEvents))
+	for i, e := range hitl.WebhookEvents {
+		names[i] = string(e)
+	}
+	return strings.Join(names, ", ")
 }

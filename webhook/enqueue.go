@@ -90,7 +90,7 @@ func (s *Service) deliveriesOf(ev *hitl.Event, subs []*hitl.WebhookSubscription)
 		}
 		out = append(out, row(sub.ID, sub.URL, wrapped))
 	}
-	if in.CallbackURL != "" && kind != hitl.WebhookCreated {
+	if in.CallbackURL != "" && (kind == hitl.WebhookAnswered || kind == hitl.WebhookExpired || kind == hitl.WebhookCancelled) {
 		body, err := json.Marshal(in)
 		if err != nil {
 			return nil, fmt.Errorf("event %d: %w", ev.Seq, err)

@@ -97,7 +97,7 @@ func runWebhookAdd(ctx context.Context, args []string, _ io.Reader, stdout, stde
 			"its secret (whsec_…), which signs every delivery: keep it, it is not shown\n"+
 			"again.", stderr)
 	events := fs.String("events", "interaction.answered,interaction.expired,interaction.cancelled",
-		"comma-separated `events`: interaction.created, interaction.answered,\ninteraction.expired, interaction.cancelled, or all")
+		"comma-separated `events`: interaction.created, interaction.answered,\ninteraction.expired, interaction.cancelled, interaction.reminded,\ninteraction.escalated, or all")
 	desc := fs.String("description", "", "what the subscription is for")
 	asJSON := fs.Bool("json", false, "print the subscription as JSON")
 	base := serverFlag(fs)
