@@ -50,6 +50,9 @@ type Options struct {
 	// the pages the links in mail lead to, whose token is their
 	// credential.
 	Email EmailChannel
+	// Push, when set, is the Web Push channel (the webpush package's
+	// Service): the server serves its key and people's subscriptions.
+	Push PushChannel
 	// WebSocketQueue is how many messages a WebSocket may have waiting to
 	// be sent before it is closed as too slow (1013, try again later);
 	// 0 means 1024.
@@ -69,6 +72,7 @@ type Server struct {
 	// webhooks, when set, sends webhooks (webhooks.go).
 	webhooks *webhook.Service
 	email    EmailChannel
+	push     PushChannel
 	hub      *wshub.Hub
 	replays  replayCache
 	// replayReads shares the replay reads of connections that arrive
@@ -97,6 +101,7 @@ func New(b *broker.Broker, opts *Options) *Server {
 		mcp:      opts.MCP,
 		webhooks: opts.Webhooks,
 		email:    opts.Email,
+		push:     opts.Push,
 
 		parkSweep:   park.SweepInterval,
 		bodyTimeout: bodyReadTimeout,
@@ -165,6 +170,12 @@ func (s *Server) routes() {
 	// channel runs (email.go).
 	if s.email != nil {
 		s.emailRoutes()
+	}
+
+	// Web Push: the key and the signed-in person's subscriptions, when
+	// the channel runs (push.go).
+	if s.push != nil {
+		s.pushRoutes()
 	}
 
 	// The AI-Parrot HITL contract's respond endpoint.

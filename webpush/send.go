@@ -56,9 +56,8 @@ func cut(s string, n int) string {
 type outcome int
 
 const (
-	pushed  outcome = iota // accepted
+	retry   outcome = iota // try again later (network, 429, 5xx)
 	gone                   // the subscription no longer exists (404, 410)
-	retry                  // try again later (network, 429, 5xx)
 	refused                // will not work however often it is tried (other 4xx)
 )
 
