@@ -212,6 +212,7 @@ func (s *Server) routes() {
 	s.mux.Handle("GET /{$}", inbox)
 	s.mux.Handle("GET /assets/", inbox)
 	s.mux.Handle("GET /i/{id}", inbox) // the detail view of one interaction
+	s.mux.Handle("GET "+ui.ServiceWorkerPath, inbox)
 }
 
 // Listener wraps l, the listener the server's Handler is served on, so

@@ -12,6 +12,7 @@ import { onUnauthorized } from "./api.js";
 import { setupNotifications } from "./notify.js";
 import { SignIn, logout, me } from "./session.js";
 import { SlackSettings } from "./slack.js";
+import { PushControl } from "./push.js";
 import { RulesView } from "./rules.js";
 import { setMe } from "./progress.js";
 import { icon, sleep } from "./dom.js";
@@ -185,6 +186,7 @@ $("notify-btn").prepend(icon("bell"));
 setupNotifications($("notify-btn"), $("notify-state"));
 
 const slack = new SlackSettings($("slack-btn"), $("slack-dialog"), { announce });
+const push = new PushControl($("topbar-end"), { announce });
 const rules = new RulesView($("rules-btn"), $("rules-dialog"), { announce });
 
 const signIn = new SignIn({
@@ -336,6 +338,7 @@ function signedIn(data) {
   }
   if (data.role === "admin") slack.probe();
   else slack.hide();
+  push.probe();
   rules.show();
   view = "";
   route(false);
@@ -351,6 +354,7 @@ function signedOut(notice) {
   history.reset();
   detail.reset();
   slack.hide();
+  push.hide();
   rules.hide();
   hideInbox();
   document.title = "Sign in · hitl";

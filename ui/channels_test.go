@@ -1,0 +1,45 @@
+package ui_test
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/hitl-sh/hitl/broker"
+	"github.com/hitl-sh/hitl/email"
+	"github.com/hitl-sh/hitl/secret"
+	"github.com/hitl-sh/hitl/server"
+	"github.com/hitl-sh/hitl/sqlite"
+	"github.com/hitl-sh/hitl/webpush"
+)
+
+// addChannels starts the Web Push and email channels o asks for and gives
+// them to the server's options.
+func addChannels(t *testing.T, b *broker.Broker, store *sqlite.Store, o serverOptions, opts *server.Options) {
+	t.Helper()
+	key := bytes.Repeat([]byte{7}, secret.KeySize)
+	if o.push {
+		c, err := secret.NewCipher(key, "push")
+		if err != nil {
+			t.Fatal(err)
+		}
+		wp := webpush.New(b, store, &webpush.Options{Cipher: c, Identities: store, AllowPrivate: true})
+		if err := wp.Start(context.Background()); err != nil {
+			t.Fatalf("start web push: %v", err)
+		}
+		t.Cleanup(func() { wp.Close() })
+		opts.Push = wp
+	}
+	if o.email {
+		c, err := secret.NewCipher(key, "email")
+		if err != nil {
+			t.Fatal(err)
+		}
+		em := email.New(b, store, &email.Options{Cipher: c, Identities: store})
+		if err := em.Start(context.Background()); err != nil {
+			t.Fatalf("start email: %v", err)
+		}
+		t.Cleanup(func() { em.Close() })
+		opts.Email = em
+	}
+}
