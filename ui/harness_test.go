@@ -143,9 +143,9 @@ type serverOptions struct {
 	slack slack.Settings
 	// noSecretKey runs the Slack channel without a key to seal secrets.
 	noSecretKey bool
-	// push and email run the Web Push and email channels
-	// (channels_test.go).
-	push, email bool
+	// push, email and webhooks run the Web Push and email channels and
+	// the webhooks (channels_test.go).
+	push, email, webhooks bool
 }
 
 func newServer(t *testing.T) *hitlServer {
