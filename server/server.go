@@ -49,6 +49,9 @@ type Options struct {
 	// the pages the links in mail lead to, whose token is their
 	// credential.
 	Email EmailChannel
+	// Push, when set, is the Web Push channel (the webpush package's
+	// Service): the server serves its key and people's subscriptions.
+	Push PushChannel
 	// WebSocketQueue is how many messages a WebSocket may have waiting to
 	// be sent before it is closed as too slow (1013, try again later);
 	// 0 means 1024.
@@ -68,6 +71,7 @@ type Server struct {
 	// webhooks, when set, sends webhooks (webhooks.go).
 	webhooks Webhooks
 	email    EmailChannel
+	push     PushChannel
 	hub      *wshub.Hub
 	replays  replayCache
 	// replayReads shares the replay reads of connections that arrive
@@ -96,6 +100,7 @@ func New(b *broker.Broker, opts *Options) *Server {
 		mcp:      opts.MCP,
 		webhooks: opts.Webhooks,
 		email:    opts.Email,
+		push:     opts.Push,
 
 		parkSweep:   park.SweepInterval,
 		bodyTimeout: bodyReadTimeout,
@@ -166,6 +171,12 @@ func (s *Server) routes() {
 		s.emailRoutes()
 	}
 
+	// Web Push: the key and the signed-in person's subscriptions, when
+	// the channel runs (push.go).
+	if s.push != nil {
+		s.pushRoutes()
+	}
+
 	// The AI-Parrot HITL contract's respond endpoint.
 	s.mux.HandleFunc("POST /api/v1/agents/hitl/respond", s.handle(s.handleHITLRespond))
 
@@ -200,6 +211,7 @@ func (s *Server) routes() {
 	s.mux.Handle("GET /{$}", inbox)
 	s.mux.Handle("GET /assets/", inbox)
 	s.mux.Handle("GET /i/{id}", inbox) // the detail view of one interaction
+	s.mux.Handle("GET "+ui.ServiceWorkerPath, inbox)
 }
 
 // Listener wraps l, the listener the server's Handler is served on, so

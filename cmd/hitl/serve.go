@@ -59,6 +59,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	sl := slackFlags(fs)
 	wh := webhookFlags(fs)
 	em := emailFlags(fs)
+	wp := pushFlags(fs)
 	if code, ok := parse(fs, args, 2); !ok {
 		return code
 	}
@@ -93,12 +94,15 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err == nil {
 		err = em.check()
 	}
+	if err == nil {
+		err = wp.check()
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "hitl serve: %v\n", err)
 		return 2
 	}
 	engine := &broker.Options{Logger: log, Retention: retention, ClaimTTL: claimTTL, DefaultEscalation: escalation}
-	if err := serve(ctx, log, *addr, *db, engine, auth, sl, wh, em); err != nil {
+	if err := serve(ctx, log, *addr, *db, engine, auth, sl, wh, em, wp); err != nil {
 		fmt.Fprintf(stderr, "hitl serve: %v\n", err)
 		return 1
 	}
@@ -118,7 +122,7 @@ func parseClaimTTL(s string) (time.Duration, error) {
 // serve listens on addr over the database db (see openStore) until ctx
 // ends, with the engine configured by engine (retention, claims); auth
 // decides who may call it (see authConfig.options).
-func serve(ctx context.Context, log *slog.Logger, addr, db string, engine *broker.Options, auth *authConfig, sl *slackConfig, wh *webhookConfig, em *emailConfig) error {
+func serve(ctx context.Context, log *slog.Logger, addr, db string, engine *broker.Options, auth *authConfig, sl *slackConfig, wh *webhookConfig, em *emailConfig, wp *pushConfig) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {
@@ -165,8 +169,17 @@ func serve(ctx context.Context, log *slog.Logger, addr, db string, engine *broke
 		store.Close()
 		return fmt.Errorf("cannot start the email channel: %w", err)
 	}
+	pushSvc, err := wp.start(ctx, log, b, store, sl, wh, db)
+	if err != nil {
+		emailSvc.Close()
+		hooks.Close()
+		slackSvc.Close()
+		b.Close()
+		store.Close()
+		return fmt.Errorf("cannot start Web Push: %w", err)
+	}
 	mcp := mcpserver.New(b, &mcpserver.Options{Logger: log, Version: buildVersion()})
-	srv := server.New(b, &server.Options{Slack: slackSvc, Email: emailSvc, MCP: mcp.Handler(), Webhooks: hooks, Logger: log, Version: buildVersion(), Auth: authOpts})
+	srv := server.New(b, &server.Options{Slack: slackSvc, Email: emailSvc, Push: pushSvc, MCP: mcp.Handler(), Webhooks: hooks, Logger: log, Version: buildVersion(), Auth: authOpts})
 	hs := &http.Server{
 		Handler:           srv.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -201,6 +214,7 @@ func serve(ctx context.Context, log *slog.Logger, addr, db string, engine *broke
 	slackSvc.Close() // its in-flight Slack calls may still record events
 	hooks.Close()
 	emailSvc.Close()
+	pushSvc.Close()
 	if err := store.Close(); err != nil {
 		log.Error("close database", "error", err)
 		if serveErr == nil {
