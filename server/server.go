@@ -121,7 +121,9 @@ func New(b *broker.Broker, opts *Options) *Server {
 	return s
 }
 
-// routes registers every route in one place.
+// routes registers every route: here, or in the channels' and sign-in
+// functions it calls (slackRoutes, authRoutes, webhookRoutes, emailRoutes,
+// pushRoutes).
 func (s *Server) routes() {
 	// Native API.
 	s.mux.HandleFunc("POST /api/v1/interactions", s.handle(s.handleCreate))
@@ -152,14 +154,9 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("POST /api/human-feedback/submit", s.handle(s.handleFeedbackSubmit))
 	s.mux.HandleFunc("GET /api/human-feedback/pending", s.handle(s.handleFeedbackPending))
 
-	// The Slack channel, when it runs: its configuration (admins), and
-	// Slack's own requests, signed by Slack, not authenticated.
+	// The Slack channel, when it runs (slackRoutes).
 	if s.slack != nil {
-		s.mux.HandleFunc("GET /api/human-feedback/slack/config", s.handle(s.handleSlackConfig))
-		s.mux.HandleFunc("POST /api/human-feedback/slack/config", s.handle(s.handleSlackSetConfig))
-		s.mux.HandleFunc("POST /api/human-feedback/slack/test", s.handle(s.handleSlackTest))
-		s.mux.HandleSigned("POST /slack/events", s.slack.EventsHandler())
-		s.mux.HandleSigned("POST /slack/interactivity", s.slack.InteractivityHandler())
+		s.slackRoutes()
 	}
 
 	// Webhooks and their deliveries (admins).
@@ -191,13 +188,7 @@ func (s *Server) routes() {
 	}
 
 	// Authentication: the API the inbox uses, and a plain login page.
-	s.mux.HandleFunc("POST /api/v1/auth/login", s.handle(s.handleLogin))
-	s.mux.HandleFunc("POST /api/v1/auth/logout", s.handle(s.handleLogout))
-	s.mux.HandleFunc("GET /api/v1/auth/me", s.handle(s.handleMe))
-	s.mux.HandleFunc("GET /login", s.handleLoginPage)
-	s.mux.HandleFunc("POST /login", s.handleLoginForm)
-	s.mux.HandleFunc("POST /logout", s.handleLogoutForm)
-	s.mux.HandleFunc("GET "+loginCSSPath, s.handleLoginCSS)
+	s.authRoutes()
 
 	// Operations.
 	s.mux.HandleFunc("GET /healthz", s.handle(s.handleHealth))
@@ -212,6 +203,28 @@ func (s *Server) routes() {
 	s.mux.Handle("GET /assets/", inbox)
 	s.mux.Handle("GET /i/{id}", inbox) // the detail view of one interaction
 	s.mux.Handle("GET "+ui.ServiceWorkerPath, inbox)
+}
+
+// slackRoutes registers the Slack channel's configuration (admins) and
+// Slack's own requests, signed by Slack, not authenticated.
+func (s *Server) slackRoutes() {
+	s.mux.HandleFunc("GET /api/human-feedback/slack/config", s.handle(s.handleSlackConfig))
+	s.mux.HandleFunc("POST /api/human-feedback/slack/config", s.handle(s.handleSlackSetConfig))
+	s.mux.HandleFunc("POST /api/human-feedback/slack/test", s.handle(s.handleSlackTest))
+	s.mux.HandleSigned("POST /slack/events", s.slack.EventsHandler())
+	s.mux.HandleSigned("POST /slack/interactivity", s.slack.InteractivityHandler())
+}
+
+// authRoutes registers sign-in: the API the inbox uses, and a plain
+// login page.
+func (s *Server) authRoutes() {
+	s.mux.HandleFunc("POST /api/v1/auth/login", s.handle(s.handleLogin))
+	s.mux.HandleFunc("POST /api/v1/auth/logout", s.handle(s.handleLogout))
+	s.mux.HandleFunc("GET /api/v1/auth/me", s.handle(s.handleMe))
+	s.mux.HandleFunc("GET /login", s.handleLoginPage)
+	s.mux.HandleFunc("POST /login", s.handleLoginForm)
+	s.mux.HandleFunc("POST /logout", s.handleLogoutForm)
+	s.mux.HandleFunc("GET "+loginCSSPath, s.handleLoginCSS)
 }
 
 // Listener wraps l, the listener the server's Handler is served on, so

@@ -70,17 +70,7 @@ func floorRoundTrips(ctx context.Context, dir string, c int, warm, window time.D
 			}
 		})
 	}
-	var cpu [2]time.Duration
-	select {
-	case <-time.After(time.Until(start)):
-		cpu[0] = selfCPU()
-		select {
-		case <-time.After(time.Until(end)):
-			cpu[1] = selfCPU()
-		case <-ctx.Done():
-		}
-	case <-ctx.Done():
-	}
+	cpu := selfCPUWindow(ctx, start, end)
 	agents.Wait()
 	close(work)
 	people.Wait()
@@ -96,4 +86,21 @@ func floorRoundTrips(ctx context.Context, dir string, c int, warm, window time.D
 		RoundTrip:   summarize(roundtrips),
 		DriverCPU:   cpu[1] - cpu[0],
 	}, nil
+}
+
+// selfCPUWindow reads this process's CPU time at start and at end (or
+// until ctx ends).
+func selfCPUWindow(ctx context.Context, start, end time.Time) [2]time.Duration {
+	var cpu [2]time.Duration
+	select {
+	case <-time.After(time.Until(start)):
+		cpu[0] = selfCPU()
+		select {
+		case <-time.After(time.Until(end)):
+			cpu[1] = selfCPU()
+		case <-ctx.Done():
+		}
+	case <-ctx.Done():
+	}
+	return cpu
 }
