@@ -23,7 +23,7 @@ import (
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/broker"
-	"github.com/hitl-sh/hitl/internal/grace"
+	"github.com/hitl-sh/hitl/internal/worker"
 	"github.com/hitl-sh/hitl/secret"
 )
 
@@ -164,7 +164,7 @@ func (s *Service) Close() error {
 		s.done = true
 		s.mu.Unlock()
 		close(s.closed)
-		grace.Stop(&s.wg, closeGrace, s.cancel)
+		worker.Stop(&s.wg, closeGrace, s.cancel)
 	})
 	s.wg.Wait()
 	return nil
@@ -201,10 +201,7 @@ func (s *Service) observe(ev *hitl.Event) {
 
 // signal wakes the worker.
 func (s *Service) signal() {
-	select {
-	case s.kick <- struct{}{}:
-	default:
-	}
+	worker.Wake(s.kick)
 }
 
 // errNoCipher refuses to store a secret without a key to seal it.

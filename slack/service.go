@@ -26,7 +26,7 @@ import (
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/broker"
-	"github.com/hitl-sh/hitl/internal/grace"
+	"github.com/hitl-sh/hitl/internal/worker"
 	"github.com/slack-go/slack"
 )
 
@@ -221,7 +221,7 @@ func (s *Service) Close() error {
 		s.applyMu.Lock()
 		s.stopSocketLocked()
 		s.applyMu.Unlock()
-		grace.Stop(&s.wg, closeGrace, s.cancel)
+		worker.Stop(&s.wg, closeGrace, s.cancel)
 	})
 	s.wg.Wait()
 	return nil
