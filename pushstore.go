@@ -34,3 +34,22 @@ type PushStore interface {
 	// user, unless user is ""), and reports whether there was one.
 	DeletePushSubscription(ctx context.Context, user, endpoint string) (bool, error)
 }
+
+// PushSubscribeRequest is what a browser sends to be told of questions:
+// its PushSubscription as the Push API serializes it (toJSON), and whether
+// it also wants questions that target no one in particular.
+type PushSubscribeRequest struct {
+	Endpoint string `json:"endpoint"`
+	// ExpirationTime is the Push API's (milliseconds since the epoch, or
+	// null); it is accepted and not used.
+	ExpirationTime *float64 `json:"expirationTime,omitempty"`
+	Keys           PushKeys `json:"keys"`
+	Untargeted     bool     `json:"untargeted"`
+}
+
+// PushKeys are a subscription's keys, base64url as the Push API gives
+// them: the browser's P-256 public key and its 16-byte auth secret.
+type PushKeys struct {
+	P256DH string `json:"p256dh"`
+	Auth   string `json:"auth"`
+}

@@ -226,6 +226,10 @@ type ListFilter struct {
 	Query string
 	// SessionID keeps the interactions of that session ("" for any).
 	SessionID string
+	// Workflow keeps the interactions that carry a workflow: a voting
+	// consensus, on_behalf_of, a claim mode or a claim (the engine's
+	// recount; not offered by the HTTP API).
+	Workflow bool
 	// Sort is the order: SortNewest ("", the default) or SortDeadline.
 	Sort ListSort
 	// VisibleTo, when set, keeps only the interactions that audience may

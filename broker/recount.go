@@ -32,7 +32,9 @@ func (b *Broker) recountLoop(ctx context.Context) {
 // recountAll runs Recount on every pending interaction with a voting
 // consensus.
 func (b *Broker) recountAll(ctx context.Context) {
-	f := hitl.ListFilter{Status: hitl.StatusPending, Limit: hitl.MaxListLimit}
+	// Only those with a workflow, from an index of them: the work grows
+	// with the questions that vote, not with every pending one.
+	f := hitl.ListFilter{Status: hitl.StatusPending, Workflow: true, Limit: hitl.MaxListLimit}
 	for {
 		list, next, err := b.store.ListInteractions(ctx, f)
 		if err != nil {

@@ -23,6 +23,7 @@ import (
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/broker"
+	"github.com/hitl-sh/hitl/internal/worker"
 	"github.com/hitl-sh/hitl/secret"
 )
 
@@ -163,18 +164,7 @@ func (s *Service) Close() error {
 		s.done = true
 		s.mu.Unlock()
 		close(s.closed)
-		finished := make(chan struct{})
-		go func() {
-			s.wg.Wait()
-			close(finished)
-		}()
-		grace := time.NewTimer(closeGrace)
-		defer grace.Stop()
-		select {
-		case <-finished:
-		case <-grace.C:
-		}
-		s.cancel()
+		worker.Stop(&s.wg, closeGrace, s.cancel)
 	})
 	s.wg.Wait()
 	return nil
@@ -211,10 +201,7 @@ func (s *Service) observe(ev *hitl.Event) {
 
 // signal wakes the worker.
 func (s *Service) signal() {
-	select {
-	case s.kick <- struct{}{}:
-	default:
-	}
+	worker.Wake(s.kick)
 }
 
 // errNoCipher refuses to store a secret without a key to seal it.

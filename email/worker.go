@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/internal/worker"
 )
 
 // The worker: one goroutine, one timer. It schedules a row per recipient
@@ -14,20 +15,7 @@ import (
 // wake it.
 
 // run is the worker.
-func (s *Service) run() {
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
-	for {
-		timer.Reset(s.step())
-		select {
-		case <-timer.C:
-		case <-s.kick:
-			timer.Stop()
-		case <-s.closed:
-			return
-		}
-	}
-}
+func (s *Service) run() { worker.Loop(s.step, s.kick, s.closed) }
 
 // step does everything that is due and returns how long to sleep.
 func (s *Service) step() time.Duration {

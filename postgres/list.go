@@ -117,6 +117,10 @@ func listWhere(f hitl.ListFilter, withAgents, withTypes bool) *conditions {
 		// session_id <> '' lets interactions_session apply.
 		w.add("session_id = " + w.arg(f.SessionID) + " AND session_id <> ''")
 	}
+	if f.Workflow {
+		// Lets interactions_workflow apply (migration 0017).
+		w.add("workflow IS NOT NULL")
+	}
 	if f.VisibleTo != nil {
 		w.add(visibleClause(f.VisibleTo, w.arg))
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/auth"
+	"github.com/hitl-sh/hitl/ui"
 	mcpauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"golang.org/x/time/rate"
 )
@@ -307,7 +308,7 @@ func retryLater(w http.ResponseWriter, wait time.Duration, msg string) error {
 
 // isPublic reports whether r may be served without credentials: health
 // checks, the login page and API, logout, the OpenAPI document, and the web
-// inbox's static files (the inbox then asks /api/v1/auth/me and shows its
+// inbox's static files (and its service worker) (the inbox then asks /api/v1/auth/me and shows its
 // login view). Routes listed here must not act on the caller's behalf. A
 // path that is not in canonical form is never public (the mux redirects it
 // first).
@@ -319,7 +320,7 @@ func isPublic(r *http.Request, publicMetrics bool) bool {
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
 		switch p {
-		case "/", "/healthz", "/readyz", "/login", loginCSSPath, openAPIPath:
+		case "/", "/healthz", "/readyz", "/login", loginCSSPath, openAPIPath, ui.ServiceWorkerPath:
 			return true
 		case "/metrics":
 			return publicMetrics

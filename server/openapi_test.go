@@ -16,6 +16,7 @@ import (
 	"github.com/hitl-sh/hitl/server"
 	"github.com/hitl-sh/hitl/slack"
 	"github.com/hitl-sh/hitl/webhook"
+	"github.com/hitl-sh/hitl/webpush"
 	"github.com/pb33f/libopenapi"
 	validator "github.com/pb33f/libopenapi-validator"
 )
@@ -32,7 +33,8 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 	}
 	hooks := webhook.New(s.Store, s.Broker, nil)
 	em := email.New(s.Broker, s.Store, nil)
-	routes := server.Routes(server.New(s.Broker, &server.Options{Slack: sl, Email: em, MCP: mcpserver.New(s.Broker, nil).Handler(), Webhooks: hooks}))
+	wp := webpush.New(s.Broker, s.Store, nil)
+	routes := server.Routes(server.New(s.Broker, &server.Options{Slack: sl, Email: em, Push: wp, MCP: mcpserver.New(s.Broker, nil).Handler(), Webhooks: hooks}))
 	ops := documentOperations(t)
 
 	// Every route is in the document: the document, as a router, serves

@@ -18,7 +18,6 @@ import (
 	"github.com/hitl-sh/hitl/server/internal/park"
 	"github.com/hitl-sh/hitl/server/internal/wshub"
 	"github.com/hitl-sh/hitl/ui"
-	"github.com/hitl-sh/hitl/webhook"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -44,12 +43,15 @@ type Options struct {
 	MCP http.Handler
 	// Webhooks, when set, serves the webhooks' API and lets agents give
 	// a callback_url.
-	Webhooks *webhook.Service
+	Webhooks Webhooks
 	// Email, when set, is the email channel (the email package's
 	// Service): the server serves its configuration API, for admins, and
 	// the pages the links in mail lead to, whose token is their
 	// credential.
 	Email EmailChannel
+	// Push, when set, is the Web Push channel (the webpush package's
+	// Service): the server serves its key and people's subscriptions.
+	Push PushChannel
 	// WebSocketQueue is how many messages a WebSocket may have waiting to
 	// be sent before it is closed as too slow (1013, try again later);
 	// 0 means 1024.
@@ -67,8 +69,9 @@ type Server struct {
 	slack   SlackChannel
 	mcp     http.Handler
 	// webhooks, when set, sends webhooks (webhooks.go).
-	webhooks *webhook.Service
+	webhooks Webhooks
 	email    EmailChannel
+	push     PushChannel
 	hub      *wshub.Hub
 	replays  replayCache
 	// replayReads shares the replay reads of connections that arrive
@@ -97,6 +100,7 @@ func New(b *broker.Broker, opts *Options) *Server {
 		mcp:      opts.MCP,
 		webhooks: opts.Webhooks,
 		email:    opts.Email,
+		push:     opts.Push,
 
 		parkSweep:   park.SweepInterval,
 		bodyTimeout: bodyReadTimeout,
@@ -117,7 +121,9 @@ func New(b *broker.Broker, opts *Options) *Server {
 	return s
 }
 
-// routes registers every route in one place.
+// routes registers every route: here, or in the channels' and sign-in
+// functions it calls (slackRoutes, authRoutes, webhookRoutes, emailRoutes,
+// pushRoutes).
 func (s *Server) routes() {
 	// Native API.
 	s.mux.HandleFunc("POST /api/v1/interactions", s.handle(s.handleCreate))
@@ -148,14 +154,9 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("POST /api/human-feedback/submit", s.handle(s.handleFeedbackSubmit))
 	s.mux.HandleFunc("GET /api/human-feedback/pending", s.handle(s.handleFeedbackPending))
 
-	// The Slack channel, when it runs: its configuration (admins), and
-	// Slack's own requests, signed by Slack, not authenticated.
+	// The Slack channel, when it runs (slackRoutes).
 	if s.slack != nil {
-		s.mux.HandleFunc("GET /api/human-feedback/slack/config", s.handle(s.handleSlackConfig))
-		s.mux.HandleFunc("POST /api/human-feedback/slack/config", s.handle(s.handleSlackSetConfig))
-		s.mux.HandleFunc("POST /api/human-feedback/slack/test", s.handle(s.handleSlackTest))
-		s.mux.HandleSigned("POST /slack/events", s.slack.EventsHandler())
-		s.mux.HandleSigned("POST /slack/interactivity", s.slack.InteractivityHandler())
+		s.slackRoutes()
 	}
 
 	// Webhooks and their deliveries (admins).
@@ -165,6 +166,12 @@ func (s *Server) routes() {
 	// channel runs (email.go).
 	if s.email != nil {
 		s.emailRoutes()
+	}
+
+	// Web Push: the key and the signed-in person's subscriptions, when
+	// the channel runs (push.go).
+	if s.push != nil {
+		s.pushRoutes()
 	}
 
 	// The AI-Parrot HITL contract's respond endpoint.
@@ -181,13 +188,7 @@ func (s *Server) routes() {
 	}
 
 	// Authentication: the API the inbox uses, and a plain login page.
-	s.mux.HandleFunc("POST /api/v1/auth/login", s.handle(s.handleLogin))
-	s.mux.HandleFunc("POST /api/v1/auth/logout", s.handle(s.handleLogout))
-	s.mux.HandleFunc("GET /api/v1/auth/me", s.handle(s.handleMe))
-	s.mux.HandleFunc("GET /login", s.handleLoginPage)
-	s.mux.HandleFunc("POST /login", s.handleLoginForm)
-	s.mux.HandleFunc("POST /logout", s.handleLogoutForm)
-	s.mux.HandleFunc("GET "+loginCSSPath, s.handleLoginCSS)
+	s.authRoutes()
 
 	// Operations.
 	s.mux.HandleFunc("GET /healthz", s.handle(s.handleHealth))
@@ -201,6 +202,29 @@ func (s *Server) routes() {
 	s.mux.Handle("GET /{$}", inbox)
 	s.mux.Handle("GET /assets/", inbox)
 	s.mux.Handle("GET /i/{id}", inbox) // the detail view of one interaction
+	s.mux.Handle("GET "+ui.ServiceWorkerPath, inbox)
+}
+
+// slackRoutes registers the Slack channel's configuration (admins) and
+// Slack's own requests, signed by Slack, not authenticated.
+func (s *Server) slackRoutes() {
+	s.mux.HandleFunc("GET /api/human-feedback/slack/config", s.handle(s.handleSlackConfig))
+	s.mux.HandleFunc("POST /api/human-feedback/slack/config", s.handle(s.handleSlackSetConfig))
+	s.mux.HandleFunc("POST /api/human-feedback/slack/test", s.handle(s.handleSlackTest))
+	s.mux.HandleSigned("POST /slack/events", s.slack.EventsHandler())
+	s.mux.HandleSigned("POST /slack/interactivity", s.slack.InteractivityHandler())
+}
+
+// authRoutes registers sign-in: the API the inbox uses, and a plain
+// login page.
+func (s *Server) authRoutes() {
+	s.mux.HandleFunc("POST /api/v1/auth/login", s.handle(s.handleLogin))
+	s.mux.HandleFunc("POST /api/v1/auth/logout", s.handle(s.handleLogout))
+	s.mux.HandleFunc("GET /api/v1/auth/me", s.handle(s.handleMe))
+	s.mux.HandleFunc("GET /login", s.handleLoginPage)
+	s.mux.HandleFunc("POST /login", s.handleLoginForm)
+	s.mux.HandleFunc("POST /logout", s.handleLogoutForm)
+	s.mux.HandleFunc("GET "+loginCSSPath, s.handleLoginCSS)
 }
 
 // Listener wraps l, the listener the server's Handler is served on, so

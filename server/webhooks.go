@@ -1,11 +1,27 @@
 package server
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 
 	"github.com/hitl-sh/hitl"
 )
+
+// Webhooks are the webhooks as the server serves them (the webhook
+// package's *Service, which checks that the caller is an admin).
+type Webhooks interface {
+	// CheckCallback refuses a callback_url deliveries would not be sent to.
+	CheckCallback(ctx context.Context, url string) error
+	AddWebhook(ctx context.Context, n hitl.WebhookRequest) (*hitl.WebhookSubscription, error)
+	Webhooks(ctx context.Context) ([]*hitl.WebhookSubscription, error)
+	Webhook(ctx context.Context, id string) (*hitl.WebhookSubscription, error)
+	DeleteWebhook(ctx context.Context, id string) error
+	// Deliveries lists deliveries with their attempts, newest first.
+	Deliveries(ctx context.Context, f hitl.DeliveryFilter) ([]*hitl.WebhookDelivery, error)
+	// ServerSecret is the secret callback_url deliveries are signed with.
+	ServerSecret(ctx context.Context) (string, error)
+}
 
 // The webhooks' routes, for admins (the webhook service checks the
 // caller's role):

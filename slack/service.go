@@ -26,6 +26,7 @@ import (
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/broker"
+	"github.com/hitl-sh/hitl/internal/worker"
 	"github.com/slack-go/slack"
 )
 
@@ -220,20 +221,7 @@ func (s *Service) Close() error {
 		s.applyMu.Lock()
 		s.stopSocketLocked()
 		s.applyMu.Unlock()
-		// Let work in flight finish for a moment (a message being posted
-		// is better recorded than posted twice), then cut it off.
-		finished := make(chan struct{})
-		go func() {
-			s.wg.Wait()
-			close(finished)
-		}()
-		grace := time.NewTimer(closeGrace)
-		defer grace.Stop()
-		select {
-		case <-finished:
-		case <-grace.C:
-		}
-		s.cancel()
+		worker.Stop(&s.wg, closeGrace, s.cancel)
 	})
 	s.wg.Wait()
 	return nil

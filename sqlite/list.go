@@ -88,6 +88,10 @@ func listWhere(f hitl.ListFilter, withAgents, withTypes bool) (where []string, a
 		// session_id <> '' lets interactions_session apply.
 		where, args = append(where, "session_id = ? AND session_id <> ''"), append(args, f.SessionID)
 	}
+	if f.Workflow {
+		// Lets interactions_workflow apply (migration 0018).
+		where = append(where, "workflow IS NOT NULL")
+	}
 	if f.VisibleTo != nil {
 		where, args = append(where, sqlVisible), append(args, visibleArgs(f.VisibleTo)...)
 	}

@@ -100,19 +100,7 @@ func testPurgeEnded(t *testing.T, s hitl.Store) {
 	late, _ = resolve(t, s, late.ID, answer(`"later"`, at(200)))
 	ss, slack := s.(hitl.SlackStore)
 	if slack {
-		if _, err := ss.ScheduleSlackMessages(t.Context(), []*hitl.SlackMessage{
-			{InteractionID: answered.ID, State: hitl.SlackScheduled, DueAt: at(120), CreatedAt: base},
-			{InteractionID: pending.ID, State: hitl.SlackScheduled, DueAt: at(123), CreatedAt: at(3)},
-		}); err != nil {
-			t.Fatal(err)
-		}
-		if err := ss.AddSlackActions(t.Context(), []*hitl.SlackAction{
-			{Token: "tok-answered-1", InteractionID: answered.ID, Kind: "option", OptionKey: "approve", CreatedAt: at(120)},
-			{Token: "tok-answered-2", InteractionID: answered.ID, Kind: "option", OptionKey: "reject", CreatedAt: at(120)},
-			{Token: "tok-pending", InteractionID: pending.ID, Kind: "open", CreatedAt: at(123)},
-		}); err != nil {
-			t.Fatal(err)
-		}
+		addSlackRows(t, ss, answered, pending)
 	}
 	last := lastSeq(t, s)
 	before := events(t, s)
@@ -130,22 +118,8 @@ func testPurgeEnded(t *testing.T, s hitl.Store) {
 	if slack {
 		wantRows["slack_messages"], wantRows["slack_actions"] = 1, 2
 	}
-	for _, p := range []struct {
-		what string
-		got  *hitl.Purged
-	}{{"dry run", dry}, {"purge", got}} {
-		if d := cmp.Diff(wantIDs, p.got.IDs); d != "" {
-			t.Errorf("%s: IDs (-want +got):\n%s", p.what, d)
-		}
-		for table, n := range wantRows {
-			if p.got.Rows[table] != n {
-				t.Errorf("%s: Rows[%q] = %d, want %d (all: %v)", p.what, table, p.got.Rows[table], n, p.got.Rows)
-			}
-		}
-		if p.got.Next != "" {
-			t.Errorf("%s: Next = %q, want \"\" (one batch holds everything)", p.what, p.got.Next)
-		}
-	}
+	checkPurged(t, "dry run", dry, wantIDs, wantRows)
+	checkPurged(t, "purge", got, wantIDs, wantRows)
 
 	notFound(t, s, wantIDs...)
 	var newestPurged int64
@@ -173,18 +147,7 @@ func testPurgeEnded(t *testing.T, s hitl.Store) {
 		t.Errorf("LastEventSeq after purge: got %d, want %d", got, last)
 	}
 	if slack {
-		if _, err := ss.SlackMessage(t.Context(), answered.ID); hitl.ErrorCode(err) != hitl.ENOTFOUND {
-			t.Errorf("Slack message of a purged interaction: got %v, want not found", err)
-		}
-		if _, err := ss.SlackAction(t.Context(), "tok-answered-1"); hitl.ErrorCode(err) != hitl.ENOTFOUND {
-			t.Errorf("Slack action of a purged interaction: got %v, want not found", err)
-		}
-		if _, err := ss.SlackMessage(t.Context(), pending.ID); err != nil {
-			t.Errorf("Slack message of a pending interaction: %v", err)
-		}
-		if _, err := ss.SlackAction(t.Context(), "tok-pending"); err != nil {
-			t.Errorf("Slack action of a pending interaction: %v", err)
-		}
+		checkSlackPurged(t, ss, answered, pending)
 	}
 
 	again := purge(t, s, hitl.Purge{EndedBefore: at(100)})
@@ -198,6 +161,59 @@ func testPurgeEnded(t *testing.T, s hitl.Store) {
 	ev := appendEvent(t, s, notified(pending, 300))
 	if ev.Seq <= last {
 		t.Errorf("Seq after purge: got %d, want > %d", ev.Seq, last)
+	}
+}
+
+// addSlackRows gives answered and pending a Slack message each, and
+// answered two Slack actions and pending one.
+func addSlackRows(t *testing.T, ss hitl.SlackStore, answered, pending *hitl.Interaction) {
+	t.Helper()
+	if _, err := ss.ScheduleSlackMessages(t.Context(), []*hitl.SlackMessage{
+		{InteractionID: answered.ID, State: hitl.SlackScheduled, DueAt: at(120), CreatedAt: base},
+		{InteractionID: pending.ID, State: hitl.SlackScheduled, DueAt: at(123), CreatedAt: at(3)},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ss.AddSlackActions(t.Context(), []*hitl.SlackAction{
+		{Token: "tok-answered-1", InteractionID: answered.ID, Kind: "option", OptionKey: "approve", CreatedAt: at(120)},
+		{Token: "tok-answered-2", InteractionID: answered.ID, Kind: "option", OptionKey: "reject", CreatedAt: at(120)},
+		{Token: "tok-pending", InteractionID: pending.ID, Kind: "open", CreatedAt: at(123)},
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkPurged checks what a purge (or its dry run) reports.
+func checkPurged(t *testing.T, what string, got *hitl.Purged, wantIDs []string, wantRows map[string]int) {
+	t.Helper()
+	if d := cmp.Diff(wantIDs, got.IDs); d != "" {
+		t.Errorf("%s: IDs (-want +got):\n%s", what, d)
+	}
+	for table, n := range wantRows {
+		if got.Rows[table] != n {
+			t.Errorf("%s: Rows[%q] = %d, want %d (all: %v)", what, table, got.Rows[table], n, got.Rows)
+		}
+	}
+	if got.Next != "" {
+		t.Errorf("%s: Next = %q, want \"\" (one batch holds everything)", what, got.Next)
+	}
+}
+
+// checkSlackPurged checks that the purged interaction's Slack rows went
+// and the pending one's stayed (see addSlackRows).
+func checkSlackPurged(t *testing.T, ss hitl.SlackStore, answered, pending *hitl.Interaction) {
+	t.Helper()
+	if _, err := ss.SlackMessage(t.Context(), answered.ID); hitl.ErrorCode(err) != hitl.ENOTFOUND {
+		t.Errorf("Slack message of a purged interaction: got %v, want not found", err)
+	}
+	if _, err := ss.SlackAction(t.Context(), "tok-answered-1"); hitl.ErrorCode(err) != hitl.ENOTFOUND {
+		t.Errorf("Slack action of a purged interaction: got %v, want not found", err)
+	}
+	if _, err := ss.SlackMessage(t.Context(), pending.ID); err != nil {
+		t.Errorf("Slack message of a pending interaction: %v", err)
+	}
+	if _, err := ss.SlackAction(t.Context(), "tok-pending"); err != nil {
+		t.Errorf("Slack action of a pending interaction: %v", err)
 	}
 }
 

@@ -90,6 +90,7 @@ func Run(t *testing.T, newStore func(t *testing.T) hitl.Store) {
 		{"RulesList", testRulesList},
 		{"PurgeWithRuleEvents", testPurgeWithRuleEvents},
 		{"VoteRoundTrip", testVoteRoundTrip},
+		{"ListWorkflow", testListWorkflow},
 		{"VoteUnreachable", testVoteUnreachable},
 		{"VotePastDeadline", testVotePastDeadline},
 		{"VoteConcurrent", testVoteConcurrent},

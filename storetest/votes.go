@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/hitl-sh/hitl"
 )
 
@@ -213,4 +214,34 @@ func testClaimRoundTrip(t *testing.T, s hitl.Store) {
 	if err != nil || out.Status != hitl.StatusAnswered || len(chain(ev)) != 2 {
 		t.Errorf("carol answers after bob's claim expired: status %v, events %v, err %v", out.Status, chain(ev), err)
 	}
+}
+
+// testListWorkflow checks that ListInteractions with Workflow lists only
+// the interactions that carry one (a voting consensus, a claim mode).
+func testListWorkflow(t *testing.T, s hitl.Store) {
+	plain := create(t, s, ask(t, hitl.CreateRequest{Question: "Plain?", Timeout: 60}, "agent", base))
+	quorum := create(t, s, askQuorum(t, 2, ""))
+	claimable := create(t, s, ask(t, hitl.CreateRequest{Question: "Claim me?", Timeout: 60, ClaimMode: hitl.ClaimShared}, "agent", at(1)))
+	ended := create(t, s, askQuorum(t, 1, ""))
+	resolve(t, s, ended.ID, answer(`true`, at(2)))
+
+	ids := func(f hitl.ListFilter) []string {
+		got, _ := list(t, s, f)
+		var out []string
+		for _, in := range got {
+			out = append(out, in.ID)
+		}
+		return out
+	}
+	if got, want := ids(hitl.ListFilter{Status: hitl.StatusPending, Workflow: true}), []string{claimable.ID, quorum.ID}; !sameSet(got, want) {
+		t.Errorf("pending with a workflow: %v, want %v (not the plain %s)", got, want, plain.ID)
+	}
+	if got, want := ids(hitl.ListFilter{Workflow: true}), []string{claimable.ID, quorum.ID, ended.ID}; !sameSet(got, want) {
+		t.Errorf("any status with a workflow: %v, want %v", got, want)
+	}
+}
+
+// sameSet reports whether a and b hold the same strings, in any order.
+func sameSet(a, b []string) bool {
+	return cmp.Equal(a, b, cmpopts.SortSlices(func(x, y string) bool { return x < y }))
 }

@@ -143,6 +143,9 @@ type serverOptions struct {
 	slack slack.Settings
 	// noSecretKey runs the Slack channel without a key to seal secrets.
 	noSecretKey bool
+	// push, email and webhooks run the Web Push and email channels and
+	// the webhooks (channels_test.go).
+	push, email, webhooks bool
 }
 
 func newServer(t *testing.T) *hitlServer {
@@ -186,6 +189,7 @@ func newServerWith(t *testing.T, o serverOptions) *hitlServer {
 		Identities:    store,
 		StreamRecheck: o.streamRecheck, LoginRate: loginRate, LoginBurst: loginBurst,
 	}}
+	addChannels(t, b, store, o, opts)
 	f := &faults{}
 	ts := httptest.NewUnstartedServer(f.wrap(hitltest.ValidateResponses(t, server.New(b, opts).Handler())))
 	// Hijacked connections are the WebSockets; the test can cut them.

@@ -125,7 +125,8 @@ func contentType(name string) string {
 
 // Handler serves the inbox: GET / (index.html), GET /i/<id> (index.html
 // too: the page shows its detail view of interaction <id>) and GET
-// /assets/<version>/…. Mount it on "GET /{$}", "GET /i/{id}" and
+// /assets/<version>/…, and GET /sw.js (the service worker). Mount it on
+// "GET /{$}", "GET /i/{id}", "GET /sw.js" and
 // "GET /assets/"; any other path gets 404.
 func Handler() http.Handler {
 	b, err := load()
@@ -148,6 +149,11 @@ func (b *bundle) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.URL.Path == "/" || r.URL.Path == "/index.html" || isDetailPath(r.URL.Path):
 		w.Header().Set("Cache-Control", "no-cache")
 		serve(w, r, &b.index)
+	case r.URL.Path == ServiceWorkerPath:
+		// At the root, so that its scope is the whole inbox; never
+		// cached, so that browsers see a new one at once.
+		w.Header().Set("Cache-Control", "no-cache")
+		serve(w, r, b.files["sw.js"])
 	case strings.HasPrefix(r.URL.Path, assetPrefix):
 		version, name, ok := strings.Cut(strings.TrimPrefix(r.URL.Path, assetPrefix), "/")
 		a := b.files[name]
@@ -164,6 +170,11 @@ func (b *bundle) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 	}
 }
+
+// ServiceWorkerPath is where the inbox's service worker (assets/sw.js,
+// which shows Web Push notifications) is served: at the root, since a
+// worker's scope is at most its own directory.
+const ServiceWorkerPath = "/sw.js"
 
 // detailPrefix starts the address of the detail view of one interaction.
 const detailPrefix = "/i/"

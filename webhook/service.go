@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/internal/worker"
 	"github.com/hitl-sh/hitl/standardwebhooks"
 )
 
@@ -193,10 +194,7 @@ func (s *Service) Start(ctx context.Context) error {
 
 // wake makes the worker look at the log and the store again.
 func (s *Service) wake() {
-	select {
-	case s.kick <- struct{}{}:
-	default:
-	}
+	worker.Wake(s.kick)
 }
 
 // Close stops the worker. Deliveries in flight may finish for a moment;
@@ -204,18 +202,7 @@ func (s *Service) wake() {
 func (s *Service) Close() error {
 	s.once.Do(func() {
 		close(s.closed)
-		finished := make(chan struct{})
-		go func() {
-			s.wg.Wait()
-			close(finished)
-		}()
-		grace := time.NewTimer(closeGrace)
-		defer grace.Stop()
-		select {
-		case <-finished:
-		case <-grace.C:
-		}
-		s.cancel()
+		worker.Stop(&s.wg, closeGrace, s.cancel)
 	})
 	s.wg.Wait()
 	return nil

@@ -3,27 +3,20 @@ package webhook
 import (
 	"context"
 	"time"
+
+	"github.com/hitl-sh/hitl/internal/worker"
 )
 
 // run is the worker: one timer, armed at the earliest delivery due, and
 // woken early by new events.
 func (s *Service) run() {
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
-	for {
+	worker.Loop(func() time.Duration {
 		wait := s.step()
 		if s.stepDone != nil {
 			s.stepDone()
 		}
-		timer.Reset(wait)
-		select {
-		case <-timer.C:
-		case <-s.kick:
-			timer.Stop()
-		case <-s.closed:
-			return
-		}
-	}
+		return wait
+	}, s.kick, s.closed)
 }
 
 // step enqueues the new events, sends what is due, and returns how long

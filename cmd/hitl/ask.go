@@ -58,25 +58,7 @@ func runAsk(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			"cancels it there too), 4 error (bad flags, server unreachable, invalid\n"+
 			"request), 5 an action answered with a reply instead.\n\n"+
 			"HITL_TOKEN, if set, is sent as a bearer token.", stderr)
-	typ := fs.String("type", "", "interaction `type`: approval, single_choice, multi_choice, form, free_text or action\n(default free_text; single_choice with --option, form with --schema, action with --action-name)")
-	var options hitl.OptionList
-	fs.Func("option", "a choice as `key=label`, or just a label (its key is derived); repeatable", func(s string) error {
-		o, err := parseOption(s)
-		if err == nil {
-			options = append(options, o)
-		}
-		return err
-	})
-	schemaFile := fs.String("schema", "", "JSON Schema `file` for a form (- reads stdin)")
-	contextText := fs.String("context", "", "supporting `text` shown with the question (Markdown)")
-	def := fs.String("default", "", "default `value` (JSON, or else text), pre-filled for the person and\nthe answer with --on-timeout default")
-	timeout := fs.Duration("timeout", 0, "how long to wait for an answer, e.g. 5m (default: the server's, 1h)")
-	onTimeout := fs.String("on-timeout", "", "at the deadline: cancel (exit 2) or default (answer with --default)")
-	key := fs.String("id", "", "idempotency `key`: asking again with the same key and question waits on\nthe same interaction (default: a new random key, so that an interrupted\nask can find its question and cancel it: see ask.Create)")
-	agent := fs.String("agent", envOr("HITL_AGENT", ""), "agent `name` shown to the person (HITL_AGENT)")
-	escalation := fs.String("escalation", "", "reminders and escalation as `JSON`, such as\n'[{\"after\":\"10m\",\"remind\":true}]' ([] opts out of the server's default)")
-	var action actionFlags
-	action.register(fs)
+	f := addAskFlags(fs)
 	base := serverFlag(fs)
 	if code, ok := parse(fs, args, exitError); !ok {
 		return code
@@ -85,45 +67,10 @@ func runAsk(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "hitl ask: "+format+"\n", a...)
 		return exitError
 	}
-
-	req := hitl.CreateRequest{
-		Type:           hitl.Type(*typ),
-		Question:       strings.TrimSpace(strings.Join(fs.Args(), " ")),
-		Context:        *contextText,
-		Options:        options,
-		OnTimeout:      hitl.OnTimeout(*onTimeout),
-		IdempotencyKey: *key,
-		SourceAgent:    *agent,
-	}
-	if err := action.apply(&req); err != nil {
+	req, err := f.request(strings.TrimSpace(strings.Join(fs.Args(), " ")))
+	if err != nil {
 		return fail("%v", err)
 	}
-	if req.Question == "" && req.Type != hitl.TypeAction {
-		return fail("a question is required, as in: hitl ask \"Deploy to production?\"")
-	}
-	if *timeout < 0 {
-		return fail("--timeout must be positive")
-	}
-	req.Timeout = timeout.Seconds()
-	if *def != "" {
-		req.DefaultResponse = jsonOrString(*def)
-	}
-	if *escalation != "" {
-		if err := json.Unmarshal([]byte(*escalation), &req.Escalation); err != nil {
-			return fail("--escalation must be a JSON list of steps: %v", err)
-		}
-		if req.Escalation == nil {
-			req.Escalation = []hitl.EscalationStep{} // null: no steps either
-		}
-	}
-	if *schemaFile != "" {
-		schema, err := readSchema(*schemaFile)
-		if err != nil {
-			return fail("%v", err)
-		}
-		req.FormSchema = schema
-	}
-	req.Type = req.InferredType()
 
 	c := newClient(*base)
 	in, err := ask.Create(ctx, c, req)
@@ -147,6 +94,81 @@ func runAsk(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return fail("%s", errText(err))
 	}
 	return printOutcome(got, stdout, stderr)
+}
+
+// askFlags are hitl ask's flags that make the question.
+type askFlags struct {
+	typ, schemaFile, contextText, def, onTimeout, key, agent *string
+	escalation                                               *string
+	timeout                                                  *time.Duration
+	options                                                  hitl.OptionList
+	action                                                   actionFlags
+}
+
+// addAskFlags defines hitl ask's question flags on fs.
+func addAskFlags(fs *flag.FlagSet) *askFlags {
+	f := &askFlags{}
+	f.typ = fs.String("type", "", "interaction `type`: approval, single_choice, multi_choice, form, free_text or action\n(default free_text; single_choice with --option, form with --schema, action with --action-name)")
+	fs.Func("option", "a choice as `key=label`, or just a label (its key is derived); repeatable", func(s string) error {
+		o, err := parseOption(s)
+		if err == nil {
+			f.options = append(f.options, o)
+		}
+		return err
+	})
+	f.schemaFile = fs.String("schema", "", "JSON Schema `file` for a form (- reads stdin)")
+	f.contextText = fs.String("context", "", "supporting `text` shown with the question (Markdown)")
+	f.def = fs.String("default", "", "default `value` (JSON, or else text), pre-filled for the person and\nthe answer with --on-timeout default")
+	f.timeout = fs.Duration("timeout", 0, "how long to wait for an answer, e.g. 5m (default: the server's, 1h)")
+	f.onTimeout = fs.String("on-timeout", "", "at the deadline: cancel (exit 2) or default (answer with --default)")
+	f.key = fs.String("id", "", "idempotency `key`: asking again with the same key and question waits on\nthe same interaction (default: a new random key, so that an interrupted\nask can find its question and cancel it: see ask.Create)")
+	f.agent = fs.String("agent", envOr("HITL_AGENT", ""), "agent `name` shown to the person (HITL_AGENT)")
+	f.escalation = fs.String("escalation", "", "reminders and escalation as `JSON`, such as\n'[{\"after\":\"10m\",\"remind\":true}]' ([] opts out of the server's default)")
+	f.action.register(fs)
+	return f
+}
+
+// request makes the create request for question from the flags.
+func (f *askFlags) request(question string) (hitl.CreateRequest, error) {
+	req := hitl.CreateRequest{
+		Type:           hitl.Type(*f.typ),
+		Question:       question,
+		Context:        *f.contextText,
+		Options:        f.options,
+		OnTimeout:      hitl.OnTimeout(*f.onTimeout),
+		IdempotencyKey: *f.key,
+		SourceAgent:    *f.agent,
+	}
+	if err := f.action.apply(&req); err != nil {
+		return req, err
+	}
+	if req.Question == "" && req.Type != hitl.TypeAction {
+		return req, errors.New("a question is required, as in: hitl ask \"Deploy to production?\"")
+	}
+	if *f.timeout < 0 {
+		return req, errors.New("--timeout must be positive")
+	}
+	req.Timeout = f.timeout.Seconds()
+	if *f.def != "" {
+		req.DefaultResponse = jsonOrString(*f.def)
+	}
+	if *f.escalation != "" {
+		if err := json.Unmarshal([]byte(*f.escalation), &req.Escalation); err != nil {
+			return req, fmt.Errorf("--escalation must be a JSON list of steps: %v", err)
+		}
+		if req.Escalation == nil {
+			req.Escalation = []hitl.EscalationStep{} // null: no steps either
+		}
+	}
+	if *f.schemaFile != "" {
+		schema, err := readSchema(*f.schemaFile)
+		if err != nil {
+			return req, err
+		}
+		req.FormSchema = schema
+	}
+	req.Type = req.InferredType()
+	return req, nil
 }
 
 // interruptedCreate reports Ctrl-C while the question was being sent:

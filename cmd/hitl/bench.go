@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -25,33 +27,13 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			"long-polls plus 10,000 WebSockets, and fan-out to every subscriber. The\n"+
 			"floor is measured in the same run: a bare loopback HTTP round trip, a\n"+
 			"bare durable SQLite commit on the same disk, and the answer loop against\n"+
-			"the least server that does it durably.\n\n"+
+			"the least server that does it durably, alone and at each concurrency of\n"+
+			"the round-trip runs (their rates are shown as a ratio to it).\n\n"+
 			"Each phase runs its own \"hitl serve\" child process on a temporary SQLite\n"+
 			"file (or --db), so its memory is read alone. The table goes to stdout,\n"+
 			"progress to stderr. A full run takes about three minutes; --quick, under\n"+
 			"one. Only loopback servers are targeted.", stderr)
-	quick := fs.Bool("quick", false, "a reduced run, in under a minute")
-	asJSON := fs.Bool("json", false, "print one JSON object instead of the table")
-	db := fs.String("db", "", "database `URL` for the servers (postgres://…); default: a temporary SQLite file per phase")
-	serverURL := fs.String("server", "", "benchmark the running server at `URL` (loopback only) instead of starting one; memory is not measured")
-	dir := fs.String("dir", "", "`directory` for the temporary databases and logs (default: the system temp dir); the floor commit is measured there")
-	keep := fs.Bool("keep", false, "keep the temporary directory (databases, server logs)")
-	withAuth := fs.Bool("auth", false, "run the servers with authentication on: each gets an admin API token, which every\nrequest carries, and no answer limit (with --server, HITL_TOKEN is sent instead)")
-	samples := fs.Int("samples", 0, "sequential latency `samples` (default 2000, 300 with --quick)")
-	duration := fs.Duration("duration", 0, "each round-trip run (default 10s, 2s with --quick)")
-	pending := fs.Int("pending", 0, "pending questions for the memory figure (default 100000, 10000 with --quick; -1 skips)")
-	streams := fs.Int("streams", 0, "long-polls, and WebSockets, held open (default 10000, 1000 with --quick; -1 skips)")
-	trials := fs.Int("trials", 0, "questions fanned out to every WebSocket (default 10, 5 with --quick)")
-	var serverEnv []string
-	fs.Func("server-env", "`KEY=VALUE` set in the servers' environment (repeatable), such as GOMEMLIMIT=400MiB", func(v string) error {
-		if k, _, ok := strings.Cut(v, "="); !ok || k == "" {
-			return fmt.Errorf("want KEY=VALUE")
-		}
-		serverEnv = append(serverEnv, v)
-		return nil
-	})
-	conc := fs.String("concurrency", "1,16,256", "round-trip runs: comma-separated numbers of agents")
-	settle := fs.Duration("settle", 0, "how long a server idles before its memory is read (default 2s)")
+	f := addBenchFlags(fs)
 	if code, ok := parse(fs, args, 2); !ok {
 		return code
 	}
@@ -59,83 +41,32 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "hitl bench: unexpected arguments: %s\n", strings.Join(fs.Args(), " "))
 		return 2
 	}
-	if *withAuth && *serverURL != "" {
-		fmt.Fprintln(stderr, "hitl bench: --auth is for the servers the benchmark starts; with --server, set HITL_TOKEN")
+	cfg, err := f.config()
+	if err != nil {
+		fmt.Fprintf(stderr, "hitl bench: %v\n", err)
 		return 2
-	}
-	if *db != "" && *serverURL != "" {
-		fmt.Fprintln(stderr, "hitl bench: --db and --server exclude each other")
-		return 2
-	}
-
-	cfg := bench.Config{}
-	if *quick {
-		cfg = bench.Quick()
-	}
-	cfg.Samples = pick(*samples, cfg.Samples)
-	cfg.Pending = pick(*pending, cfg.Pending)
-	cfg.Streams = pick(*streams, cfg.Streams)
-	cfg.FanoutTrials = pick(*trials, cfg.FanoutTrials)
-	if *duration > 0 {
-		cfg.Duration = *duration
-	}
-	cfg.Settle = *settle
-	for _, f := range strings.Split(*conc, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 1 || n > 4096 {
-			fmt.Fprintf(stderr, "hitl bench: --concurrency must list numbers from 1 to 4096; got %q\n", *conc)
-			return 2
-		}
-		cfg.Concurrency = append(cfg.Concurrency, n)
 	}
 	cfg.Progress = stderr
-
 	limit, err := bench.RaiseFileLimit()
 	if err != nil {
 		fmt.Fprintf(stderr, "hitl bench: %v\n", err)
 	}
 	cfg.FileLimit = limit
 
-	tmp, err := os.MkdirTemp(*dir, "hitl-bench-")
+	tmp, err := os.MkdirTemp(*f.dir, "hitl-bench-")
 	if err != nil {
 		fmt.Fprintf(stderr, "hitl bench: %v\n", err)
 		return 1
 	}
-	if *keep {
+	if *f.keep {
 		fmt.Fprintf(stderr, "hitl bench: keeping %s\n", tmp)
 	} else {
 		defer os.RemoveAll(tmp)
 	}
 	cfg.Dir = tmp
-
-	switch {
-	case *serverURL != "":
-		launch, err := bench.Existing(*serverURL, os.Getenv("HITL_TOKEN"))
-		if err != nil {
-			fmt.Fprintf(stderr, "hitl bench: %v\n", err)
-			return 2
-		}
-		cfg.Launch, cfg.Store, cfg.Shared = launch, "server at "+*serverURL, true
-	default:
-		exe, err := os.Executable()
-		if err != nil {
-			fmt.Fprintf(stderr, "hitl bench: find the hitl binary: %v\n", err)
-			return 1
-		}
-		child := &bench.Child{Exe: exe, Dir: tmp, Env: serverEnv, Auth: *withAuth, DB: func(phase string) string {
-			return filepath.Join(tmp, phase+".db")
-		}}
-		cfg.Store = "sqlite"
-		if *db != "" {
-			if !strings.HasPrefix(*db, "postgres://") && !strings.HasPrefix(*db, "postgresql://") {
-				fmt.Fprintln(stderr, "hitl bench: --db must be a postgres:// URL (the default is a temporary SQLite file)")
-				return 2
-			}
-			url := *db
-			child.DB = func(string) string { return url }
-			cfg.Store, cfg.Shared, cfg.PostgresURL = "postgres", true, url
-		}
-		cfg.Launch, cfg.Auth = child.Launch, *withAuth
+	if code, err := f.launcher(&cfg, tmp); err != nil {
+		fmt.Fprintf(stderr, "hitl bench: %v\n", err)
+		return code
 	}
 
 	start := time.Now()
@@ -144,7 +75,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "hitl bench: %v (after %s)\n", err, time.Since(start).Round(time.Second))
 	}
 	if res != nil {
-		if *asJSON {
+		if *f.asJSON {
 			enc := json.NewEncoder(stdout)
 			enc.SetIndent("", "  ")
 			_ = enc.Encode(res)
@@ -156,6 +87,104 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return 1
 	}
 	return 0
+}
+
+// benchFlags are hitl bench's flags.
+type benchFlags struct {
+	quick, asJSON, keep, withAuth     *bool
+	db, serverURL, dir, conc          *string
+	samples, pending, streams, trials *int
+	duration, settle                  *time.Duration
+	serverEnv                         []string
+}
+
+// addBenchFlags defines hitl bench's flags on fs.
+func addBenchFlags(fs *flag.FlagSet) *benchFlags {
+	f := &benchFlags{}
+	f.quick = fs.Bool("quick", false, "a reduced run, in under a minute")
+	f.asJSON = fs.Bool("json", false, "print one JSON object instead of the table")
+	f.db = fs.String("db", "", "database `URL` for the servers (postgres://…); default: a temporary SQLite file per phase")
+	f.serverURL = fs.String("server", "", "benchmark the running server at `URL` (loopback only) instead of starting one; memory is not measured")
+	f.dir = fs.String("dir", "", "`directory` for the temporary databases and logs (default: the system temp dir); the floor commit is measured there")
+	f.keep = fs.Bool("keep", false, "keep the temporary directory (databases, server logs)")
+	f.withAuth = fs.Bool("auth", false, "run the servers with authentication on: each gets an admin API token, which every\nrequest carries, and no answer limit (with --server, HITL_TOKEN is sent instead)")
+	f.samples = fs.Int("samples", 0, "sequential latency `samples` (default 2000, 300 with --quick)")
+	f.duration = fs.Duration("duration", 0, "each round-trip run (default 10s, 2s with --quick)")
+	f.pending = fs.Int("pending", 0, "pending questions for the memory figure (default 100000, 10000 with --quick; -1 skips)")
+	f.streams = fs.Int("streams", 0, "long-polls, and WebSockets, held open (default 10000, 1000 with --quick; -1 skips)")
+	f.trials = fs.Int("trials", 0, "questions fanned out to every WebSocket (default 10, 5 with --quick)")
+	fs.Func("server-env", "`KEY=VALUE` set in the servers' environment (repeatable), such as GOMEMLIMIT=400MiB", func(v string) error {
+		if k, _, ok := strings.Cut(v, "="); !ok || k == "" {
+			return fmt.Errorf("want KEY=VALUE")
+		}
+		f.serverEnv = append(f.serverEnv, v)
+		return nil
+	})
+	f.conc = fs.String("concurrency", "1,16,256", "round-trip runs: comma-separated numbers of agents")
+	f.settle = fs.Duration("settle", 0, "how long a server idles before its memory is read (default 2s)")
+	return f
+}
+
+// config checks the flags together and returns the benchmark's
+// configuration (without its launcher, directory and progress writer).
+func (f *benchFlags) config() (bench.Config, error) {
+	if *f.withAuth && *f.serverURL != "" {
+		return bench.Config{}, errors.New("--auth is for the servers the benchmark starts; with --server, set HITL_TOKEN")
+	}
+	if *f.db != "" && *f.serverURL != "" {
+		return bench.Config{}, errors.New("--db and --server exclude each other")
+	}
+	if *f.db != "" && !strings.HasPrefix(*f.db, "postgres://") && !strings.HasPrefix(*f.db, "postgresql://") {
+		return bench.Config{}, errors.New("--db must be a postgres:// URL (the default is a temporary SQLite file)")
+	}
+	cfg := bench.Config{}
+	if *f.quick {
+		cfg = bench.Quick()
+	}
+	cfg.Samples = pick(*f.samples, cfg.Samples)
+	cfg.Pending = pick(*f.pending, cfg.Pending)
+	cfg.Streams = pick(*f.streams, cfg.Streams)
+	cfg.FanoutTrials = pick(*f.trials, cfg.FanoutTrials)
+	if *f.duration > 0 {
+		cfg.Duration = *f.duration
+	}
+	cfg.Settle = *f.settle
+	for _, field := range strings.Split(*f.conc, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(field))
+		if err != nil || n < 1 || n > 4096 {
+			return bench.Config{}, fmt.Errorf("--concurrency must list numbers from 1 to 4096; got %q", *f.conc)
+		}
+		cfg.Concurrency = append(cfg.Concurrency, n)
+	}
+	return cfg, nil
+}
+
+// launcher sets how cfg's phases get their server: the one at --server,
+// or a "hitl serve" child per phase over a file in tmp or --db. On error
+// it returns the exit code.
+func (f *benchFlags) launcher(cfg *bench.Config, tmp string) (int, error) {
+	if *f.serverURL != "" {
+		launch, err := bench.Existing(*f.serverURL, os.Getenv("HITL_TOKEN"))
+		if err != nil {
+			return 2, err
+		}
+		cfg.Launch, cfg.Store, cfg.Shared = launch, "server at "+*f.serverURL, true
+		return 0, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return 1, fmt.Errorf("find the hitl binary: %w", err)
+	}
+	child := &bench.Child{Exe: exe, Dir: tmp, Env: f.serverEnv, Auth: *f.withAuth, DB: func(phase string) string {
+		return filepath.Join(tmp, phase+".db")
+	}}
+	cfg.Store = "sqlite"
+	if url := *f.db; url != "" {
+		child.DB = func(string) string { return url }
+		cfg.Store, cfg.Shared, cfg.PostgresURL = "postgres", true, url
+	}
+	cfg.Launch, cfg.Auth = child.Launch, *f.withAuth
+	return 0, nil
 }
 
 // pick returns v when it was set on the command line, else def.

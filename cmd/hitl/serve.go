@@ -56,9 +56,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	claimTTLFlag := fs.String("claim-ttl", envOr("HITL_CLAIM_TTL", hitl.DefaultClaimTTL.String()), "how long a claim on a question holds when the claimer names no time\n(a `duration` such as 15m; at most 24h) (HITL_CLAIM_TTL)")
 	escalationFlag := fs.String("escalation", envOr("HITL_ESCALATION", ""), "default escalation `JSON` of questions that name none, such as\n[{\"after\":\"10m\",\"remind\":true}] (HITL_ESCALATION)")
 	auth := authFlags(fs)
-	sl := slackFlags(fs)
-	wh := webhookFlags(fs)
-	em := emailFlags(fs)
+	ch := channelFlags{slack: slackFlags(fs), webhook: webhookFlags(fs), email: emailFlags(fs), push: pushFlags(fs)}
 	if code, ok := parse(fs, args, 2); !ok {
 		return code
 	}
@@ -85,20 +83,14 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		err = auth.check()
 	}
 	if err == nil {
-		err = sl.check()
-	}
-	if err == nil {
-		err = wh.check()
-	}
-	if err == nil {
-		err = em.check()
+		err = ch.check()
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "hitl serve: %v\n", err)
 		return 2
 	}
 	engine := &broker.Options{Logger: log, Retention: retention, ClaimTTL: claimTTL, DefaultEscalation: escalation}
-	if err := serve(ctx, log, *addr, *db, engine, auth, sl, wh, em); err != nil {
+	if err := serve(ctx, log, *addr, *db, engine, auth, ch); err != nil {
 		fmt.Fprintf(stderr, "hitl serve: %v\n", err)
 		return 1
 	}
@@ -118,7 +110,7 @@ func parseClaimTTL(s string) (time.Duration, error) {
 // serve listens on addr over the database db (see openStore) until ctx
 // ends, with the engine configured by engine (retention, claims); auth
 // decides who may call it (see authConfig.options).
-func serve(ctx context.Context, log *slog.Logger, addr, db string, engine *broker.Options, auth *authConfig, sl *slackConfig, wh *webhookConfig, em *emailConfig) error {
+func serve(ctx context.Context, log *slog.Logger, addr, db string, engine *broker.Options, auth *authConfig, ch channelFlags) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {
@@ -144,29 +136,14 @@ func serve(ctx context.Context, log *slog.Logger, addr, db string, engine *broke
 		store.Close()
 		return err
 	}
-	slackSvc, err := sl.start(ctx, log, b, store, db)
+	chans, err := startChannels(ctx, log, b, store, ch, db, ln.Addr())
 	if err != nil {
 		b.Close()
 		store.Close()
-		return fmt.Errorf("cannot start the Slack channel: %w", err)
-	}
-	hooks, err := wh.start(ctx, log, store, b, sl, db)
-	if err != nil {
-		slackSvc.Close()
-		b.Close()
-		store.Close()
-		return fmt.Errorf("cannot start webhooks: %w", err)
-	}
-	emailSvc, err := em.start(ctx, log, b, store, sl, db, ln.Addr())
-	if err != nil {
-		hooks.Close()
-		slackSvc.Close()
-		b.Close()
-		store.Close()
-		return fmt.Errorf("cannot start the email channel: %w", err)
+		return err
 	}
 	mcp := mcpserver.New(b, &mcpserver.Options{Logger: log, Version: buildVersion()})
-	srv := server.New(b, &server.Options{Slack: slackSvc, Email: emailSvc, MCP: mcp.Handler(), Webhooks: hooks, Logger: log, Version: buildVersion(), Auth: authOpts})
+	srv := server.New(b, &server.Options{Slack: chans.slack, Email: chans.email, Push: chans.push, MCP: mcp.Handler(), Webhooks: chans.hooks, Logger: log, Version: buildVersion(), Auth: authOpts})
 	hs := &http.Server{
 		Handler:           srv.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -198,9 +175,7 @@ func serve(ctx context.Context, log *slog.Logger, addr, db string, engine *broke
 	if err := srv.Shutdown(sctx); err != nil {
 		log.Warn("long-polls still being answered at shutdown were cut off", "error", err)
 	}
-	slackSvc.Close() // its in-flight Slack calls may still record events
-	hooks.Close()
-	emailSvc.Close()
+	chans.close() // before the store: in-flight Slack calls may still record events
 	if err := store.Close(); err != nil {
 		log.Error("close database", "error", err)
 		if serveErr == nil {

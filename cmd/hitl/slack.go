@@ -101,9 +101,10 @@ func (c *slackConfig) check() error {
 }
 
 // cipher returns what seals Slack's secrets saved in database db (see
-// secretKey); nil without a key.
-func (c *slackConfig) cipher(log *slog.Logger, db string) (*slack.Cipher, error) {
-	key, err := c.secretKey(log, db, "Slack tokens cannot be saved through the API, only given as HITL_SLACK_* variables")
+// secretKey); nil without a key, which is logged with what it means
+// (without; nothing when "").
+func (c *slackConfig) cipher(log *slog.Logger, db, without string) (*slack.Cipher, error) {
+	key, err := c.secretKey(log, db, without)
 	if key == nil || err != nil {
 		return nil, err
 	}
@@ -114,7 +115,8 @@ func (c *slackConfig) cipher(log *slog.Logger, db string) (*slack.Cipher, error)
 // the key in HITL_SECRET_KEY, or in the key file (--secret-key-file, or
 // beside a SQLite file), made on first use. A PostgreSQL database shared
 // by replicas needs the same key on each, so it is never made up: without
-// one it returns nil, and logs what that means (without).
+// one it returns nil, and logs what that means (without), unless without
+// is "" (the caller says it itself).
 func (c *slackConfig) secretKey(log *slog.Logger, db, without string) ([]byte, error) {
 	var key []byte
 	var err error
@@ -127,7 +129,9 @@ func (c *slackConfig) secretKey(log *slog.Logger, db, without string) ([]byte, e
 	case c.secretKeyFile != "":
 		key, err = slack.LoadKeyFile(c.secretKeyFile, true)
 	case isPostgres(db):
-		log.Warn("no secret key (HITL_SECRET_KEY or --secret-key-file): " + without)
+		if without != "" {
+			log.Warn("no secret key (HITL_SECRET_KEY or --secret-key-file): " + without)
+		}
 		return nil, nil
 	case db == ":memory:":
 		key = make([]byte, slack.KeySize)
@@ -160,7 +164,7 @@ func (c *slackConfig) start(ctx context.Context, log *slog.Logger, b *broker.Bro
 	if err != nil {
 		return nil, err
 	}
-	cipher, err := c.cipher(log, db)
+	cipher, err := c.cipher(log, db, "Slack tokens cannot be saved through the API, only given as HITL_SLACK_* variables")
 	if err != nil {
 		return nil, fmt.Errorf("secret key: %w", err)
 	}

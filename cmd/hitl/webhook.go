@@ -60,7 +60,8 @@ func (c *webhookConfig) start(ctx context.Context, log *slog.Logger, store hitl.
 	}
 	opts := &webhook.Options{Logger: log, ServerSecret: c.secret, UserAgent: "hitl-webhooks/" + buildVersion()}
 	opts.AllowPrivate, _ = strconv.ParseBool(c.allowPrivate)
-	cipher, err := sl.cipher(log, db)
+	// Without a key the webhook service says what that means itself.
+	cipher, err := sl.cipher(log, db, "")
 	if err != nil {
 		return nil, fmt.Errorf("secret key: %w", err)
 	}

@@ -121,6 +121,14 @@ type Result struct {
 	// concurrency: on a machine this size they share the cores.
 	ServerCPUPerRoundTrip map[string]float64 `json:"server_cpu_us_per_roundtrip"`
 	DriverCPUPerRoundTrip map[string]float64 `json:"driver_cpu_us_per_roundtrip"`
+	// FloorRoundTrips is the bare answer loop's round trips per second at
+	// each concurrency (floorload.go), measured in the same run with a
+	// SQLite store; RoundTripsVsFloor is RoundTrips over it, and
+	// FloorCPUPerRoundTrip the loop's CPU (µs, its server and driver in
+	// one process) per round trip.
+	FloorRoundTrips      map[string]float64 `json:"floor_roundtrips_per_s,omitempty"`
+	RoundTripsVsFloor    map[string]float64 `json:"roundtrips_vs_floor,omitempty"`
+	FloorCPUPerRoundTrip map[string]float64 `json:"floor_cpu_us_per_roundtrip,omitempty"`
 	// DatabaseCPUPerRoundTrip is the same for the PostgreSQL processes on
 	// this machine, with --db (they are also in OtherCPUSeconds).
 	DatabaseCPUPerRoundTrip map[string]float64 `json:"database_cpu_us_per_roundtrip,omitempty"`
@@ -204,41 +212,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 	}()
 
-	// The floor.
-	progress("floor: bare loopback HTTP round trips")
-	h, err := floorHTTP(ctx, max(cfg.Samples, 1000))
-	if err != nil {
+	if err := runFloors(ctx, cfg, res, progress); err != nil {
 		return res, err
 	}
-	res.FloorHTTP, res.FloorHTTPP99 = ms(h.P50), ms(h.P99)
-	switch {
-	case cfg.PostgresURL != "":
-		progress("floor: bare durable PostgreSQL commits")
-		c, err := floorCommitPostgres(ctx, cfg.PostgresURL, max(cfg.Samples/4, 200))
-		if err != nil {
-			return res, err
-		}
-		res.FloorCommit, res.FloorCommitP99, res.FloorCommitStore = ptr(ms(c.P50)), ptr(ms(c.P99)), "postgres"
-	case cfg.Dir != "":
-		progress("floor: bare durable SQLite commits")
-		c, err := floorCommit(ctx, cfg.Dir, max(cfg.Samples/4, 200), 0)
-		if err != nil {
-			return res, err
-		}
-		res.FloorCommit, res.FloorCommitP99, res.FloorCommitStore = ptr(ms(c.P50)), ptr(ms(c.P99)), "sqlite"
-		progress("floor: bare durable SQLite commits, each after %s idle", settle)
-		if c, err = floorCommit(ctx, cfg.Dir, max(cfg.Samples/4, 200), settle); err != nil {
-			return res, err
-		}
-		res.FloorCommitIdle, res.FloorCommitIdleP99 = ptr(ms(c.P50)), ptr(ms(c.P99))
-		progress("floor: the bare answer loop, %d samples", cfg.Samples)
-		l, err := floorLoop(ctx, cfg.Dir, cfg.Samples, progress)
-		if err != nil {
-			return res, err
-		}
-		res.FloorLoop, res.FloorLoopP99 = ptr(ms(l.P50)), ptr(ms(l.P99))
-	}
-
 	if err := runLatency(ctx, cfg, res, progress); err != nil {
 		return res, err
 	}
@@ -254,6 +230,46 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	progress("done")
 	return res, nil
+}
+
+// runFloors measures the floors: loopback HTTP, a durable commit of the
+// store, and for SQLite the same after idling and the bare answer loop.
+func runFloors(ctx context.Context, cfg Config, res *Result, progress func(string, ...any)) error {
+	progress("floor: bare loopback HTTP round trips")
+	h, err := floorHTTP(ctx, max(cfg.Samples, 1000))
+	if err != nil {
+		return err
+	}
+	res.FloorHTTP, res.FloorHTTPP99 = ms(h.P50), ms(h.P99)
+	switch {
+	case cfg.PostgresURL != "":
+		progress("floor: bare durable PostgreSQL commits")
+		c, err := floorCommitPostgres(ctx, cfg.PostgresURL, max(cfg.Samples/4, 200))
+		if err != nil {
+			return err
+		}
+		res.FloorCommit, res.FloorCommitP99, res.FloorCommitStore = ptr(ms(c.P50)), ptr(ms(c.P99)), "postgres"
+	case cfg.Dir != "":
+		progress("floor: bare durable SQLite commits")
+		c, err := floorCommit(ctx, cfg.Dir, max(cfg.Samples/4, 200), 0)
+		if err != nil {
+			return err
+		}
+		res.FloorCommit, res.FloorCommitP99, res.FloorCommitStore = ptr(ms(c.P50)), ptr(ms(c.P99)), "sqlite"
+		progress("floor: bare durable SQLite commits, each after %s idle", settle)
+		if c, err = floorCommit(ctx, cfg.Dir, max(cfg.Samples/4, 200), settle); err != nil {
+			return err
+		}
+		res.FloorCommitIdle, res.FloorCommitIdleP99 = ptr(ms(c.P50)), ptr(ms(c.P99))
+		progress("floor: the bare answer loop, %d samples", cfg.Samples)
+		l, err := floorLoop(ctx, cfg.Dir, cfg.Samples, progress)
+		if err != nil {
+			return err
+		}
+		res.FloorLoop, res.FloorLoopP99 = ptr(ms(l.P50)), ptr(ms(l.P99))
+	}
+
+	return nil
 }
 
 // withServer launches the phase's server, runs fn and stops the server.
@@ -297,6 +313,9 @@ func runLatency(ctx context.Context, cfg Config, res *Result, progress func(stri
 			dbCPU = postgresCPU
 		}
 		for _, c := range cfg.Concurrency {
+			if err := runFloorLoad(ctx, cfg, res, c, progress); err != nil {
+				return err
+			}
 			progress("round trips: concurrency %d for %s", c, cfg.Duration)
 			lr, err := roundTrips(ctx, srv, c, cfg.Duration/5, cfg.Duration, dbCPU)
 			res.LostWakeups += lr.Lost
@@ -320,6 +339,9 @@ func runLatency(ctx context.Context, cfg Config, res *Result, progress func(stri
 				}
 				res.DatabaseCPUPerRoundTrip[key] = float64(lr.cpuPerRoundTrip(lr.DatabaseCPU).Microseconds())
 			}
+			if f := res.FloorRoundTrips[key]; f > 0 {
+				res.RoundTripsVsFloor[key] = round3(lr.perSecond() / f)
+			}
 			res.PersonReconnects += lr.Reconnects
 			if lr.Reconnects > 0 {
 				progress("round trips: concurrency %d: the person's WebSocket was dropped %d times and reconnected (last: %s)", c, lr.Reconnects, lr.LastDrop)
@@ -334,6 +356,28 @@ func runLatency(ctx context.Context, cfg Config, res *Result, progress func(stri
 		}
 		return nil
 	})
+}
+
+// runFloorLoad measures the bare answer loop's round trips at
+// concurrency c (SQLite only: the loop's store is a SQLite file).
+func runFloorLoad(ctx context.Context, cfg Config, res *Result, c int, progress func(string, ...any)) error {
+	if cfg.Dir == "" || cfg.PostgresURL != "" {
+		return nil
+	}
+	progress("floor: the bare answer loop at concurrency %d for %s", c, cfg.Duration)
+	fl, err := floorRoundTrips(ctx, cfg.Dir, c, cfg.Duration/5, cfg.Duration)
+	if err != nil {
+		return err
+	}
+	if res.FloorRoundTrips == nil {
+		res.FloorRoundTrips, res.RoundTripsVsFloor, res.FloorCPUPerRoundTrip = map[string]float64{}, map[string]float64{}, map[string]float64{}
+	}
+	key := strconv.Itoa(c)
+	res.FloorRoundTrips[key] = fl.perSecond()
+	res.FloorCPUPerRoundTrip[key] = float64(fl.cpuPerRoundTrip(fl.DriverCPU).Microseconds())
+	progress("floor: concurrency %d: %.0f/s, round trip p99 %.3f ms, CPU per round trip %s",
+		c, fl.perSecond(), ms(fl.RoundTrip.P99), fl.cpuPerRoundTrip(fl.DriverCPU).Round(time.Microsecond))
+	return nil
 }
 
 // runPending measures memory with many pending questions on a fresh server.
@@ -406,3 +450,6 @@ func runStreams(ctx context.Context, cfg Config, res *Result, progress func(stri
 func ptr(f float64) *float64 { return &f }
 
 func round1(f float64) float64 { return float64(int64(f*10+0.5)) / 10 }
+
+// round3 rounds f to three decimals.
+func round3(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }

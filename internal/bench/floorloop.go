@@ -15,7 +15,7 @@ import (
 // floorLoop measures the answer → unblock loop of unblock, n samples,
 // against a loopServer in this process with its database in dir.
 func floorLoop(ctx context.Context, dir string, n int, progress func(string, ...any)) (dist, error) {
-	s, err := startLoopServer(ctx, dir)
+	s, err := startLoopServer(ctx, filepath.Join(dir, "floor-loop.db"))
 	if err != nil {
 		return dist{}, err
 	}
@@ -34,21 +34,77 @@ func floorLoop(ctx context.Context, dir string, n int, progress func(string, ...
 // server must do to serve it durably, with the same HTTP server and SQLite
 // driver as hitl. A create gives out an id, a wait holds its request until
 // the id is answered, and an answer commits one small row durably (WAL,
-// synchronous=FULL) and then releases the wait. No JSON is decoded, nothing
-// is validated, authorised, logged or recorded as an event.
+// synchronous=FULL) and then releases the wait. Answers that arrive
+// together commit together, one transaction and one sync, as hitl's store
+// does (without that, a loop with many agents would be slower than hitl
+// and no floor). No JSON is decoded, nothing is validated, authorised,
+// logged or recorded as an event.
 type loopServer struct {
-	db    *sql.DB
-	next  atomic.Int64 // the last id given out
-	hs    *http.Server
-	ln    net.Listener
-	mu    sync.Mutex
-	waits map[string]chan struct{} // closed when the id is answered
+	db      *sql.DB
+	next    atomic.Int64 // the last id given out
+	hs      *http.Server
+	ln      net.Listener
+	mu      sync.Mutex
+	waits   map[string]chan struct{} // closed when the id is answered
+	answers chan loopAnswer          // to the committer
+	stop    chan struct{}
+	done    chan struct{} // closed when the committer has ended
+}
+
+// loopAnswer is an answer on its way to the committer; err says how its
+// commit went.
+type loopAnswer struct {
+	id  string
+	err chan error
+}
+
+// commit writes the answers that arrive, each batch of those waiting in
+// one transaction, until stop is closed.
+func (s *loopServer) commit() {
+	defer close(s.done)
+	batch := make([]loopAnswer, 0, 256)
+	for {
+		select {
+		case a := <-s.answers:
+			batch = append(batch[:0], a)
+		case <-s.stop:
+			return
+		}
+	more:
+		for len(batch) < cap(batch) {
+			select {
+			case a := <-s.answers:
+				batch = append(batch, a)
+			default:
+				break more
+			}
+		}
+		err := s.commitBatch(batch)
+		for _, a := range batch {
+			a.err <- err
+		}
+	}
+}
+
+// commitBatch inserts the answers in one durable transaction.
+func (s *loopServer) commitBatch(batch []loopAnswer) error {
+	tx, err := s.db.Begin()
+	if err != nil {
+		return err
+	}
+	for _, a := range batch {
+		if _, err := tx.Exec(`INSERT INTO answers (id, v) VALUES (?, 'true')`, a.id); err != nil {
+			tx.Rollback()
+			return err
+		}
+	}
+	return tx.Commit()
 }
 
 // startLoopServer serves the loop floor on a loopback port, with its
-// database in a new file in dir.
-func startLoopServer(ctx context.Context, dir string) (*loopServer, error) {
-	db, err := openFloorDB(filepath.Join(dir, "floor-loop.db"))
+// database in the new file path.
+func startLoopServer(ctx context.Context, path string) (*loopServer, error) {
+	db, err := openFloorDB(path)
 	if err != nil {
 		return nil, fmt.Errorf("floor loop: %w", err)
 	}
@@ -61,7 +117,9 @@ func startLoopServer(ctx context.Context, dir string) (*loopServer, error) {
 		db.Close()
 		return nil, fmt.Errorf("floor loop: %w", err)
 	}
-	s := &loopServer{db: db, ln: ln, waits: map[string]chan struct{}{}}
+	s := &loopServer{db: db, ln: ln, waits: map[string]chan struct{}{},
+		answers: make(chan loopAnswer, 256), stop: make(chan struct{}), done: make(chan struct{})}
+	go s.commit()
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /api/v1/interactions", s.create)
 	mux.HandleFunc("GET /api/v1/interactions/{id}/wait", s.wait)
@@ -77,6 +135,8 @@ func (s *loopServer) URL() string { return "http://" + s.ln.Addr().String() }
 // close stops the server and closes its database.
 func (s *loopServer) close() {
 	_ = s.hs.Close()
+	close(s.stop)
+	<-s.done
 	_ = s.db.Close()
 }
 
@@ -99,8 +159,12 @@ func (s *loopServer) create(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *loopServer) wait(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
 	select {
-	case <-s.channel(r.PathValue("id")):
+	case <-s.channel(id):
+		s.mu.Lock()
+		delete(s.waits, id)
+		s.mu.Unlock()
 		writeLoop(w, `{"status":"answered"}`)
 	case <-r.Context().Done():
 	}
@@ -108,17 +172,26 @@ func (s *loopServer) wait(w http.ResponseWriter, r *http.Request) {
 
 func (s *loopServer) respond(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	if _, err := s.db.ExecContext(r.Context(), `INSERT INTO answers (id, v) VALUES (?, 'true')`, id); err != nil {
+	a := loopAnswer{id: id, err: make(chan error, 1)}
+	select {
+	case s.answers <- a:
+	case <-s.stop:
+		return
+	}
+	if err := <-a.err; err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
+	// The closed channel stays until the wait takes it: under load the
+	// answer may come before the wait does.
+	c := s.channel(id)
 	s.mu.Lock()
-	c := s.waits[id]
-	delete(s.waits, id)
-	s.mu.Unlock()
-	if c != nil {
+	select {
+	case <-c:
+	default:
 		close(c)
 	}
+	s.mu.Unlock()
 	writeLoop(w, `{"status":"answered"}`)
 }
 

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -11,7 +12,7 @@ import (
 // answer is in the database when the wait returns.
 func TestLoopServerHoldsTheWaitUntilTheAnswerIsCommitted(t *testing.T) {
 	ctx := t.Context()
-	s, err := startLoopServer(ctx, t.TempDir())
+	s, err := startLoopServer(ctx, filepath.Join(t.TempDir(), "loop.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +53,7 @@ func TestLoopServerHoldsTheWaitUntilTheAnswerIsCommitted(t *testing.T) {
 // TestFloorLoop runs a few samples of the loop floor; it asserts on what
 // was done, never on speed.
 func TestFloorLoop(t *testing.T) {
-	s, err := startLoopServer(context.Background(), t.TempDir())
+	s, err := startLoopServer(context.Background(), filepath.Join(t.TempDir(), "loop.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,5 +68,18 @@ func TestFloorLoop(t *testing.T) {
 	}
 	if _, err := floorLoop(t.Context(), t.TempDir(), 10, func(string, ...any) {}); err != nil {
 		t.Errorf("floorLoop: %v", err)
+	}
+}
+
+// TestFloorRoundTrips runs the loop floor with several agents for a
+// moment: round trips complete and are timed. It asserts on what was
+// done, never on speed.
+func TestFloorRoundTrips(t *testing.T) {
+	lr, err := floorRoundTrips(t.Context(), t.TempDir(), 8, 50*time.Millisecond, 400*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lr.RoundTrips == 0 || lr.RoundTrip.N != lr.RoundTrips || lr.perSecond() <= 0 {
+		t.Errorf("floor round trips: %+v; want some, timed", lr)
 	}
 }

@@ -61,151 +61,41 @@ type answer struct {
 // nil, reads the database's CPU time (PostgreSQL on this machine).
 func roundTrips(ctx context.Context, srv *Server, c int, warm, window time.Duration, dbCPU func() (time.Duration, bool)) (loadResult, error) {
 	origin := time.Now()
-	tag := fmt.Sprintf("load-c%d-%d", c, origin.UnixNano())
-	agentAPI := newAPI(srv, 2*c+8)
-	defer agentAPI.close()
-	personAPI := newAPI(srv, c+8)
-	defer personAPI.close()
-
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
+	r := &loadRun{
+		srv:       srv,
+		c:         c,
+		origin:    origin,
+		tag:       fmt.Sprintf("load-c%d-%d", c, origin.UnixNano()),
+		agentAPI:  newAPI(srv, 2*c+8),
+		personAPI: newAPI(srv, c+8),
+		start:     origin.Add(warm),
+		end:       origin.Add(warm + window),
+	}
+	defer r.agentAPI.close()
+	defer r.personAPI.close()
+	ctx, r.cancel = context.WithCancelCause(ctx)
+	defer r.cancel(nil)
 
 	first, err := subscribe(ctx, srv)
 	if err != nil {
 		return loadResult{}, fmt.Errorf("round trips: %w", err)
 	}
-	var answers sync.Map // interaction id → *answer
-
-	// The person: answer every question of this run as it arrives. The
-	// server drops a WebSocket that falls too far behind (on a busy
-	// machine the stream can stall); like any client, the person then
-	// reconnects, and the replay brings every question still pending.
+	r.sub = first
 	work := make(chan string, 1<<16)
-	var (
-		personMu   sync.Mutex
-		sub        = first
-		stopped    bool
-		reconnects atomic.Int64
-		lastDrop   string // why the person's WebSocket last closed
-	)
-	go func() {
-		defer close(work)
-		for {
-			for q := range sub.questions {
-				if q.msg.SourceAgent == tag {
-					work <- q.msg.InteractionID
-				}
-			}
-			personMu.Lock()
-			if stopped || ctx.Err() != nil {
-				personMu.Unlock()
-				return
-			}
-			lastDrop = fmt.Sprint(sub.err)
-			if reconnects.Add(1) > maxReconnects {
-				personMu.Unlock()
-				cancel(fmt.Errorf("the person's WebSocket closed %d times; last: %v", maxReconnects, sub.err))
-				return
-			}
-			next, err := subscribe(ctx, srv)
-			if err != nil {
-				personMu.Unlock()
-				cancel(fmt.Errorf("the person's WebSocket closed (%v) and reconnecting failed: %w", sub.err, err))
-				return
-			}
-			sub = next
-			personMu.Unlock()
-		}
-	}()
-	var people sync.WaitGroup
+	go r.person(ctx, work)
+	var people, agents sync.WaitGroup
 	for range c {
-		people.Go(func() {
-			for id := range work {
-				ans := &answer{sent: time.Now()}
-				if _, dup := answers.LoadOrStore(id, ans); dup {
-					continue // replayed after a reconnect, already being answered
-				}
-				if err := personAPI.respond(ctx, id); err != nil {
-					var se *statusError
-					if errors.As(err, &se) && se.status == http.StatusConflict && reconnects.Load() > 0 {
-						continue // replayed while its answer was on the way
-					}
-					if ctx.Err() == nil {
-						cancel(fmt.Errorf("respond: %w", err))
-					}
-					continue
-				}
-				ans.accepted.Store(int64(time.Since(origin)))
-			}
-		})
+		people.Go(func() { r.answer(ctx, work) })
 	}
-
-	// The agents.
-	start, end := origin.Add(warm), origin.Add(warm+window)
-	var (
-		mu         sync.Mutex
-		unblocks   []time.Duration
-		roundtrips []time.Duration
-		lost       atomic.Int64
-		agents     sync.WaitGroup
-	)
 	for i := range c {
-		agents.Go(func() {
-			for n := i; time.Now().Before(end) && ctx.Err() == nil; n += c {
-				t0 := time.Now()
-				id, err := agentAPI.create(ctx, tag, n)
-				if err != nil {
-					if ctx.Err() == nil {
-						cancel(fmt.Errorf("create: %w", err))
-					}
-					return
-				}
-				ub, counted, err := awaitAnswer(ctx, agentAPI, id, &answers, origin)
-				if err != nil {
-					if ctx.Err() == nil {
-						cancel(err)
-					}
-					return
-				}
-				t1 := time.Now()
-				if counted {
-					lost.Add(1)
-				} else if t1.After(start) && t1.Before(end) {
-					mu.Lock()
-					unblocks = append(unblocks, ub)
-					roundtrips = append(roundtrips, t1.Sub(t0))
-					mu.Unlock()
-				}
-			}
-		})
+		agents.Go(func() { r.agent(ctx, i) })
 	}
-	// CPU use over the window.
-	var serverCPU, driverCPU, databaseCPU [2]time.Duration
-	var databaseRead [2]bool
-	cpuAt := func(i int) {
-		if srv.PID != 0 {
-			serverCPU[i], _ = processCPU(srv.PID)
-		}
-		driverCPU[i] = selfCPU()
-		if dbCPU != nil {
-			databaseCPU[i], databaseRead[i] = dbCPU()
-		}
-	}
-	select {
-	case <-time.After(time.Until(start)):
-		cpuAt(0)
-		select {
-		case <-time.After(time.Until(end)):
-			cpuAt(1)
-		case <-ctx.Done():
-		}
-	case <-ctx.Done():
-	}
+	cpu := r.measureCPU(ctx, dbCPU)
 	agents.Wait()
-	personMu.Lock()
-	stopped = true
-	personMu.Unlock()
-	sub.close()
+	r.personMu.Lock()
+	r.stopped = true
+	r.personMu.Unlock()
+	r.sub.close()
 	people.Wait()
 	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) {
 		return loadResult{}, fmt.Errorf("round trips at concurrency %d: %w", c, err)
@@ -214,18 +104,161 @@ func roundTrips(ctx context.Context, srv *Server, c int, warm, window time.Durat
 	}
 	return loadResult{
 		Concurrency:  c,
-		RoundTrips:   len(roundtrips),
+		RoundTrips:   len(r.roundtrips),
 		Window:       window,
-		Unblock:      summarize(unblocks),
-		RoundTrip:    summarize(roundtrips),
-		Lost:         int(lost.Load()),
-		Reconnects:   int(reconnects.Load()),
-		LastDrop:     lastDrop,
-		ServerCPU:    serverCPU[1] - serverCPU[0],
-		DriverCPU:    driverCPU[1] - driverCPU[0],
-		DatabaseCPU:  databaseCPU[1] - databaseCPU[0],
-		DatabaseRead: databaseRead[0] && databaseRead[1],
+		Unblock:      summarize(r.unblocks),
+		RoundTrip:    summarize(r.roundtrips),
+		Lost:         int(r.lost.Load()),
+		Reconnects:   int(r.reconnects.Load()),
+		LastDrop:     r.lastDrop,
+		ServerCPU:    cpu.server[1] - cpu.server[0],
+		DriverCPU:    cpu.driver[1] - cpu.driver[0],
+		DatabaseCPU:  cpu.database[1] - cpu.database[0],
+		DatabaseRead: cpu.databaseRead[0] && cpu.databaseRead[1],
 	}, nil
+}
+
+// loadRun is the state of one roundTrips run.
+type loadRun struct {
+	srv                 *Server
+	c                   int
+	origin              time.Time
+	tag                 string // the source_agent of this run's questions
+	agentAPI, personAPI *api
+	start, end          time.Time // the measured window
+	cancel              context.CancelCauseFunc
+
+	answers sync.Map // interaction id → *answer
+
+	personMu   sync.Mutex
+	sub        *subscriber // the person's WebSocket
+	stopped    bool
+	reconnects atomic.Int64
+	lastDrop   string // why the person's WebSocket last closed
+
+	mu         sync.Mutex
+	unblocks   []time.Duration
+	roundtrips []time.Duration
+	lost       atomic.Int64
+}
+
+// person passes every question of this run that arrives on the person's
+// WebSocket to work. The server drops a WebSocket that falls too far
+// behind (on a busy machine the stream can stall); like any client, the
+// person then reconnects, and the replay brings every question still
+// pending.
+func (r *loadRun) person(ctx context.Context, work chan<- string) {
+	defer close(work)
+	for {
+		for q := range r.sub.questions {
+			if q.msg.SourceAgent == r.tag {
+				work <- q.msg.InteractionID
+			}
+		}
+		r.personMu.Lock()
+		if r.stopped || ctx.Err() != nil {
+			r.personMu.Unlock()
+			return
+		}
+		r.lastDrop = fmt.Sprint(r.sub.err)
+		if r.reconnects.Add(1) > maxReconnects {
+			r.personMu.Unlock()
+			r.cancel(fmt.Errorf("the person's WebSocket closed %d times; last: %v", maxReconnects, r.sub.err))
+			return
+		}
+		next, err := subscribe(ctx, r.srv)
+		if err != nil {
+			r.personMu.Unlock()
+			r.cancel(fmt.Errorf("the person's WebSocket closed (%v) and reconnecting failed: %w", r.sub.err, err))
+			return
+		}
+		r.sub = next
+		r.personMu.Unlock()
+	}
+}
+
+// answer answers the questions from work, each once.
+func (r *loadRun) answer(ctx context.Context, work <-chan string) {
+	for id := range work {
+		ans := &answer{sent: time.Now()}
+		if _, dup := r.answers.LoadOrStore(id, ans); dup {
+			continue // replayed after a reconnect, already being answered
+		}
+		if err := r.personAPI.respond(ctx, id); err != nil {
+			var se *statusError
+			if errors.As(err, &se) && se.status == http.StatusConflict && r.reconnects.Load() > 0 {
+				continue // replayed while its answer was on the way
+			}
+			if ctx.Err() == nil {
+				r.cancel(fmt.Errorf("respond: %w", err))
+			}
+			continue
+		}
+		ans.accepted.Store(int64(time.Since(r.origin)))
+	}
+}
+
+// agent is agent i: it asks and waits until the window ends, recording
+// the round trips that end inside it.
+func (r *loadRun) agent(ctx context.Context, i int) {
+	for n := i; time.Now().Before(r.end) && ctx.Err() == nil; n += r.c {
+		t0 := time.Now()
+		id, err := r.agentAPI.create(ctx, r.tag, n)
+		if err != nil {
+			if ctx.Err() == nil {
+				r.cancel(fmt.Errorf("create: %w", err))
+			}
+			return
+		}
+		ub, counted, err := awaitAnswer(ctx, r.agentAPI, id, &r.answers, r.origin)
+		if err != nil {
+			if ctx.Err() == nil {
+				r.cancel(err)
+			}
+			return
+		}
+		t1 := time.Now()
+		if counted {
+			r.lost.Add(1)
+		} else if t1.After(r.start) && t1.Before(r.end) {
+			r.mu.Lock()
+			r.unblocks = append(r.unblocks, ub)
+			r.roundtrips = append(r.roundtrips, t1.Sub(t0))
+			r.mu.Unlock()
+		}
+	}
+}
+
+// windowCPU is CPU time read at the window's start [0] and end [1].
+type windowCPU struct {
+	server, driver, database [2]time.Duration
+	databaseRead             [2]bool
+}
+
+// measureCPU reads the CPU times at the window's start and end (or until
+// ctx ends).
+func (r *loadRun) measureCPU(ctx context.Context, dbCPU func() (time.Duration, bool)) windowCPU {
+	var w windowCPU
+	at := func(i int) {
+		if r.srv.PID != 0 {
+			w.server[i], _ = processCPU(r.srv.PID)
+		}
+		w.driver[i] = selfCPU()
+		if dbCPU != nil {
+			w.database[i], w.databaseRead[i] = dbCPU()
+		}
+	}
+	select {
+	case <-time.After(time.Until(r.start)):
+		at(0)
+		select {
+		case <-time.After(time.Until(r.end)):
+			at(1)
+		case <-ctx.Done():
+		}
+	case <-ctx.Done():
+	}
+	return w
 }
 
 // maxReconnects bounds how often the person reconnects in one run.

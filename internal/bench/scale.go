@@ -148,30 +148,16 @@ func streams(ctx context.Context, srv *Server, waiters, subscribers, trials int,
 		return res, err
 	}
 
-	// The long-polls: a raw request each, read only at the end.
 	progress("streams: opening %d long-polls", waiters)
 	polls := make([]net.Conn, waiters)
 	defer closeAll(polls)
-	err = parallel(ctx, waiters, 64, func(i int) error {
-		c, err := dialTCP(ctx, u.Host, localAddr(i))
-		if err != nil {
-			return err
-		}
-		polls[i] = c
-		req := "GET " + u.Path + "/api/v1/interactions/" + questions[i%len(questions)] + "/wait?timeout=300 HTTP/1.1\r\nHost: " + u.Host + "\r\n" +
-			srv.authHeader() + "\r\n"
-		_, err = io.WriteString(c, req)
-		return err
-	})
-	if err != nil {
+	if err := openLongPolls(ctx, srv, u, questions, polls); err != nil {
 		return res, fmt.Errorf("streams: open long-polls: %w", err)
 	}
 	if res.WaitersMiB, err = settledRSS(srv, settle); err != nil {
 		return res, err
 	}
 
-	// The subscribers: each reads in its own goroutine, and is ready once
-	// the replay of the pending questions has arrived.
 	progress("streams: opening %d WebSockets", subscribers)
 	fan := newFanout(subscribers, trials)
 	subs := make([]*wsConn, subscribers)
@@ -183,8 +169,55 @@ func streams(ctx context.Context, srv *Server, waiters, subscribers, trials int,
 		}
 		fan.readers.Wait()
 	}()
-	err = parallel(ctx, subscribers, 64, func(i int) error {
-		ws, err := dialWS(ctx, srv, localAddr(waiters+i))
+	if err := openSubscribers(ctx, srv, fan, tag, waiters, subs); err != nil {
+		return res, fmt.Errorf("streams: %w", err)
+	}
+	if res.MiB, err = settledRSS(srv, settle); err != nil {
+		return res, err
+	}
+
+	for t := range trials {
+		progress("streams: fan-out %d/%d to %d subscribers", t+1, trials, subscribers)
+		id, lat, err := fanOutOnce(ctx, a, fan, tag, t)
+		if id != "" {
+			created = append(created, id)
+		}
+		if err != nil {
+			return res, fmt.Errorf("streams: fan-out: %w", err)
+		}
+		res.Trials = append(res.Trials, summarize(lat))
+		time.Sleep(100 * time.Millisecond)
+	}
+
+	progress("streams: answering %d questions to wake %d long-polls", len(questions), waiters)
+	if res.Lost, err = wakeLongPolls(ctx, a, questions, polls); err != nil {
+		return res, fmt.Errorf("streams: %w", err)
+	}
+	return res, nil
+}
+
+// openLongPolls opens len(polls) long-polls on questions, in turn: a raw
+// request each, read only at the end (wakeLongPolls).
+func openLongPolls(ctx context.Context, srv *Server, u *url.URL, questions []string, polls []net.Conn) error {
+	return parallel(ctx, len(polls), 64, func(i int) error {
+		c, err := dialTCP(ctx, u.Host, localAddr(i))
+		if err != nil {
+			return err
+		}
+		polls[i] = c
+		req := "GET " + u.Path + "/api/v1/interactions/" + questions[i%len(questions)] + "/wait?timeout=300 HTTP/1.1\r\nHost: " + u.Host + "\r\n" +
+			srv.authHeader() + "\r\n"
+		_, err = io.WriteString(c, req)
+		return err
+	})
+}
+
+// openSubscribers opens len(subs) WebSockets, each read in its own
+// goroutine, and waits until every one has the replay of the pending
+// questions. Their local addresses follow the first skip long-polls'.
+func openSubscribers(ctx context.Context, srv *Server, fan *fanout, tag string, skip int, subs []*wsConn) error {
+	err := parallel(ctx, len(subs), 64, func(i int) error {
+		ws, err := dialWS(ctx, srv, localAddr(skip+i))
 		if err != nil {
 			return err
 		}
@@ -193,50 +226,40 @@ func streams(ctx context.Context, srv *Server, waiters, subscribers, trials int,
 		return nil
 	})
 	if err != nil {
-		return res, fmt.Errorf("streams: open websockets: %w", err)
+		return fmt.Errorf("open websockets: %w", err)
 	}
-	if err := fan.awaitReady(ctx, 2*time.Minute); err != nil {
-		return res, fmt.Errorf("streams: %w", err)
-	}
-	if res.MiB, err = settledRSS(srv, settle); err != nil {
-		return res, err
-	}
+	return fan.awaitReady(ctx, 2*time.Minute)
+}
 
-	// Fan-out: one new question at a time, to every subscriber.
-	for t := range trials {
-		progress("streams: fan-out %d/%d to %d subscribers", t+1, trials, subscribers)
-		fan.begin(t, time.Now())
-		id, err := a.create(ctx, tag+"-fanout", t)
-		if err != nil {
-			return res, fmt.Errorf("streams: fan-out: %w", err)
-		}
-		created = append(created, id)
-		lat, err := fan.await(ctx, t, arrivalBound)
-		if err != nil {
-			return res, fmt.Errorf("streams: fan-out: %w", err)
-		}
-		res.Trials = append(res.Trials, summarize(lat))
-		time.Sleep(100 * time.Millisecond)
+// fanOutOnce is fan-out trial t: one new question, timed to every
+// subscriber. It returns the question's id once created.
+func fanOutOnce(ctx context.Context, a *api, fan *fanout, tag string, t int) (string, []time.Duration, error) {
+	fan.begin(t, time.Now())
+	id, err := a.create(ctx, tag+"-fanout", t)
+	if err != nil {
+		return "", nil, err
 	}
+	lat, err := fan.await(ctx, t, arrivalBound)
+	return id, lat, err
+}
 
-	// Wake every long-poll: answer the questions; each poll must return
-	// answered within lostBound.
-	progress("streams: answering %d questions to wake %d long-polls", len(questions), waiters)
+// wakeLongPolls answers the questions and counts the long-polls that do
+// not return answered within lostBound.
+func wakeLongPolls(ctx context.Context, a *api, questions []string, polls []net.Conn) (int, error) {
 	for _, id := range questions {
 		if err := a.respond(ctx, id); err != nil {
-			return res, fmt.Errorf("streams: %w", err)
+			return 0, err
 		}
 	}
 	deadline := time.Now().Add(lostBound)
 	var lost atomic.Int64
-	_ = parallel(ctx, waiters, 64, func(i int) error {
+	_ = parallel(ctx, len(polls), 64, func(i int) error {
 		if !answeredResponse(polls[i], deadline) {
 			lost.Add(1)
 		}
 		return nil
 	})
-	res.Lost = int(lost.Load())
-	return res, nil
+	return int(lost.Load()), nil
 }
 
 // settledRSS reads the server's memory after it has been idle a moment,

@@ -12,6 +12,8 @@ import { onUnauthorized } from "./api.js";
 import { setupNotifications } from "./notify.js";
 import { SignIn, logout, me } from "./session.js";
 import { SlackSettings } from "./slack.js";
+import { PushControl } from "./push.js";
+import { EmailSettings } from "./emailsettings.js";
 import { RulesView } from "./rules.js";
 import { setMe } from "./progress.js";
 import { icon, sleep } from "./dom.js";
@@ -185,6 +187,8 @@ $("notify-btn").prepend(icon("bell"));
 setupNotifications($("notify-btn"), $("notify-state"));
 
 const slack = new SlackSettings($("slack-btn"), $("slack-dialog"), { announce });
+const push = new PushControl($("topbar-end"), { announce });
+const emailSettings = new EmailSettings($("topbar-end"), { announce });
 const rules = new RulesView($("rules-btn"), $("rules-dialog"), { announce });
 
 const signIn = new SignIn({
@@ -334,8 +338,14 @@ function signedIn(data) {
     $("account-name").title = data.name;
     $("account-initial").textContent = [...data.name][0]?.toUpperCase() || "?";
   }
-  if (data.role === "admin") slack.probe();
-  else slack.hide();
+  if (data.role === "admin") {
+    slack.probe();
+    emailSettings.probe();
+  } else {
+    slack.hide();
+    emailSettings.hide();
+  }
+  push.probe();
   rules.show();
   view = "";
   route(false);
@@ -351,6 +361,8 @@ function signedOut(notice) {
   history.reset();
   detail.reset();
   slack.hide();
+  push.hide();
+  emailSettings.hide();
   rules.hide();
   hideInbox();
   document.title = "Sign in · hitl";

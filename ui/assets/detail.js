@@ -14,6 +14,7 @@ import { answerNode } from "./formvalue.js";
 import { copyLinkButton, detailPath } from "./copylink.js";
 import { durationText, endedAt, outcomeSentence, timeToAnswer } from "./outcome.js";
 import { timelineList } from "./timeline.js";
+import { deliveriesSection, loadDeliveries } from "./deliveries.js";
 import { actionOutcome } from "./decision.js";
 
 const STATUS_LABELS = { pending: "Waiting", answered: "Answered", expired: "Expired", cancelled: "Cancelled" };
@@ -89,17 +90,18 @@ export class DetailView {
       return;
     }
     const it = r.data;
-    const [evs, session] = await Promise.all([events(id), sessionOthers(it)]);
+    const [evs, session, deliveries] = await Promise.all([events(id), sessionOthers(it), loadDeliveries(id)]);
     if (gen !== this.gen) return;
     // A pending card already on screen stays (what is typed in it too)
     // until the question ends.
     if (!fresh && it.status === "pending" && this.card && !this.card.resolved) {
       this.replace(".detail-timeline", timelineSection(it, evs));
       this.replace(".detail-session", sessionSection(it, session));
+      this.replace(".detail-deliveries", deliveriesSection(deliveries));
       return;
     }
     const hadFocus = this.els.body.contains(document.activeElement);
-    this.render(it, evs, session);
+    this.render(it, evs, session, deliveries);
     if (focus || (hadFocus && !this.els.body.contains(document.activeElement))) this.title().focus({ preventScroll: true });
   }
 
@@ -121,7 +123,7 @@ export class DetailView {
     if (focus) this.title().focus({ preventScroll: true });
   }
 
-  render(it, evs, session) {
+  render(it, evs, session, deliveries) {
     this.stopCard();
     document.title = `${it.question.slice(0, 60)} · hitl`;
     const body = this.els.body;
@@ -133,7 +135,7 @@ export class DetailView {
       if (it.context) parts.push(contextSection(it));
       parts.push(outcomeSection(it));
     }
-    parts.push(timelineSection(it, evs), factsSection(it), sessionSection(it, session));
+    parts.push(timelineSection(it, evs), deliveriesSection(deliveries), factsSection(it), sessionSection(it, session));
     body.replaceChildren(...parts.filter(Boolean));
   }
 

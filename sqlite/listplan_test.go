@@ -1,0 +1,38 @@
+package sqlite
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/hitl-sh/hitl"
+)
+
+// TestListWorkflowUsesItsIndex: the engine's recount lists the pending
+// interactions with a workflow through interactions_workflow, so it reads
+// those alone, not every pending row.
+func TestListWorkflowUsesItsIndex(t *testing.T) {
+	s := openInternal(t)
+	where, args := listWhere(hitl.ListFilter{Status: hitl.StatusPending, Workflow: true}, true, true)
+	q := `EXPLAIN QUERY PLAN SELECT ` + cols + ` FROM interactions` + whereSQL(where) + ` ORDER BY created_at DESC, id DESC LIMIT 500`
+	rows, err := s.r.Query(q, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(plan, "; ")
+	if !strings.Contains(got, "interactions_workflow") || strings.Contains(got, "TEMP B-TREE") {
+		t.Errorf("plan %q: want a range of interactions_workflow in order, with no sort", got)
+	}
+}

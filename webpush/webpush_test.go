@@ -1,0 +1,187 @@
+package webpush_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hitl-sh/hitl"
+)
+
+func TestPushReachesTargetsEncryptedAndSigned(t *testing.T) {
+	h := newHarness(t)
+	alice, bob, carol := h.push.browser("alice"), h.push.browser("bob"), h.push.browser("carol")
+	h.subscribe("alice", alice, false)
+	h.subscribe("bob", bob, false)
+	h.subscribe("carol", carol, true)
+
+	in := h.ask(hitl.CreateRequest{
+		Type: hitl.TypeApproval, Question: "Deploy v2 to production?", Context: "the one-time code is 481516",
+		SourceAgent: "deploy-bot", Timeout: 600, Targets: &hitl.Targets{Groups: []string{"ops"}},
+	})
+	d := h.next()
+	if d.browser != "alice" {
+		t.Fatalf("a question for the group ops was pushed to %s; want alice, its member", d.browser)
+	}
+	p := d.payload
+	if p.ID != in.ID || p.Question != "Deploy v2 to production?" || p.Agent != "deploy-bot" || p.URL != "/i/"+in.ID || p.Type != hitl.TypeApproval {
+		t.Errorf("payload = %+v; want the question, its agent and /i/%s", p, in.ID)
+	}
+	if !p.Deadline.Equal(in.Deadline) {
+		t.Errorf("payload deadline = %s; want %s", p.Deadline, in.Deadline)
+	}
+	for k := range d.raw {
+		if k == "context" || k == "options" || k == "metadata" {
+			t.Errorf("payload carries %q; it must carry no more than the question", k)
+		}
+	}
+
+	// A question for no one in particular goes to those who opted in.
+	open := h.ask(hitl.CreateRequest{Question: "Anyone: which region?", Timeout: 600})
+	d = h.next()
+	if d.browser != "carol" || d.payload.ID != open.ID {
+		t.Fatalf("an untargeted question went to %s (%s); want carol, who opted in", d.browser, d.payload.ID)
+	}
+	// A question for bob by name.
+	mine := h.ask(hitl.CreateRequest{Question: "Bob, approve the budget?", Timeout: 600, Targets: &hitl.Targets{Users: []string{"bob"}}})
+	d = h.next()
+	if d.browser != "bob" || d.payload.ID != mine.ID {
+		t.Fatalf("bob's question went to %s; want bob", d.browser)
+	}
+	select {
+	case d := <-h.push.got:
+		t.Fatalf("an extra push to %s (%s)", d.browser, d.payload.Question)
+	default:
+	}
+	waitEvent(t, h, in.ID, "pushed to alice")
+}
+
+func TestPushOptOut(t *testing.T) {
+	h := newHarness(t)
+	h.subscribe("alice", h.push.browser("alice"), true)
+	h.ask(hitl.CreateRequest{Question: "Your one-time code?", Timeout: 600, Notify: &hitl.Notify{Push: &hitl.Switch{Off: true}}})
+	later := h.ask(hitl.CreateRequest{Question: "And this one?", Timeout: 600})
+	if d := h.next(); d.payload.ID != later.ID {
+		t.Fatalf("pushed %q; a question with notify.push false must not be pushed", d.payload.Question)
+	}
+}
+
+func TestPushGoneSubscriptionIsDeleted(t *testing.T) {
+	h := newHarness(t)
+	h.subscribe("alice", h.push.browser("alice"), true)
+	h.push.answer("alice", http.StatusGone)
+	h.ask(hitl.CreateRequest{Question: "Still there?", Timeout: 600})
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		subs, err := h.store.PushSubscriptions(context.Background(), "alice")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(subs) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the subscription the push service answered 410 for is still kept")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// A new subscription of the same person is pushed to; the old one is
+	// not tried again.
+	h.subscribe("alice", h.push.browser("alice2"), true)
+	in := h.ask(hitl.CreateRequest{Question: "And now?", Timeout: 600})
+	if d := h.next(); d.browser != "alice2" || d.payload.ID != in.ID {
+		t.Fatalf("pushed to %s; want alice2", d.browser)
+	}
+	if n := h.push.hitsOf("alice"); n != 1 {
+		t.Errorf("the gone subscription was tried %d times; want 1", n)
+	}
+}
+
+func TestPushRetriedAfterServiceErrors(t *testing.T) {
+	h := newHarness(t)
+	h.subscribe("alice", h.push.browser("alice"), true)
+	h.push.answer("alice", http.StatusServiceUnavailable, http.StatusServiceUnavailable)
+	in := h.ask(hitl.CreateRequest{Question: "Retry me?", Timeout: 600})
+	if d := h.next(); d.payload.ID != in.ID {
+		t.Fatalf("pushed %s; want %s", d.payload.ID, in.ID)
+	}
+	if n := h.push.hitsOf("alice"); n != 3 {
+		t.Errorf("the push service was called %d times; want 3 (two 503s, then accepted)", n)
+	}
+	waitEvent(t, h, in.ID, "pushed to alice")
+}
+
+func TestPushSurvivesRestart(t *testing.T) {
+	h := newHarness(t)
+	key := h.svc.PublicKey()
+	h.subscribe("alice", h.push.browser("alice"), true)
+	h.svc.Close() // the channel is down while a question arrives
+	in := h.ask(hitl.CreateRequest{Question: "Asked while push was down?", Timeout: 600})
+	h.restart()
+	if got := h.svc.PublicKey(); got != key {
+		t.Fatalf("after a restart the VAPID public key is %s; want the stored %s (browsers subscribed with it)", got, key)
+	}
+	if d := h.next(); d.payload.ID != in.ID {
+		t.Fatalf("pushed %s; want the question asked while the channel was down", d.payload.ID)
+	}
+}
+
+func TestSubscribeRefusesBadSubscriptions(t *testing.T) {
+	h := newHarness(t)
+	good := h.push.browser("alice").request(false)
+	ctx := hitl.WithCaller(context.Background(), hitl.Caller{Name: "alice", Channel: hitl.ChannelWeb, Role: hitl.RoleResponder})
+	for _, tc := range []struct {
+		name string
+		edit func(r *hitl.PushSubscribeRequest)
+		want string
+	}{
+		{"plain http off loopback", func(r *hitl.PushSubscribeRequest) { r.Endpoint = "http://push.example.com/x" }, "https"},
+		{"not a URL", func(r *hitl.PushSubscribeRequest) { r.Endpoint = "push" }, "https"},
+		{"no endpoint", func(r *hitl.PushSubscribeRequest) { r.Endpoint = "" }, "required"},
+		{"short key", func(r *hitl.PushSubscribeRequest) { r.Keys.P256DH = "AAAA" }, "p256dh"},
+		{"key off the curve", func(r *hitl.PushSubscribeRequest) { r.Keys.P256DH = "B" + strings.Repeat("A", 86) }, "p256dh"},
+		{"short auth", func(r *hitl.PushSubscribeRequest) { r.Keys.Auth = "AAAA" }, "auth"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := good
+			tc.edit(&r)
+			_, err := h.svc.Subscribe(ctx, r)
+			if hitl.ErrorCode(err) != hitl.EINVALID || !strings.Contains(hitl.ErrorMessage(err), tc.want) {
+				t.Fatalf("Subscribe = %v; want EINVALID about %s", err, tc.want)
+			}
+		})
+	}
+	sub, err := h.svc.Subscribe(ctx, good)
+	if err != nil || sub.User != "alice" {
+		t.Fatalf("Subscribe = %+v, %v; want alice's subscription", sub, err)
+	}
+	ctxBob := hitl.WithCaller(context.Background(), hitl.Caller{Name: "bob", Channel: hitl.ChannelWeb, Role: hitl.RoleResponder})
+	if found, err := h.svc.Unsubscribe(ctxBob, good.Endpoint); err != nil || found {
+		t.Fatalf("bob unsubscribing alice's browser = %v, %v; want false: it is not his", found, err)
+	}
+	if found, err := h.svc.Unsubscribe(ctx, good.Endpoint); err != nil || !found {
+		t.Fatalf("Unsubscribe = %v, %v; want true", found, err)
+	}
+}
+
+// waitEvent waits for the interaction's notified event on push with
+// detail.
+func waitEvent(t *testing.T, h *harness, id, detail string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		evs, err := h.store.InteractionEvents(context.Background(), id, 0, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ev := range evs {
+			if ev.Type == hitl.EventNotified && ev.Channel == hitl.ChannelPush && ev.Detail == detail {
+				return
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("no notified event %q on push", detail)
+}

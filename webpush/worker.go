@@ -1,0 +1,171 @@
+package webpush
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/internal/worker"
+)
+
+// The worker: one goroutine, one timer. It schedules a row per
+// subscription to be told of each new interaction, then claims the rows
+// that are due and pushes them, then sleeps until the earliest row is due
+// (a retry) or new interactions wake it.
+
+// run is the worker.
+func (s *Service) run() { worker.Loop(s.step, s.kick, s.closed) }
+
+// step does everything that is due and returns how long to sleep.
+func (s *Service) step() time.Duration {
+	ctx, cancel := context.WithTimeout(s.ctx, 2*lease)
+	defer cancel()
+	s.mu.Lock()
+	queue, sweep, keys := s.queue, s.sweep, s.keys
+	s.queue, s.sweep = nil, false
+	s.mu.Unlock()
+	if err := s.schedule(ctx, queue, sweep); err != nil {
+		if ctx.Err() == nil {
+			s.log.Error("schedule pushes", "error", err)
+		}
+		s.mu.Lock()
+		s.sweep = true // try again from the store, which has everything
+		s.mu.Unlock()
+		return retryAfterError
+	}
+	if err := s.workDue(ctx, keys); err != nil {
+		if ctx.Err() == nil {
+			s.log.Error("send due pushes", "error", err)
+		}
+		return retryAfterError
+	}
+	next, ok, err := s.store.NextNotificationDue(ctx, hitl.ChannelPush)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.log.Error("read next push due", "error", err)
+		}
+		return retryAfterError
+	}
+	if !ok {
+		return idleRecheck
+	}
+	return min(max(next.Sub(s.now()), 10*time.Millisecond), idleRecheck)
+}
+
+// schedule inserts the rows of new interactions, and on a sweep of every
+// pending interaction without one.
+func (s *Service) schedule(ctx context.Context, created []*hitl.Interaction, sweep bool) error {
+	if len(created) > 0 {
+		if err := s.scheduleRows(ctx, created); err != nil {
+			return err
+		}
+	}
+	for sweep {
+		list, err := s.store.UnnotifiedInteractions(ctx, hitl.ChannelPush, scheduleBatch)
+		if err != nil {
+			return err
+		}
+		if err := s.scheduleRows(ctx, list); err != nil {
+			return err
+		}
+		sweep = len(list) == scheduleBatch
+	}
+	return nil
+}
+
+// scheduleRows inserts the rows of list.
+func (s *Service) scheduleRows(ctx context.Context, list []*hitl.Interaction) error {
+	subs, err := s.subs.PushSubscriptions(ctx, "")
+	if err != nil {
+		return err
+	}
+	var groups map[string][]string
+	if len(subs) > 0 && s.ids != nil {
+		if groups, err = userGroups(ctx, s.ids); err != nil {
+			return err
+		}
+	}
+	_, err = s.store.ScheduleNotifications(ctx, s.rows(list, subs, groups))
+	return err
+}
+
+// rows returns the rows of new interactions: one per subscription to tell,
+// due at once (its Recipient the endpoint, its Responder the person); or
+// one skipped row with no recipient when there is no one to tell or the
+// agent kept the question out of Web Push, so that a sweep does not take
+// it up again.
+func (s *Service) rows(list []*hitl.Interaction, subs []*hitl.PushSubscription, groups map[string][]string) []*hitl.Notification {
+	now := s.now()
+	var out []*hitl.Notification
+	for _, in := range list {
+		var told []*hitl.PushSubscription
+		if !in.PushOff() && in.Status == hitl.StatusPending {
+			told = subscribers(in, subs, groups)
+		}
+		if len(told) == 0 {
+			out = append(out, &hitl.Notification{
+				ID: uuid.NewString(), InteractionID: in.ID, Channel: hitl.ChannelPush,
+				State: hitl.NotificationSkipped, CreatedAt: now,
+			})
+			continue
+		}
+		for _, sub := range told {
+			out = append(out, &hitl.Notification{
+				ID: uuid.NewString(), InteractionID: in.ID, Channel: hitl.ChannelPush,
+				Recipient: sub.Endpoint, Responder: sub.User, State: hitl.NotificationScheduled,
+				DueAt: now, CreatedAt: now,
+			})
+		}
+	}
+	return out
+}
+
+// subscribers returns the subscriptions told of in: those of the users it
+// targets and of the members of the groups it targets; or, when it
+// targets no one in particular, those that opted in to such questions.
+func subscribers(in *hitl.Interaction, subs []*hitl.PushSubscription, groups map[string][]string) []*hitl.PushSubscription {
+	t := in.Targets
+	targeted := t != nil && (len(t.Users) > 0 || len(t.Groups) > 0)
+	var out []*hitl.PushSubscription
+	for _, sub := range subs {
+		switch {
+		case !targeted && sub.Untargeted,
+			targeted && slices.Contains(t.Users, sub.User),
+			targeted && slices.ContainsFunc(t.Groups, func(g string) bool { return slices.Contains(groups[sub.User], g) }):
+			out = append(out, sub)
+		}
+	}
+	return out
+}
+
+// userGroups returns each user's groups, by name.
+func userGroups(ctx context.Context, ids hitl.Identities) (map[string][]string, error) {
+	users, err := ids.Users(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string][]string, len(users))
+	for _, u := range users {
+		out[u.Name] = u.Groups
+	}
+	return out, nil
+}
+
+// workDue claims the rows due now and pushes each.
+func (s *Service) workDue(ctx context.Context, keys vapidKeys) error {
+	for {
+		now := s.now()
+		ns, err := s.store.ClaimNotifications(ctx, hitl.ChannelPush, now, now.Add(lease), claimBatch)
+		if err != nil {
+			return err
+		}
+		for _, n := range ns {
+			s.deliver(ctx, keys, n)
+		}
+		if len(ns) < claimBatch || ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+}
