@@ -21,7 +21,7 @@ const (
 	// escalationLease is how long a claimed step stays with the replica
 	// firing it; when that replica dies, another fires it after.
 	escalationLease = 2 * time.Minute
-	// escalationBatch is how many rows are scheduled or claimed per store
+	// escalationBatch is how many rows are claimed per store
 	// call.
 	escalationBatch = 100
 	// escalationGrace is how long after Start the first steps fire: the
@@ -84,13 +84,8 @@ func (x *escalator) created(ctx context.Context, in *hitl.Interaction) {
 	x.wake()
 }
 
-// stepRows returns the rows of in's escalation steps, or, with none, one
-// skipped row that says so (so that a sweep does not take it up again).
+// stepRows returns the rows of in's escalation steps.
 func stepRows(in *hitl.Interaction, now time.Time) []*hitl.Notification {
-	if len(in.Escalation) == 0 || in.Status != hitl.StatusPending {
-		return []*hitl.Notification{{ID: uuid.NewString(), InteractionID: in.ID, Channel: hitl.ChannelEscalation,
-			Round: -1, State: hitl.NotificationSkipped, CreatedAt: now}}
-	}
 	out := make([]*hitl.Notification, 0, len(in.Escalation))
 	for i, s := range in.Escalation {
 		out = append(out, &hitl.Notification{ID: uuid.NewString(), InteractionID: in.ID, Channel: hitl.ChannelEscalation,
@@ -99,24 +94,31 @@ func stepRows(in *hitl.Interaction, now time.Time) []*hitl.Notification {
 	return out
 }
 
-// sweep schedules the steps of every pending interaction that has no
-// rows yet (created while no process was there to schedule them).
+// sweep schedules the steps of every pending interaction that has some
+// (those created while no process was there to schedule them get their
+// rows; rows that exist are left as they are).
 func (x *escalator) sweep(ctx context.Context) error {
+	f := hitl.ListFilter{Status: hitl.StatusPending, Limit: hitl.MaxListLimit}
 	for {
-		list, err := x.store.UnnotifiedInteractions(ctx, hitl.ChannelEscalation, escalationBatch)
+		list, next, err := x.b.store.ListInteractions(ctx, f)
 		if err != nil {
 			return err
 		}
 		var rows []*hitl.Notification
 		for _, in := range list {
-			rows = append(rows, stepRows(in, x.b.now())...)
+			if in.Status == hitl.StatusPending {
+				rows = append(rows, stepRows(in, x.b.now())...)
+			}
 		}
-		if _, err := x.store.ScheduleNotifications(ctx, rows); err != nil {
-			return err
+		if len(rows) > 0 {
+			if _, err := x.store.ScheduleNotifications(ctx, rows); err != nil {
+				return err
+			}
 		}
-		if len(list) < escalationBatch {
+		if next == "" {
 			return nil
 		}
+		f.Cursor = next
 	}
 }
 
