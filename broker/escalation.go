@@ -100,10 +100,12 @@ func stepRows(in *hitl.Interaction, now time.Time) []*hitl.Notification {
 }
 
 // sweep schedules the steps of every pending interaction that has no
-// rows yet (created while no process was there to schedule them).
+// rows yet (created while no process was there to schedule them). Steps
+// are kept with the workflow, so only interactions with one are read.
 func (x *escalator) sweep(ctx context.Context) error {
+	f := hitl.UnnotifiedFilter{Channel: hitl.ChannelEscalation, Workflow: true, Limit: escalationBatch}
 	for {
-		list, err := x.store.UnnotifiedInteractions(ctx, hitl.ChannelEscalation, escalationBatch)
+		list, err := x.store.UnnotifiedInteractions(ctx, f)
 		if err != nil {
 			return err
 		}
@@ -117,6 +119,7 @@ func (x *escalator) sweep(ctx context.Context) error {
 		if len(list) < escalationBatch {
 			return nil
 		}
+		f.After = list[len(list)-1]
 	}
 }
 

@@ -62,15 +62,18 @@ func (s *Service) schedule(ctx context.Context, created []*hitl.Interaction, swe
 			return err
 		}
 	}
+	f := hitl.UnnotifiedFilter{Channel: hitl.ChannelPush, Limit: scheduleBatch}
 	for sweep {
-		list, err := s.store.UnnotifiedInteractions(ctx, hitl.ChannelPush, scheduleBatch)
+		list, err := s.store.UnnotifiedInteractions(ctx, f)
 		if err != nil {
 			return err
 		}
 		if err := s.scheduleRows(ctx, list); err != nil {
 			return err
 		}
-		sweep = len(list) == scheduleBatch
+		if sweep = len(list) == scheduleBatch; sweep {
+			f.After = list[len(list)-1]
+		}
 	}
 	return nil
 }
@@ -78,7 +81,9 @@ func (s *Service) schedule(ctx context.Context, created []*hitl.Interaction, swe
 // scheduleRows inserts the rows of list.
 func (s *Service) scheduleRows(ctx context.Context, list []*hitl.Interaction) error {
 	subs, err := s.subs.PushSubscriptions(ctx, "")
-	if err != nil {
+	if err != nil || len(subs) == 0 {
+		// With no one subscribed nothing is written: every question would
+		// otherwise cost a row (and a commit) for nothing.
 		return err
 	}
 	var groups map[string][]string
@@ -91,17 +96,22 @@ func (s *Service) scheduleRows(ctx context.Context, list []*hitl.Interaction) er
 	return err
 }
 
+// maxPushAge is how old a question may be and still be pushed: a sweep
+// after a restart pushes the questions that came while no process ran,
+// not every question still waiting from long before someone subscribed.
+const maxPushAge = 15 * time.Minute
+
 // rows returns the rows of new interactions: one per subscription to tell,
 // due at once (its Recipient the endpoint, its Responder the person); or
-// one skipped row with no recipient when there is no one to tell or the
-// agent kept the question out of Web Push, so that a sweep does not take
-// it up again.
+// one skipped row with no recipient when there is no one to tell, the
+// question is older than maxPushAge, or the agent kept the question out of
+// Web Push, so that a sweep does not take it up again.
 func (s *Service) rows(list []*hitl.Interaction, subs []*hitl.PushSubscription, groups map[string][]string) []*hitl.Notification {
 	now := s.now()
 	var out []*hitl.Notification
 	for _, in := range list {
 		var told []*hitl.PushSubscription
-		if !in.PushOff() && in.Status == hitl.StatusPending {
+		if !in.PushOff() && in.Status == hitl.StatusPending && now.Sub(in.CreatedAt) < maxPushAge {
 			told = subscribers(in, subs, groups)
 		}
 		if len(told) == 0 {
