@@ -91,13 +91,13 @@ func TestEscalationBusinessHoursAcrossDST(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		// The bubble starts on Saturday 2000-01-01; go to Friday 24 March
 		// 2000, 17:50 in Berlin (CET). The clocks go forward on Sunday 26.
-		time.Sleep(time.Date(2000, 3, 24, 16, 50, 0, 0, time.UTC).Sub(time.Now()))
+		time.Sleep(time.Until(time.Date(2000, 3, 24, 16, 50, 0, 0, time.UTC)))
 		b := newBroker(t, nil)
 		var fired firedSteps
 		b.OnEscalation(fired.handle)
 		mustCreate(t, b, escalating(hitl.EscalationStep{After: "30m", Remind: true, OnlyBetween: "09:00-18:00", TZ: "Europe/Berlin", Weekdays: true}))
 		want := time.Date(2000, 3, 27, 7, 0, 0, 0, time.UTC) // Monday 09:00 CEST
-		time.Sleep(want.Sub(time.Now()) - time.Second)
+		time.Sleep(time.Until(want) - time.Second)
 		synctest.Wait()
 		if got := fired.list(); len(got) != 0 {
 			t.Fatalf("before Monday's opening: fired at %s, want nothing", got[0].At)

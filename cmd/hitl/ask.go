@@ -99,6 +99,7 @@ func runAsk(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // askFlags are hitl ask's flags that make the question.
 type askFlags struct {
 	typ, schemaFile, contextText, def, onTimeout, key, agent *string
+	escalation                                               *string
 	timeout                                                  *time.Duration
 	options                                                  hitl.OptionList
 	action                                                   actionFlags
@@ -122,6 +123,7 @@ func addAskFlags(fs *flag.FlagSet) *askFlags {
 	f.onTimeout = fs.String("on-timeout", "", "at the deadline: cancel (exit 2) or default (answer with --default)")
 	f.key = fs.String("id", "", "idempotency `key`: asking again with the same key and question waits on\nthe same interaction (default: a new random key, so that an interrupted\nask can find its question and cancel it: see ask.Create)")
 	f.agent = fs.String("agent", envOr("HITL_AGENT", ""), "agent `name` shown to the person (HITL_AGENT)")
+	f.escalation = fs.String("escalation", "", "reminders and escalation as `JSON`, such as\n'[{\"after\":\"10m\",\"remind\":true}]' ([] opts out of the server's default)")
 	f.action.register(fs)
 	return f
 }
@@ -149,6 +151,14 @@ func (f *askFlags) request(question string) (hitl.CreateRequest, error) {
 	req.Timeout = f.timeout.Seconds()
 	if *f.def != "" {
 		req.DefaultResponse = jsonOrString(*f.def)
+	}
+	if *f.escalation != "" {
+		if err := json.Unmarshal([]byte(*f.escalation), &req.Escalation); err != nil {
+			return req, fmt.Errorf("--escalation must be a JSON list of steps: %v", err)
+		}
+		if req.Escalation == nil {
+			req.Escalation = []hitl.EscalationStep{} // null: no steps either
+		}
 	}
 	if *f.schemaFile != "" {
 		schema, err := readSchema(*f.schemaFile)

@@ -52,7 +52,8 @@ export class Progress {
     this.claimText = h("span", { class: "progress-claim-text" });
     this.claimButton = h("button", { type: "button", class: "btn btn-secondary btn-small progress-claim-button", onclick: () => this.toggleClaim() });
     this.claimLine = h("p", { class: "progress-claim" }, this.claimText, this.claimButton);
-    this.el = h("div", { class: "progress", "aria-live": "polite" }, this.votes, this.mine, this.claimLine);
+    this.escalation = h("p", { class: "progress-escalation", hidden: true });
+    this.el = h("div", { class: "progress", "aria-live": "polite" }, this.votes, this.mine, this.claimLine, this.escalation);
   }
 
   // apply takes a hitl:progress message.
@@ -61,6 +62,10 @@ export class Progress {
     q.votes = msg.votes;
     if (msg.votes_needed) q.votes_needed = msg.votes_needed;
     q.claimed = msg.claimed || undefined;
+    if (msg.event === "reminded" || msg.event === "escalated") {
+      this.escalation.textContent = escalationText(msg.event, msg.escalation, msg.at);
+      this.escalation.hidden = false;
+    }
     this.render();
   }
 
@@ -120,4 +125,13 @@ export class Progress {
       this.card.showError(r.error?.message || "The claim could not be changed.");
     }
   }
+}
+
+// escalationText says what a step of the escalation did: "Reminder sent
+// 10:42", "Escalated to sre-leads, bob 11:02".
+export function escalationText(event, step, at) {
+  const when = new Date(at || Date.now()).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  if (event !== "escalated") return `Reminder sent ${when}`;
+  const added = [...(step?.added?.groups || []), ...(step?.added?.users || [])];
+  return `Escalated to ${added.join(", ") || "more people"} ${when}`;
 }

@@ -45,6 +45,9 @@ function sentence(it, ev) {
       const why = cancelReason(ev.detail);
       return `Cancelled by ${by || "the agent"}${why ? `: ${why}` : ""}`;
     }
+    case "reminded":
+    case "escalated":
+      return stepSentence(ev);
     case "rule_created":
       return `A rule was made from this answer (${ev.detail})`;
     case "rule_revoked":
@@ -52,6 +55,21 @@ function sentence(it, ev) {
     default:
       return `${ev.type}${by ? ` by ${by}` : ""}${ev.channel ? ` via ${via}` : ""}`;
   }
+}
+
+// stepSentence says what a step of the escalation did, from its detail
+// ({step, remind, added, channels}).
+function stepSentence(ev) {
+  let d = {};
+  try {
+    d = JSON.parse(ev.detail || "{}");
+  } catch {
+    // an unreadable detail still gets its sentence
+  }
+  const on = d.channels?.length ? ` on ${d.channels.map(channelName).join(", ")}` : "";
+  if (ev.type === "reminded") return `Reminder sent${on}`;
+  const added = [...(d.added?.groups || []), ...(d.added?.users || [])];
+  return `Escalated to ${added.join(", ") || "more people"}${on}`;
 }
 
 // extra is what an event adds below its sentence: the answer given, or
