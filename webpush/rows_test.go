@@ -40,7 +40,7 @@ func TestNothingWrittenWithoutSubscribers(t *testing.T) {
 	}
 
 	fresh := ask("Anyone?", time.Now())
-	if err := s.scheduleRows(t.Context(), []*hitl.Interaction{fresh}); err != nil {
+	if err := s.schedule(t.Context(), []*hitl.Interaction{fresh}, false); err != nil {
 		t.Fatal(err)
 	}
 	if n := unscheduled(); n != 1 {
@@ -52,7 +52,7 @@ func TestNothingWrittenWithoutSubscribers(t *testing.T) {
 		t.Fatal(err)
 	}
 	old := ask("Still waiting?", time.Now().Add(-maxPushAge-time.Minute))
-	if err := s.scheduleRows(t.Context(), []*hitl.Interaction{fresh, old}); err != nil {
+	if err := s.schedule(t.Context(), []*hitl.Interaction{fresh, old}, false); err != nil {
 		t.Fatal(err)
 	}
 	if n := unscheduled(); n != 0 {

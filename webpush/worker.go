@@ -55,10 +55,26 @@ func (s *Service) step() time.Duration {
 }
 
 // schedule inserts the rows of new interactions, and on a sweep of every
-// pending interaction without one.
+// pending interaction without one. While no one has subscribed nothing is
+// written: a server whose people never use Web Push keeps no rows for it.
+// (A sweep after the first subscription takes up the questions still
+// pending that are meant for it, if under maxPushAge.)
 func (s *Service) schedule(ctx context.Context, created []*hitl.Interaction, sweep bool) error {
+	if len(created) == 0 && !sweep {
+		return nil
+	}
+	subs, err := s.subs.PushSubscriptions(ctx, "")
+	if err != nil || len(subs) == 0 {
+		return err
+	}
+	var groups map[string][]string
+	if s.ids != nil {
+		if groups, err = userGroups(ctx, s.ids); err != nil {
+			return err
+		}
+	}
 	if len(created) > 0 {
-		if err := s.scheduleRows(ctx, created); err != nil {
+		if _, err := s.store.ScheduleNotifications(ctx, s.rows(created, subs, groups)); err != nil {
 			return err
 		}
 	}
@@ -68,7 +84,7 @@ func (s *Service) schedule(ctx context.Context, created []*hitl.Interaction, swe
 		if err != nil {
 			return err
 		}
-		if err := s.scheduleRows(ctx, list); err != nil {
+		if _, err := s.store.ScheduleNotifications(ctx, s.rows(list, subs, groups)); err != nil {
 			return err
 		}
 		if sweep = len(list) == scheduleBatch; sweep {
@@ -76,24 +92,6 @@ func (s *Service) schedule(ctx context.Context, created []*hitl.Interaction, swe
 		}
 	}
 	return nil
-}
-
-// scheduleRows inserts the rows of list.
-func (s *Service) scheduleRows(ctx context.Context, list []*hitl.Interaction) error {
-	subs, err := s.subs.PushSubscriptions(ctx, "")
-	if err != nil || len(subs) == 0 {
-		// With no one subscribed nothing is written: every question would
-		// otherwise cost a row (and a commit) for nothing.
-		return err
-	}
-	var groups map[string][]string
-	if len(subs) > 0 && s.ids != nil {
-		if groups, err = userGroups(ctx, s.ids); err != nil {
-			return err
-		}
-	}
-	_, err = s.store.ScheduleNotifications(ctx, s.rows(list, subs, groups))
-	return err
 }
 
 // maxPushAge is how old a question may be and still be pushed: a sweep
