@@ -94,9 +94,9 @@ export class Card {
     context?.el || null,
     this.widget.view || null,
     this.progress.el,
-    detailsBlock(q),
     this.outcome,
-    this.form);
+    this.form,
+    detailsBlock(q));
     if (this.widget.view) labelCode(this.widget.view);
     nameButtons(this.fields.querySelectorAll(".actions-buttons button"), q.question, q.interaction_type);
     // The wrapper collapses smoothly when the card leaves.

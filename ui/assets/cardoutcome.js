@@ -26,9 +26,10 @@ export function valueText(q, value) {
   const label = (key) => q.options?.find((o) => o.key === key)?.label ?? String(key);
   switch (q.interaction_type) {
     case "approval": {
-      const opts = q.options?.length === 2 ? q.options : null;
-      if (value === true) return opts ? opts[0].label : "Approved";
-      if (value === false) return opts ? opts[1].label : "Rejected";
+      // The approval's own labels, unless they are the plain ones.
+      const opts = q.options?.length === 2 ? q.options : [];
+      if (value === true) return opts[0] && opts[0].label !== "Approve" ? opts[0].label : "Approved";
+      if (value === false) return opts[1] && opts[1].label !== "Reject" ? opts[1].label : "Rejected";
       return "";
     }
     case "single_choice":

@@ -39,7 +39,7 @@ export function contextBlock(text, id) {
 // labelCode makes the code blocks in el focusable, labelled regions (a
 // long line scrolls or wraps; the keyboard can reach it either way).
 export function labelCode(el) {
-  for (const pre of el.querySelectorAll("pre")) {
+  for (const pre of el.querySelectorAll("pre.md-pre:not([role])")) {
     pre.tabIndex = 0;
     pre.setAttribute("role", "region");
     pre.setAttribute("aria-label", "Code");

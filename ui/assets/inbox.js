@@ -16,7 +16,6 @@ import { Pages } from "./inboxpages.js";
 import { fateText } from "./fate.js";
 import { NewPill } from "./newpill.js";
 
-const DEFAULT_USED = "The deadline passed, so the default answer was used.";
 // How long an ended card stays to show what happened, in ms.
 const LINGER_SENT = 2500;
 const LINGER_OTHER = 5000;
@@ -64,8 +63,7 @@ export class Inbox {
         // hitl:resolved: that card keeps its outcome (its own answer may
         // still be in flight, and be the one that won).
         const card = this.cards.get(msg.interaction_id);
-        const why = agentReason(msg.reason);
-        if (card && !card.answerHeard) card.resolve("cancelled", why ? cancelledText(why) : MOVED_ON);
+        if (card && !card.answerHeard) card.resolve("cancelled", endText(card, msg.reason));
         this.pages.countsChanged();
         break;
       }
@@ -74,7 +72,7 @@ export class Inbox {
         if (!card) break;
         card.answerHeard = true;
         if (card.sent) break;
-        card.answeredElsewhere(msg.timed_out ? DEFAULT_USED : answeredBy(msg.responded_by, msg.channel));
+        card.answeredElsewhere(msg.timed_out ? card.stakes.expiredText(true) : answeredBy(msg.responded_by, msg.channel));
         if (!msg.timed_out) this.tellValue(card);
         break;
       }
@@ -229,12 +227,16 @@ export class Inbox {
   }
 
   // move focuses the next (by 1) or previous (by -1) card (j and k).
+  // Cards that ended are skipped, unless they keep typed text.
   move(by) {
     const list = this.visibleCards();
-    if (list.length === 0) return;
     const at = list.findIndex((c) => c.el.contains(document.activeElement));
-    const i = at < 0 ? (by > 0 ? 0 : list.length - 1) : Math.min(list.length - 1, Math.max(0, at + by));
-    list[i].focus();
+    for (let i = at < 0 ? (by > 0 ? 0 : list.length - 1) : at + by; i >= 0 && i < list.length; i += by) {
+      if (!list[i].resolved || list[i].keptText) {
+        list[i].focus();
+        return;
+      }
+    }
   }
 
   // focused is the card holding the focus, if any.
@@ -372,7 +374,7 @@ export class Inbox {
     // This page's own "Always allow…" made a rule with the answer.
     const rule = card.sent && card.value?.always ? " The rule is saved: see Rules in the top bar." : "";
     if (o) card.update(`${first}${o.text}${rule}`, o.kind);
-    else if (card.conflict) card.update(res.timed_out ? DEFAULT_USED : `${first}${answeredBy(res.responded_by, res.channel)}`);
+    else if (card.conflict) card.update(res.timed_out ? card.stakes.expiredText(true) : `${first}${answeredBy(res.responded_by, res.channel)}`);
   }
 
   // setReady marks the first replay as complete enough to show the empty
@@ -423,12 +425,10 @@ export class Inbox {
       const it = r.data;
       const res = it.result || {};
       if (it.status === "answered") {
-        card.answeredElsewhere(res.timed_out ? DEFAULT_USED : answeredBy(res.responded_by, res.channel));
+        card.answeredElsewhere(res.timed_out ? card.stakes.expiredText(true) : answeredBy(res.responded_by, res.channel));
         if (!res.timed_out && !card.sent) card.update(chosenText(card.q, res));
-      } else if (it.status === "cancelled" && agentReason(res.reason)) {
-        card.resolve("cancelled", cancelledText(res.reason));
       } else if (it.status === "cancelled" || it.status === "expired") {
-        card.resolve("cancelled", MOVED_ON);
+        card.resolve("cancelled", endText(card, it.status === "expired" ? "timeout" : res.reason));
       }
     }
   }
@@ -483,6 +483,16 @@ export class Inbox {
     else sub.textContent = n === 1 ? "1 question is waiting for you." : `${n} questions are waiting for you.`;
     this.opts.changed(n);
   }
+}
+
+// endText is the outcome of a card whose question ended without an
+// answer: what the agent got at the deadline, the agent's reason for
+// cancelling, or the AI-Parrot HITL contract's words for a question the
+// agent withdrew.
+function endText(card, reason) {
+  if (reason === "timeout") return card.stakes.expiredText();
+  const why = agentReason(reason);
+  return why ? cancelledText(why) : MOVED_ON;
 }
 
 // busyElsewhere reports whether the person is typing, working in a card or

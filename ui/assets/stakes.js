@@ -78,10 +78,12 @@ export class Stakes {
       : `At ${clock(this.deadline, now)}: `;
   }
 
-  // expiredText is the outcome of a card whose deadline passed.
-  expiredText() {
+  // expiredText is the outcome of a card whose deadline passed; withDefault
+  // says the server applied the default answer.
+  expiredText(withDefault = false) {
     const at = clock(this.deadline, Date.now());
-    if (this.onTimeout === "default") return `Expired at ${at} — the agent got “${defaultText(this.q)}”.`;
+    if ((withDefault || this.onTimeout === "default") && this.hasDefault) return `Expired at ${at} — the agent got “${defaultText(this.q)}”.`;
+    if (withDefault) return `Expired at ${at} — the agent got the default answer.`;
     return `Expired at ${at} — the agent got no answer.`;
   }
 }
