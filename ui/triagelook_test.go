@@ -8,15 +8,19 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// askThirty asks 30 questions: the five types six times over, from three
-// agents, one with a code block in its context.
+// askThirty asks 30 questions: the five types five times over, four
+// approvals from deploy-bot and one with a code block in its context.
 func askThirty(t *testing.T, srv *hitlServer) []string {
 	t.Helper()
 	var ids []string
-	for range 6 {
+	for range 5 {
 		ids = append(ids, askOneOfEach(t, srv)...)
 	}
-	ids[0] = srv.ask(t, map[string]any{
+	for i := range 4 {
+		ids = append(ids, srv.ask(t, map[string]any{"interaction_type": "approval",
+			"question": fmt.Sprintf("Promote canary %d to the whole fleet?", i+1), "timeout": 90 + 600*i, "source_agent": "deploy-bot"}))
+	}
+	ids = append(ids, srv.ask(t, map[string]any{
 		"interaction_type": "approval",
 		"question":         "Run the migration on the orders database?",
 		"context":          "The script:\n\n```\npsql \"$ORDERS_URL\" -f migrations/0042_add_fulfilment_state_to_orders_and_backfill_from_shipments.sql --single-transaction\n```\n\nIt locks the table for about 20 seconds.",
@@ -24,7 +28,7 @@ func askThirty(t *testing.T, srv *hitlServer) []string {
 		"source_agent":     "db-agent",
 		"session_id":       "sess-7f3a",
 		"metadata":         map[string]any{"ticket": "OPS-1432"},
-	})
+	}))
 	return ids
 }
 
