@@ -120,7 +120,7 @@ func TestHistory(t *testing.T) {
 		}
 	}
 	text = eval[string](p, fmt.Sprintf(`document.querySelector(%s).textContent`, js(item(cancelled))))
-	if !strings.Contains(text, "Cancelled: superseded") {
+	if !strings.Contains(text, "Cancelled by local: superseded") {
 		t.Errorf("history item %q lacks the cancel reason", text)
 	}
 	if n := eval[int](p, `document.querySelectorAll("#history-list li").length`); n != 2 {
