@@ -3,6 +3,7 @@
 // the API"), and the agent's reason for cancelling.
 
 import { channelName } from "./format.js";
+import { MOVED_ON } from "./card.js";
 
 // The AI-Parrot HITL contract's hitl:cancel reasons that are not an
 // agent's own words.
@@ -54,4 +55,14 @@ export function chosenText(q, result) {
   if (!v) return `Answered by ${by} via ${via}.`;
   const verb = q.interaction_type === "free_text" ? "answered" : "chosen";
   return `${v} — ${verb} by ${by} via ${via}.`;
+}
+
+// endText is the outcome of a card whose question ended without an
+// answer: what the agent got at the deadline, the agent's reason for
+// cancelling, or the AI-Parrot HITL contract's words for a question the
+// agent withdrew.
+export function endText(card, reason) {
+  if (reason === "timeout") return card.stakes.expiredText();
+  const why = agentReason(reason);
+  return why ? cancelledText(why) : MOVED_ON;
 }

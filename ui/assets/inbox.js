@@ -5,12 +5,12 @@
 // the next ones from the list API as the end of the list comes near.
 
 import { isTyping } from "./dom.js";
-import { Card, MOVED_ON, short } from "./card.js";
+import { Card, short } from "./card.js";
 import { getInteraction } from "./api.js";
 import { answeredBy, ago } from "./format.js";
 import { actionOutcome } from "./decision.js";
 import { notify, dismiss } from "./notify.js";
-import { agentReason, cancelledText, chosenText } from "./cardoutcome.js";
+import { chosenText, endText } from "./cardoutcome.js";
 import { EndedStrip } from "./ended.js";
 import { Pages } from "./inboxpages.js";
 import { fateText } from "./fate.js";
@@ -483,16 +483,6 @@ export class Inbox {
     else sub.textContent = n === 1 ? "1 question is waiting for you." : `${n} questions are waiting for you.`;
     this.opts.changed(n);
   }
-}
-
-// endText is the outcome of a card whose question ended without an
-// answer: what the agent got at the deadline, the agent's reason for
-// cancelling, or the AI-Parrot HITL contract's words for a question the
-// agent withdrew.
-function endText(card, reason) {
-  if (reason === "timeout") return card.stakes.expiredText();
-  const why = agentReason(reason);
-  return why ? cancelledText(why) : MOVED_ON;
 }
 
 // busyElsewhere reports whether the person is typing, working in a card or
