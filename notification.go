@@ -81,9 +81,10 @@ type NotificationStore interface {
 	// ScheduleNotifications inserts each row whose (interaction, channel,
 	// recipient, round) has none yet and returns how many it inserted.
 	ScheduleNotifications(ctx context.Context, ns []*Notification) (int, error)
-	// UnnotifiedInteractions returns up to limit pending interactions that
-	// have no row on channel yet, oldest first.
-	UnnotifiedInteractions(ctx context.Context, channel string, limit int) ([]*Interaction, error)
+	// UnnotifiedInteractions returns a page of the pending interactions
+	// that have no row on f.Channel yet, oldest first (see
+	// UnnotifiedFilter).
+	UnnotifiedInteractions(ctx context.Context, f UnnotifiedFilter) ([]*Interaction, error)
 	// NextNotificationDue returns the earliest DueAt of a scheduled or
 	// sending row on channel.
 	NextNotificationDue(ctx context.Context, channel string) (due time.Time, ok bool, err error)
@@ -103,4 +104,19 @@ type NotificationStore interface {
 	// UseNotification sets the row's UsedAt to now unless it is set, and
 	// reports whether it did: a link is used once.
 	UseNotification(ctx context.Context, id string, now time.Time) (bool, error)
+}
+
+// UnnotifiedFilter is a page of a channel's sweep for the pending
+// interactions it has not scheduled.
+type UnnotifiedFilter struct {
+	Channel string
+	// After continues a sweep after this interaction (the last of the
+	// previous page), so that a sweep reads each pending interaction once
+	// however many it leaves without a row; nil starts at the oldest.
+	After *Interaction
+	// Workflow keeps only the interactions that carry a workflow (where
+	// escalation steps are kept).
+	Workflow bool
+	// Limit is the page size; 0 means MaxListLimit.
+	Limit int
 }

@@ -21,7 +21,7 @@ const (
 	// escalationLease is how long a claimed step stays with the replica
 	// firing it; when that replica dies, another fires it after.
 	escalationLease = 2 * time.Minute
-	// escalationBatch is how many rows are claimed per store
+	// escalationBatch is how many rows are scheduled or claimed per store
 	// call.
 	escalationBatch = 100
 	// escalationGrace is how long after Start the first steps fire: the
@@ -84,8 +84,13 @@ func (x *escalator) created(ctx context.Context, in *hitl.Interaction) {
 	x.wake()
 }
 
-// stepRows returns the rows of in's escalation steps.
+// stepRows returns the rows of in's escalation steps, or, with none, one
+// skipped row that says so (so that a sweep does not take it up again).
 func stepRows(in *hitl.Interaction, now time.Time) []*hitl.Notification {
+	if len(in.Escalation) == 0 || in.Status != hitl.StatusPending {
+		return []*hitl.Notification{{ID: uuid.NewString(), InteractionID: in.ID, Channel: hitl.ChannelEscalation,
+			Round: -1, State: hitl.NotificationSkipped, CreatedAt: now}}
+	}
 	out := make([]*hitl.Notification, 0, len(in.Escalation))
 	for i, s := range in.Escalation {
 		out = append(out, &hitl.Notification{ID: uuid.NewString(), InteractionID: in.ID, Channel: hitl.ChannelEscalation,
@@ -94,31 +99,27 @@ func stepRows(in *hitl.Interaction, now time.Time) []*hitl.Notification {
 	return out
 }
 
-// sweep schedules the steps of every pending interaction that has some
-// (those created while no process was there to schedule them get their
-// rows; rows that exist are left as they are).
+// sweep schedules the steps of every pending interaction that has no
+// rows yet (created while no process was there to schedule them). Steps
+// are kept with the workflow, so only interactions with one are read.
 func (x *escalator) sweep(ctx context.Context) error {
-	f := hitl.ListFilter{Status: hitl.StatusPending, Limit: hitl.MaxListLimit}
+	f := hitl.UnnotifiedFilter{Channel: hitl.ChannelEscalation, Workflow: true, Limit: escalationBatch}
 	for {
-		list, next, err := x.b.store.ListInteractions(ctx, f)
+		list, err := x.store.UnnotifiedInteractions(ctx, f)
 		if err != nil {
 			return err
 		}
 		var rows []*hitl.Notification
 		for _, in := range list {
-			if in.Status == hitl.StatusPending {
-				rows = append(rows, stepRows(in, x.b.now())...)
-			}
+			rows = append(rows, stepRows(in, x.b.now())...)
 		}
-		if len(rows) > 0 {
-			if _, err := x.store.ScheduleNotifications(ctx, rows); err != nil {
-				return err
-			}
+		if _, err := x.store.ScheduleNotifications(ctx, rows); err != nil {
+			return err
 		}
-		if next == "" {
+		if len(list) < escalationBatch {
 			return nil
 		}
-		f.Cursor = next
+		f.After = list[len(list)-1]
 	}
 }
 

@@ -70,8 +70,9 @@ func (s *Service) schedule(ctx context.Context, cfg Config, created []*hitl.Inte
 			return err
 		}
 	}
+	f := hitl.UnnotifiedFilter{Channel: hitl.ChannelEmail, Limit: scheduleBatch}
 	for sweep {
-		list, err := s.store.UnnotifiedInteractions(ctx, hitl.ChannelEmail, scheduleBatch)
+		list, err := s.store.UnnotifiedInteractions(ctx, f)
 		if err != nil {
 			return err
 		}
@@ -82,7 +83,9 @@ func (s *Service) schedule(ctx context.Context, cfg Config, created []*hitl.Inte
 		if _, err := s.store.ScheduleNotifications(ctx, rows); err != nil {
 			return err
 		}
-		sweep = len(list) == scheduleBatch
+		if sweep = len(list) == scheduleBatch; sweep {
+			f.After = list[len(list)-1]
+		}
 	}
 	return nil
 }

@@ -112,16 +112,24 @@ func (s *Store) ScheduleNotifications(ctx context.Context, ns []*hitl.Notificati
 
 // UnnotifiedInteractions returns up to limit pending interactions without
 // a row on channel, oldest first.
-func (s *Store) UnnotifiedInteractions(ctx context.Context, channel string, limit int) ([]*hitl.Interaction, error) {
+func (s *Store) UnnotifiedInteractions(ctx context.Context, f hitl.UnnotifiedFilter) ([]*hitl.Interaction, error) {
+	limit := f.Limit
 	if limit <= 0 {
 		limit = hitl.MaxListLimit
+	}
+	where, args := "", []any{f.Channel, limit}
+	if f.After != nil {
+		where, args = " AND (i.created_at, i.id) > ($3, $4)", append(args, f.After.CreatedAt, f.After.ID)
+	}
+	if f.Workflow {
+		where += " AND i.workflow IS NOT NULL"
 	}
 	var list []*hitl.Interaction
 	err := s.with(ctx, func(c *pgx.Conn) error {
 		rows, err := c.Query(ctx, `SELECT `+columns("i.")+` FROM interactions i
 			WHERE i.status = 'pending'
-				AND NOT EXISTS (SELECT 1 FROM notifications n WHERE n.interaction_id = i.id AND n.channel = $1)
-			ORDER BY i.created_at, i.id LIMIT $2`, channel, limit)
+				AND NOT EXISTS (SELECT 1 FROM notifications n WHERE n.interaction_id = i.id AND n.channel = $1)`+where+`
+			ORDER BY i.created_at, i.id LIMIT $2`, args...)
 		if err != nil {
 			return err
 		}

@@ -96,14 +96,22 @@ func (s *Store) ScheduleNotifications(ctx context.Context, ns []*hitl.Notificati
 
 // UnnotifiedInteractions returns up to limit pending interactions without
 // a row on channel, oldest first.
-func (s *Store) UnnotifiedInteractions(ctx context.Context, channel string, limit int) ([]*hitl.Interaction, error) {
+func (s *Store) UnnotifiedInteractions(ctx context.Context, f hitl.UnnotifiedFilter) ([]*hitl.Interaction, error) {
+	limit := f.Limit
 	if limit <= 0 {
 		limit = hitl.MaxListLimit
 	}
+	where, args := "", []any{f.Channel}
+	if f.After != nil {
+		where, args = " AND (i.created_at, i.id) > (?, ?)", append(args, f.After.CreatedAt.UnixMilli(), f.After.ID)
+	}
+	if f.Workflow {
+		where += " AND i.workflow IS NOT NULL"
+	}
 	rows, err := s.r.QueryContext(ctx, `SELECT `+columns("i.")+` FROM interactions i
 		WHERE i.status = 'pending'
-			AND NOT EXISTS (SELECT 1 FROM notifications n WHERE n.interaction_id = i.id AND n.channel = ?)
-		ORDER BY i.created_at, i.id LIMIT ?`, channel, limit)
+			AND NOT EXISTS (SELECT 1 FROM notifications n WHERE n.interaction_id = i.id AND n.channel = ?)`+where+`
+		ORDER BY i.created_at, i.id LIMIT ?`, append(args, limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("unnotified interactions: %w", err)
 	}

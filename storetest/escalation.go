@@ -101,12 +101,14 @@ func testEscalationSteps(t *testing.T, s NotificationStore) {
 
 func testEscalationUnscheduled(t *testing.T, s NotificationStore) {
 	in := create(t, s, escalated(t, base))
-	list, err := s.UnnotifiedInteractions(t.Context(), hitl.ChannelEscalation, 10)
+	create(t, s, askAt(t, at(1), 600)) // no workflow: not a sweep's concern
+	f := hitl.UnnotifiedFilter{Channel: hitl.ChannelEscalation, Workflow: true, Limit: 10}
+	list, err := s.UnnotifiedInteractions(t.Context(), f)
 	if err != nil || len(list) != 1 || len(list[0].Escalation) != 2 {
 		t.Fatalf("UnnotifiedInteractions: %d, %v; want the one with its steps", len(list), err)
 	}
 	scheduleN(t, s, stepRows(in)...)
-	if list, err := s.UnnotifiedInteractions(t.Context(), hitl.ChannelEscalation, 10); err != nil || len(list) != 0 {
+	if list, err := s.UnnotifiedInteractions(t.Context(), f); err != nil || len(list) != 0 {
 		t.Errorf("UnnotifiedInteractions once scheduled: %d, %v; want none", len(list), err)
 	}
 }

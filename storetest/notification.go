@@ -164,16 +164,34 @@ func testNotificationUnnotified(t *testing.T, s NotificationStore) {
 	nobody := mail(b, "", time.Time{})
 	nobody.State = hitl.NotificationSkipped
 	scheduleN(t, s, nobody)
-	list, err := s.UnnotifiedInteractions(t.Context(), hitl.ChannelEmail, 10)
+	list, err := s.UnnotifiedInteractions(t.Context(), hitl.UnnotifiedFilter{Channel: hitl.ChannelEmail, Limit: 10})
 	if err != nil {
 		t.Fatalf("UnnotifiedInteractions: %v", err)
 	}
 	if diff := cmp.Diff([]string{d.ID, a.ID}, ids(list)); diff != "" {
 		t.Errorf("UnnotifiedInteractions: pending without an email row, oldest first (-want +got):\n%s", diff)
 	}
-	list, err = s.UnnotifiedInteractions(t.Context(), hitl.ChannelPush, 10)
+	list, err = s.UnnotifiedInteractions(t.Context(), hitl.UnnotifiedFilter{Channel: hitl.ChannelPush, Limit: 10})
 	if err != nil || len(list) != 3 {
 		t.Errorf("UnnotifiedInteractions(push): got %d, %v; want 3 (email rows do not count)", len(list), err)
+	}
+	// A sweep pages on after the last interaction it read, whether or not
+	// it scheduled it.
+	var swept []string
+	f := hitl.UnnotifiedFilter{Channel: hitl.ChannelPush, Limit: 2}
+	for {
+		page, err := s.UnnotifiedInteractions(t.Context(), f)
+		if err != nil {
+			t.Fatalf("UnnotifiedInteractions(push, after %v): %v", f.After, err)
+		}
+		swept = append(swept, ids(page)...)
+		if len(page) < f.Limit {
+			break
+		}
+		f.After = page[len(page)-1]
+	}
+	if diff := cmp.Diff([]string{d.ID, a.ID, b.ID}, swept); diff != "" {
+		t.Errorf("a sweep in pages of 2 (-want +got):\n%s", diff)
 	}
 }
 

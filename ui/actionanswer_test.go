@@ -289,7 +289,8 @@ func TestActionKeyboard(t *testing.T) {
 	waitFirst := srv.wait(t, first)
 	p := openPage(t, srv)
 	p.waitJS(fmt.Sprintf(`document.activeElement?.dataset?.id === %s`, js(first)))
-	// Tab: the command's region first, then the buttons, in order.
+	// Tab: Copy link, the command's region, then the buttons, in order.
+	p.do(chromedp.KeyEvent(kb.Tab))
 	var order []string
 	for range 6 {
 		p.do(chromedp.KeyEvent(kb.Tab))

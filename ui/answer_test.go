@@ -56,11 +56,12 @@ func TestApprovalByKeyboard(t *testing.T) {
 	wait := srv.wait(t, id)
 	p := openPage(t, srv)
 	// The newest card takes the focus when nobody is typing; Tab goes to
-	// Reject, then Approve; Ctrl+Enter submits the focused button.
+	// Copy link, Reject, then Approve; Ctrl+Enter submits the focused
+	// button.
 	p.waitJS(fmt.Sprintf(`document.activeElement?.dataset?.id === %s`, js(id)))
-	p.do(chromedp.KeyEvent(kb.Tab), chromedp.KeyEvent(kb.Tab))
+	p.do(chromedp.KeyEvent(kb.Tab), chromedp.KeyEvent(kb.Tab), chromedp.KeyEvent(kb.Tab))
 	if got := eval[string](p, `document.activeElement.textContent`); got != "Approve" {
-		t.Fatalf("focused %q after two Tabs, want the Approve button", got)
+		t.Fatalf("focused %q after three Tabs, want the Approve button", got)
 	}
 	p.do(ctrlEnter())
 	assertValue(t, awaitResult(t, wait), `true`)

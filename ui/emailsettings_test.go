@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -99,8 +100,8 @@ func setValue(sel, value string) chromedp.Action[chromedp.Void] {
 func TestEmailSettingsDialog(t *testing.T) {
 	t.Parallel()
 	sink := newSMTPSink(t)
-	srv := newServerWith(t, serverOptions{email: true})
-	p := openPage(t, srv)
+	srv := newServerWith(t, serverOptions{email: true, push: true})
+	p := openPage(t, srv, chromedp.EmulateViewport(1000, 980))
 	p.waitJS(`!document.getElementById("email-btn").hidden`)
 	p.do(chromedp.Click(chromedp.CSS("#email-btn")))
 	p.waitJS(`document.getElementById("email-dialog").open`)
@@ -127,6 +128,13 @@ func TestEmailSettingsDialog(t *testing.T) {
 		t.Errorf("testing saved the settings: %+v", c)
 	}
 
+	if os.Getenv("HITL_UPDATE_SCREENSHOTS") != "" {
+		png, err := chromedp.Run(p.ctx, chromedp.CaptureScreenshot())
+		if err != nil {
+			t.Fatalf("screenshot: %v", err)
+		}
+		writeDoc(t, "email-settings.png", png)
+	}
 	for _, v := range runAxe(t, p) {
 		t.Errorf("axe: %s (%s): %s %v", v.ID, v.Impact, v.Help, v.Nodes)
 	}

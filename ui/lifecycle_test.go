@@ -38,7 +38,7 @@ func TestSecondTabSeesTheAnswer(t *testing.T) {
 	a.waitCard(id)
 	b.waitCard(id)
 	a.do(chromedp.Click(chromedp.CSS(card(id) + ` button[data-answer="true"]`)))
-	b.waitCardText(id, "Answered by local via the web inbox.")
+	b.waitCardText(id, "Approved — chosen by local via the web inbox.")
 	b.waitCardGone(id)
 	if got := eval[string](b, `document.title`); got != "hitl" {
 		t.Errorf("title = %q after the only card left, want hitl", got)
@@ -69,7 +69,7 @@ func TestAnsweredThroughTheAPI(t *testing.T) {
 	if status, body := srv.call(t, http.MethodPost, "/api/v1/interactions/"+id+"/respond", map[string]any{"value": "yes"}); status != http.StatusOK {
 		t.Fatalf("respond: %d %s", status, body)
 	}
-	p.waitCardText(id, "Answered by local via the API.")
+	p.waitCardText(id, "Approved — chosen by local via the API.")
 	p.waitCardGone(id)
 }
 
@@ -100,7 +100,7 @@ func TestExpiryDisablesCard(t *testing.T) {
 	}
 	// Back online, the page learns the outcome.
 	srv.faults.setWS(false)
-	p.waitCardText(id, movedOn)
+	p.waitCardText(id, "the agent got no answer")
 	p.waitCardGone(id)
 }
 
@@ -118,7 +118,7 @@ func TestReconnectCatchesUp(t *testing.T) {
 	srv.faults.setWS(false)
 
 	p.waitJS(`document.getElementById("conn-text").textContent === "Reconnected"`)
-	p.waitCardText(answered, "Answered by local via the API.")
+	p.waitCardText(answered, "Rejected — chosen by local via the API.")
 	p.waitCard(asked)
 }
 

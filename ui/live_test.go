@@ -144,10 +144,10 @@ func TestDefaultAtDeadlineKeepsItsOutcome(t *testing.T) {
 	p := openPage(t, srv, recordOutcomes())
 	id := srv.ask(t, map[string]any{"question": "Release notes?", "timeout": 2, "on_timeout": "default", "default_response": "none"})
 	p.waitCard(id)
-	const defaultUsed = "The deadline passed, so the default answer was used."
+	const defaultUsed = "— the agent got “none”."
 	p.waitCardText(id, defaultUsed)
 	p.waitCardGone(id)
-	if got := p.outcomes(id); slices.Contains(got, movedOn) || got[len(got)-1] != defaultUsed {
+	if got := p.outcomes(id); slices.Contains(got, movedOn) || !strings.HasSuffix(got[len(got)-1], defaultUsed) {
 		t.Errorf("the card's outcomes: %q, want to end with %q, never %q", got, defaultUsed, movedOn)
 	}
 }
@@ -166,10 +166,10 @@ func TestReconnectResumes(t *testing.T) {
 	srv.call(t, http.MethodPost, "/api/v1/interactions/"+answered+"/respond", map[string]any{"value": false})
 	asked := srv.ask(t, map[string]any{"question": "Asked while offline?"})
 	srv.faults.setWS(false)
-	p.waitCardText(answered, "Answered by local via the API.")
+	p.waitCardText(answered, "Rejected — chosen by local via the API.")
 	p.waitCard(asked)
 	queries := srv.faults.wsQueryLog()
-	if last := queries[len(queries)-1]; queries[0] != "" || !strings.HasPrefix(last, "after=") {
+	if last := queries[len(queries)-1]; strings.Contains(queries[0], "after=") || !strings.Contains(last, "after=") {
 		t.Errorf("WebSocket queries %q: want none on the first connection, after= on the reconnect", queries)
 	}
 }
@@ -193,7 +193,7 @@ func TestReconnectWithoutResume(t *testing.T) {
 	srv.call(t, http.MethodPost, "/api/v1/interactions/"+answered+"/respond", map[string]any{"value": true})
 	srv.call(t, http.MethodPost, "/api/v1/interactions/"+cancelled+"/cancel", nil)
 	srv.faults.setWS(false)
-	p.waitCardText(answered, "Answered by local via the API.")
+	p.waitCardText(answered, "Approved — chosen by local via the API.")
 	p.waitCardText(cancelled, movedOn)
 	p.waitCardGone(answered)
 	p.waitCardGone(cancelled)

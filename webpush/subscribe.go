@@ -21,7 +21,7 @@ const maxEndpoint = 2048
 // public address (see Options.AllowPrivate), and the keys the Push API's.
 func (s *Service) Subscribe(ctx context.Context, r hitl.PushSubscribeRequest) (*hitl.PushSubscription, error) {
 	c := hitl.CallerFrom(ctx)
-	if c.Name == "" {
+	if c.Name == "" || c.Role == hitl.RoleAgent {
 		return nil, hitl.Errorf(hitl.EFORBIDDEN, "only a signed-in person can subscribe to Web Push")
 	}
 	if err := s.checkEndpoint(ctx, r.Endpoint); err != nil {

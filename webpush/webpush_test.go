@@ -153,6 +153,10 @@ func TestSubscribeRefusesBadSubscriptions(t *testing.T) {
 			}
 		})
 	}
+	agent := hitl.WithCaller(context.Background(), hitl.Caller{Name: "build-bot", Channel: hitl.ChannelAPI, Role: hitl.RoleAgent})
+	if _, err := h.svc.Subscribe(agent, good); hitl.ErrorCode(err) != hitl.EFORBIDDEN {
+		t.Errorf("an agent subscribing = %v; want EFORBIDDEN", err)
+	}
 	sub, err := h.svc.Subscribe(ctx, good)
 	if err != nil || sub.User != "alice" {
 		t.Fatalf("Subscribe = %+v, %v; want alice's subscription", sub, err)

@@ -55,53 +55,61 @@ func (s *Service) step() time.Duration {
 }
 
 // schedule inserts the rows of new interactions, and on a sweep of every
-// pending interaction without one.
+// pending interaction without one. While no one has subscribed nothing is
+// written: a server whose people never use Web Push keeps no rows for it.
+// (A sweep after the first subscription takes up the questions still
+// pending that are meant for it, if under maxPushAge.)
 func (s *Service) schedule(ctx context.Context, created []*hitl.Interaction, sweep bool) error {
-	if len(created) > 0 {
-		if err := s.scheduleRows(ctx, created); err != nil {
-			return err
-		}
+	if len(created) == 0 && !sweep {
+		return nil
 	}
-	for sweep {
-		list, err := s.store.UnnotifiedInteractions(ctx, hitl.ChannelPush, scheduleBatch)
-		if err != nil {
-			return err
-		}
-		if err := s.scheduleRows(ctx, list); err != nil {
-			return err
-		}
-		sweep = len(list) == scheduleBatch
-	}
-	return nil
-}
-
-// scheduleRows inserts the rows of list.
-func (s *Service) scheduleRows(ctx context.Context, list []*hitl.Interaction) error {
 	subs, err := s.subs.PushSubscriptions(ctx, "")
-	if err != nil {
+	if err != nil || len(subs) == 0 {
 		return err
 	}
 	var groups map[string][]string
-	if len(subs) > 0 && s.ids != nil {
+	if s.ids != nil {
 		if groups, err = userGroups(ctx, s.ids); err != nil {
 			return err
 		}
 	}
-	_, err = s.store.ScheduleNotifications(ctx, s.rows(list, subs, groups))
-	return err
+	if len(created) > 0 {
+		if _, err := s.store.ScheduleNotifications(ctx, s.rows(created, subs, groups)); err != nil {
+			return err
+		}
+	}
+	f := hitl.UnnotifiedFilter{Channel: hitl.ChannelPush, Limit: scheduleBatch}
+	for sweep {
+		list, err := s.store.UnnotifiedInteractions(ctx, f)
+		if err != nil {
+			return err
+		}
+		if _, err := s.store.ScheduleNotifications(ctx, s.rows(list, subs, groups)); err != nil {
+			return err
+		}
+		if sweep = len(list) == scheduleBatch; sweep {
+			f.After = list[len(list)-1]
+		}
+	}
+	return nil
 }
+
+// maxPushAge is how old a question may be and still be pushed: a sweep
+// after a restart pushes the questions that came while no process ran,
+// not every question still waiting from long before someone subscribed.
+const maxPushAge = 15 * time.Minute
 
 // rows returns the rows of new interactions: one per subscription to tell,
 // due at once (its Recipient the endpoint, its Responder the person); or
-// one skipped row with no recipient when there is no one to tell or the
-// agent kept the question out of Web Push, so that a sweep does not take
-// it up again.
+// one skipped row with no recipient when there is no one to tell, the
+// question is older than maxPushAge, or the agent kept the question out of
+// Web Push, so that a sweep does not take it up again.
 func (s *Service) rows(list []*hitl.Interaction, subs []*hitl.PushSubscription, groups map[string][]string) []*hitl.Notification {
 	now := s.now()
 	var out []*hitl.Notification
 	for _, in := range list {
 		var told []*hitl.PushSubscription
-		if !in.PushOff() && in.Status == hitl.StatusPending {
+		if !in.PushOff() && in.Status == hitl.StatusPending && now.Sub(in.CreatedAt) < maxPushAge {
 			told = subscribers(in, subs, groups)
 		}
 		if len(told) == 0 {

@@ -4,6 +4,9 @@
 // together.
 
 import { Inbox } from "./inbox.js";
+import { Triage } from "./triage.js";
+import { setupKeys } from "./keys.js";
+import { PAGE } from "./inboxpages.js";
 import { History } from "./history.js";
 import { DetailView } from "./detail.js";
 import { detailPath, setCopyAnnouncer } from "./copylink.js";
@@ -72,6 +75,15 @@ const inboxHeading = $("inbox-title");
 inboxHeading.tabIndex = -1;
 $("history-title").tabIndex = -1;
 
+const triage = new Triage({
+  bar: $("triage"),
+  sort: $("triage-sort"),
+  q: $("triage-q"),
+  compact: $("triage-compact"),
+  agents: $("triage-agents"),
+  types: $("triage-types"),
+}, { changed: (view, what) => inbox.viewChanged(view, what) });
+
 const inbox = new Inbox({
   cards: $("cards"),
   empty: $("inbox-empty"),
@@ -79,8 +91,12 @@ const inbox = new Inbox({
   count: $("inbox-count"),
   heading: inboxHeading,
   notice: $("inbox-notice"),
+  more: $("cards-more"),
+  pill: $("new-pill"),
+  ended: $("ended"),
 }, {
   announce,
+  triage,
   visible: () => session === "in" && view === "inbox" && document.visibilityState === "visible",
   show: () => {
     if (view === "inbox") return;
@@ -91,6 +107,15 @@ const inbox = new Inbox({
     // The detail view's title is its question's.
     if (session === "in" && view !== "detail") document.title = n > 0 ? `(${n}) hitl` : "hitl";
   },
+});
+
+setupKeys({
+  inbox,
+  triage,
+  dialog: $("keys-dialog"),
+  opener: $("triage-keys"),
+  active: () => session === "in" && view === "inbox",
+  announce,
 });
 
 // A link to one question (/?interaction=id, Slack's "Open in hitl") is
@@ -240,6 +265,9 @@ function startLive() {
   const current = () => gen === liveGen && session === "in";
   let replays = 0;
   live = connect({
+    // The first page of pending questions in the triage bar's order; the
+    // rest come on demand.
+    params: { replay: "page", sort: triage.view.sort, limit: String(PAGE) },
     onMessage(msg) {
       if (!current()) return;
       inbox.handle(msg);
@@ -265,11 +293,14 @@ function startLive() {
           setConn("reconnecting", "Reconnecting…");
           if (!dropped) announce("Connection lost. Reconnecting…");
           dropped = true;
+          setDown(true);
           break;
         case "reconnected":
           dropped = false;
           setConn("reconnected", "Reconnected");
           announce("Reconnected.");
+          setDown(false);
+          inbox.online();
           calmTimer = setTimeout(() => setConn("live", "Live"), 4000);
           break;
       }
@@ -283,12 +314,26 @@ function startLive() {
   });
 }
 
+// setDown shows or hides the page-level banner of a connection that is
+// down: counts and countdowns may be stale meanwhile, and answers given
+// are sent once it is back.
+const downBanner = $("down-banner");
+function setDown(down) {
+  document.body.classList.toggle("is-offline", down);
+  if (down === !downBanner.hidden) return;
+  downBanner.hidden = !down;
+  downBanner.textContent = down
+    ? "The hitl server cannot be reached. Counts and countdowns may be out of date; answers you give are sent when it is back."
+    : "";
+}
+
 function stopLive() {
   liveGen++;
   live?.stop();
   live = null;
   clearTimeout(calmTimer);
   dropped = false;
+  setDown(false);
   setConn("connecting", "Connecting…");
 }
 

@@ -2,7 +2,7 @@
 // what happened to it.
 
 import { h, icon, uid } from "./dom.js";
-import { renderMarkdown } from "./markdown.js";
+import { contextBlock, detailsBlock, keptBlock, labelCode, nameButtons, typedText } from "./cardparts.js";
 import { buildWidget } from "./widgets.js";
 import { respond } from "./api.js";
 import { TYPE_LABELS, countdown, spokenDuration, timeEl } from "./format.js";
@@ -42,7 +42,7 @@ export class Card {
     this.timer = h("span", { class: "countdown", role: "timer", "aria-live": "off" }, icon("clock"), h("span", { class: "countdown-text" }));
     this.outcome = h("p", { class: "outcome", hidden: true }, h("span", { class: "outcome-icon" }), h("span", { class: "outcome-text" }));
     this.error = h("div", { class: "card-error", id: ids.error, role: "alert", hidden: true });
-    this.stakes = new Stakes(q, this.deadline);
+    this.stakes = new Stakes(q, this.deadline, () => this.submit(q.default_response));
     this.progress = new Progress(this);
     const kbd = isMac ? "⌘" : "Ctrl";
     this.fields = h("fieldset", { class: "answer-fields" },
@@ -52,39 +52,53 @@ export class Card {
         q.interaction_type === "approval" ? null : h("span", { class: "kbd-hint", "aria-hidden": "true" }, h("kbd", { text: kbd }), " ", h("kbd", { text: "Enter" }), this.widget.hint || " to submit"),
         h("span", { class: "actions-buttons" }, this.widget.actions)));
     this.form = h("form", { class: "answer", novalidate: true, onsubmit: (e) => { e.preventDefault(); this.submit(); } }, this.fields);
-    this.form.addEventListener("input", () => this.saveDraft());
+    this.form.addEventListener("input", () => {
+      this.typed = true;
+      this.saveDraft();
+    });
     this.form.addEventListener("change", () => this.saveDraft());
 
-    const agent = q.source_agent ? h("span", { class: "card-agent", text: q.source_agent }) : null;
+    ids.agent = uid("agent");
+    const agent = q.source_agent ? h("span", { class: "card-agent", id: ids.agent }, h("span", { class: "sr-only", text: "from " }), q.source_agent) : null;
     const action = q.interaction_type === "action";
     const dot = () => h("span", { class: "dot", "aria-hidden": "true", text: "·" });
     // An action names its tool, and the agent's session when there is one.
     const tool = action && q.action?.name ? h("code", { class: "action-chip card-tool", text: q.action.name }) : null;
-    const session = action && q.session_id
+    const session = q.session_id
       ? h("span", { class: "card-session", title: `Session ${q.session_id}` }, h("span", { class: "sr-only", text: "session " }), h("span", { class: "card-session-id", text: q.session_id }))
       : null;
+    const context = q.context ? contextBlock(q.context, ids.context) : null;
+    this.toggle = h("button", { type: "button", class: "btn btn-quiet btn-small card-toggle", "aria-expanded": "false", onclick: () => this.setOpen(!this.open) },
+      h("span", { class: "sr-only", text: short(q.question, 60) }), h("span", { class: "card-toggle-text", text: "Expand" }));
     this.article = h("article", {
       class: `card type-${q.interaction_type}`,
       "data-id": this.id,
       "data-type": q.interaction_type,
       tabindex: "-1",
-      "aria-labelledby": ids.question,
-      "aria-describedby": q.context ? ids.context : null,
+      // The name carries the agent; the description is the context's
+      // first paragraph only.
+      "aria-labelledby": agent ? `${ids.question} ${ids.agent}` : ids.question,
+      "aria-describedby": context ? context.firstId : null,
       onkeydown: (e) => this.onKey(e),
+      onclick: (e) => this.onClick(e),
     },
     h("header", { class: "card-head" },
       h("span", { class: `type-badge badge-${q.interaction_type}`, text: TYPE_LABELS[q.interaction_type] || q.interaction_type }),
       tool,
       h("span", { class: "card-meta" }, agent, agent ? dot() : null, session, session ? dot() : null, timeEl(q.created_at)),
       this.timer,
+      this.toggle,
       copyLinkButton(this.id, q.question)),
     h("h2", { class: "question", id: ids.question, text: q.question }),
     this.stakes.el,
-    q.context ? h("div", { class: "context md", id: ids.context }, renderMarkdown(q.context)) : null,
+    context?.el || null,
     this.widget.view || null,
     this.progress.el,
     this.outcome,
-    this.form);
+    this.form,
+    detailsBlock(q));
+    if (this.widget.view) labelCode(this.widget.view);
+    nameButtons(this.fields.querySelectorAll(".actions-buttons button"), q.question, q.interaction_type);
     // The wrapper collapses smoothly when the card leaves.
     this.el = h("div", { class: "card-wrap", "data-id": this.id }, h("div", { class: "card-clip" }, this.article));
     this.progress.render();
@@ -92,12 +106,51 @@ export class Card {
   }
 
   onKey(e) {
+    // Enter on the card itself opens or closes it in the compact list.
+    if (e.key === "Enter" && e.target === this.article && !e.ctrlKey && !e.metaKey && !e.altKey && !e.shiftKey) {
+      if (this.compact()) {
+        e.preventDefault();
+        this.setOpen(!this.open);
+      }
+      return;
+    }
     if (e.key !== "Enter" || !(e.ctrlKey || e.metaKey) || e.altKey || e.shiftKey) return;
     e.preventDefault();
     e.stopPropagation();
     if (this.widget.key?.(e.target)) return;
     const v = this.widget.keyValue(e.target);
     this.submit(v);
+  }
+
+  // compact reports whether the card is in the compact list.
+  compact() {
+    return !!this.el.closest(".is-compact");
+  }
+
+  // onClick opens a closed card of the compact list clicked anywhere but
+  // on a control.
+  onClick(e) {
+    if (!this.compact() || this.open || e.target.closest("button, a, input, textarea, select, label, summary, pre")) return;
+    this.setOpen(true);
+  }
+
+  // setOpen opens (shows whole) or closes a card of the compact list.
+  setOpen(open) {
+    this.open = open;
+    this.article.classList.toggle("is-open", open);
+    this.toggle.setAttribute("aria-expanded", open ? "true" : "false");
+    this.toggle.querySelector(".card-toggle-text").textContent = open ? "Collapse" : "Expand";
+  }
+
+  // soon reports whether the card's question is open and expires within
+  // five minutes (it is pinned on top).
+  soon(now = Date.now()) {
+    return !this.resolved && !this.expired && this.deadline - now < 5 * 60000;
+  }
+
+  // outcomeText is what became of the card, in words.
+  outcomeText() {
+    return this.outcome.querySelector(".outcome-text").textContent;
   }
 
   // focus moves keyboard focus to the card itself.
@@ -137,6 +190,8 @@ export class Card {
       return;
     }
     if (res.ok) {
+      this.unsent = false;
+      this.hooks.answered?.(this);
       this.sent = true;
       this.resolve("sent", this.widget.sentText ? this.widget.sentText(this.value) : "Answer sent.", this.q.interaction_type === "action" ? lookOf(this.value) : "");
       return;
@@ -168,7 +223,9 @@ export class Card {
         return;
       }
       case 0:
-        this.showError("Your answer could not be sent: the server is unreachable.", true);
+        // Kept: it is sent again once the live channel is back.
+        this.unsent = true;
+        this.showError("Your answer could not be sent: the server is unreachable. It is sent again when the connection is back.", true);
         return;
       default:
         this.showError(`Your answer could not be sent: ${res.message || "server error"}.`, res.status >= 500);
@@ -252,15 +309,18 @@ export class Card {
     }
     text.textContent = countdown(left);
     this.stakes.tick(now);
-    this.article.classList.toggle("is-soon", left < 5 * 60000);
+    const soon = left < 5 * 60000;
+    if (soon && !this.article.classList.contains("is-soon")) this.hooks.soon?.(this);
+    this.article.classList.toggle("is-soon", soon);
     this.timer.classList.toggle("is-soon", left < 5 * 60000);
     this.timer.classList.toggle("is-urgent", left < 60000);
-    // One calm announcement when a minute is left, never every second.
-    if (left <= 60000 && !this.warned) {
+    // One calm announcement when a minute is left, never every second;
+    // a short deadline (90 s or less) is spoken at half-time.
+    const span = this.deadline - this.createdAt;
+    const warnAt = span > 90000 ? 60000 : span / 2;
+    if (left <= warnAt && !this.warned) {
       this.warned = true;
-      if (this.deadline - this.createdAt > 90000) {
-        this.hooks.announce(`“${short(this.q.question)}” expires in ${spokenDuration(left)}.`);
-      }
+      this.hooks.announce(`“${short(this.q.question)}” expires in ${spokenDuration(left)}.`);
     }
   }
 
@@ -270,6 +330,7 @@ export class Card {
     this.timer.querySelector(".countdown-text").textContent = "Time is up";
     this.fields.disabled = true;
     this.stakes.el.hidden = true;
+    this.keepTyped();
     this.showOutcome("expired", this.stakes.expiredText());
     this.hooks.changed();
   }
@@ -290,9 +351,12 @@ export class Card {
   resolve(kind, text, look = "") {
     if (this.resolved) return false;
     this.resolved = true;
+    if (kind !== "sent") this.keepTyped();
+    else this.kept?.remove();
     this.clearError();
     this.fields.disabled = true;
     this.timer.hidden = true;
+    this.stakes.el.hidden = true;
     this.article.classList.add("is-resolved", `is-${kind}`);
     this.article.setAttribute("aria-busy", "false");
     this.showOutcome(kind, text, look);
@@ -303,6 +367,17 @@ export class Card {
       this.hooks.lookup?.(this);
     }
     return true;
+  }
+
+  // keepTyped keeps what the person was typing when the card ended,
+  // read-only with Copy, until dismissed.
+  keepTyped() {
+    if (this.kept || this.sent || !this.typed) return;
+    const text = typedText(this.form);
+    if (!text) return;
+    this.keptText = true;
+    this.kept = keptBlock(text, (t) => this.hooks.announce(t), () => this.hooks.dismiss?.(this));
+    this.form.after(this.kept);
   }
 
   // update replaces the outcome text of an ended card (details arrived),

@@ -1,14 +1,21 @@
-// The inbox: every pending interaction as a card, newest on top, kept in
-// step with the live channel.
+// The inbox: the pending interactions as cards, in the triage bar's order
+// (deadline soonest or newest, those expiring within five minutes pinned
+// on top) and filters, kept in step with the live channel. Only the pages
+// of questions scrolled to are loaded: the first with the live replay,
+// the next ones from the list API as the end of the list comes near.
 
 import { isTyping } from "./dom.js";
-import { Card, MOVED_ON, short } from "./card.js";
+import { Card, short } from "./card.js";
 import { getInteraction } from "./api.js";
-import { answeredBy, ago, channelName } from "./format.js";
+import { answeredBy, ago } from "./format.js";
 import { actionOutcome } from "./decision.js";
 import { notify, dismiss } from "./notify.js";
+import { chosenText, endText } from "./cardoutcome.js";
+import { EndedStrip } from "./ended.js";
+import { Pages } from "./inboxpages.js";
+import { fateText } from "./fate.js";
+import { NewPill } from "./newpill.js";
 
-const DEFAULT_USED = "The deadline passed, so the default answer was used.";
 // How long an ended card stays to show what happened, in ms.
 const LINGER_SENT = 2500;
 const LINGER_OTHER = 5000;
@@ -18,20 +25,29 @@ const LINK_WAIT = 3000;
 const HIGHLIGHT = 2000;
 
 export class Inbox {
-  // els: {cards, empty, sub, count, heading, notice}; opts: {announce,
-  // visible(), changed(pending)}
+  // els: {cards, empty, sub, count, heading, notice, more, pill, ended};
+  // opts: {announce, visible(), show(), resolved(), changed(pending),
+  // triage (the Triage bar)}
   constructor(els, opts) {
     this.els = els;
     this.opts = opts;
+    this.triage = opts.triage;
     this.cards = new Map();
     this.fresh = [];
     this.burst = null;
     this.ready = false;
+    this.summarized = false; // the summary on load was spoken
     this.ticks = 0;
     this.gen = 0; // bumped by reset(): a notice fetched before signing out is dropped
     this.wanted = null; // the id a link named, until its card arrives
     this.linked = null; // the card a link opened, which keeps the focus
+    this.pages = new Pages(this);
+    this.ended = new EndedStrip(els.ended);
+    this.pill = new NewPill(els.pill, els.cards, (seen) => {
+      (this.visibleCards().find((c) => seen.includes(c)) || this.visibleCards()[0])?.focus();
+    });
     setInterval(() => this.tick(), 1000);
+    this.showCompact();
     this.render();
   }
 
@@ -40,13 +56,15 @@ export class Inbox {
     switch (msg.type) {
       case "hitl:question":
         if (msg.interaction_id) this.add(msg);
+        this.pages.countsChanged();
         break;
       case "hitl:cancel": {
         // Every question that ends gets one, an answered one after
         // hitl:resolved: that card keeps its outcome (its own answer may
         // still be in flight, and be the one that won).
         const card = this.cards.get(msg.interaction_id);
-        if (card && !card.answerHeard) card.resolve("cancelled", MOVED_ON);
+        if (card && !card.answerHeard) card.resolve("cancelled", endText(card, msg.reason));
+        this.pages.countsChanged();
         break;
       }
       case "hitl:resolved": {
@@ -54,7 +72,8 @@ export class Inbox {
         if (!card) break;
         card.answerHeard = true;
         if (card.sent) break;
-        card.answeredElsewhere(msg.timed_out ? DEFAULT_USED : answeredBy(msg.responded_by, msg.channel));
+        card.answeredElsewhere(msg.timed_out ? card.stakes.expiredText(true) : answeredBy(msg.responded_by, msg.channel));
+        if (!msg.timed_out) this.tellValue(card);
         break;
       }
       case "hitl:progress": {
@@ -69,41 +88,176 @@ export class Inbox {
     }
   }
 
-  // replayDone runs when a connection's replay is complete: every card
-  // that is still pending is on the page. After a full replay, a card
-  // whose question is not among the pending ones ended while the page was
-  // not listening; after a resume the page was sent what it missed.
-  replayDone(msg) {
-    this.setReady();
-    if (!msg.resumed && Array.isArray(msg.pending)) this.reconcile(new Set(msg.pending));
+  // tellValue completes the outcome of a card answered elsewhere with
+  // the value chosen ("Hold — chosen by alice via the API.").
+  async tellValue(card) {
+    const r = await getInteraction(card.id);
+    if (!r.ok || r.data.status !== "answered" || card.sent || card.q.interaction_type === "action") return;
+    const res = r.data.result || {};
+    if (!res.timed_out) card.update(chosenText(card.q, res));
   }
 
-  add(q) {
+  // replayDone runs when a connection's replay is complete: every card
+  // that is still pending is on the page (the first page of them, with
+  // ?replay=page). After a full replay, a card whose question is not
+  // among the pending ones ended while the page was not listening; after
+  // a resume the page was sent what it missed.
+  replayDone(msg) {
+    if (msg.paged) this.pages.replayed(msg);
+    this.setReady();
+    if (!msg.resumed && Array.isArray(msg.pending)) this.reconcile(new Set(msg.pending), !!msg.paged);
+    if (!this.summarized) {
+      this.summarized = true;
+      this.summary(msg.counts);
+    }
+  }
+
+  // summary speaks one sentence on load ("23 waiting; 4 expire within 5
+  // minutes") instead of one announcement per card, and puts the focus
+  // on the topmost card unless the person is busy.
+  summary(counts) {
+    clearTimeout(this.burst);
+    const fresh = this.fresh.filter((c) => !c.resolved);
+    this.fresh = [];
+    for (const c of fresh) notify(c.q, short(c.q.question, 200), () => this.openCard(c));
+    const n = counts ? counts.total : this.pending();
+    if (n === 0) return;
+    const soon = counts ? counts.expiring_within_5m : [...this.cards.values()].filter((c) => c.soon()).length;
+    this.opts.announce(`${n} waiting${soon ? `; ${soon} expire${soon === 1 ? "s" : ""} within 5 minutes` : ""}.`);
+    const top = this.visibleCards()[0];
+    if (top && !this.linked && this.opts.visible() && !busyElsewhere()) top.focus();
+  }
+
+  // add puts question q on the page; quiet (a page fetched on demand)
+  // neither announces nor notifies it.
+  add(q, quiet = false) {
     if (this.cards.has(q.interaction_id)) return; // a replay of a card on screen
     const card = new Card(q, {
       resolved: (c, kind, text) => this.onResolved(c, kind, text),
       announce: (text) => this.opts.announce(text),
       changed: () => this.render(),
       lookup: (c) => this.lookup(c),
+      answered: (c) => this.focusAfter(c),
+      soon: (c) => this.place(c),
+      unsent: () => this.opts.unsent?.(),
+      dismiss: (c) => this.dismissCard(c),
     });
     this.cards.set(card.id, card);
-    // Newest on top: before the first card created no later (the replay
-    // comes oldest first, so of two cards created in the same millisecond
-    // the one that arrives second is the newer).
-    const after = [...this.els.cards.children].find((el) => {
-      const other = this.cards.get(el.dataset.id);
-      return other && other !== card && other.createdAt <= card.createdAt;
-    });
-    this.els.cards.insertBefore(card.el, after || null);
+    const anchor = this.pill.anchor();
+    this.place(card);
+    this.pill.keep(anchor);
     if (card.id === this.wanted) {
       this.wanted = null;
       clearTimeout(this.wantTimer);
       this.spotlight(card);
     }
-    this.fresh.push(card);
-    clearTimeout(this.burst);
-    this.burst = setTimeout(() => this.welcome(), 150);
+    if (!quiet) {
+      this.fresh.push(card);
+      clearTimeout(this.burst);
+      if (this.summarized) this.burst = setTimeout(() => this.welcome(), 150);
+    }
     this.render();
+  }
+
+  // place puts card where the order says, or takes it off the page when
+  // the filters leave it out. Questions expiring within five minutes are
+  // pinned on top, soonest first.
+  place(card) {
+    if (card.gone) return;
+    if (!this.triage.matches(card.q) && !card.resolved) {
+      card.el.remove();
+      return;
+    }
+    const after = [...this.els.cards.children].find((el) => {
+      const other = this.cards.get(el.dataset.id);
+      return other && other !== card && this.before(card, other);
+    });
+    if (after === card.el || (after && card.el.nextElementSibling === after)) return;
+    if (!after && card.el.parentNode === this.els.cards && !card.el.nextElementSibling) return;
+    const focused = card.el.contains(document.activeElement) ? document.activeElement : null;
+    this.els.cards.insertBefore(card.el, after || null);
+    focused?.focus({ preventScroll: true });
+  }
+
+  // before reports whether card a goes above card b.
+  before(a, b) {
+    const pa = a.soon() ? 1 : 0;
+    const pb = b.soon() ? 1 : 0;
+    if (pa !== pb) return pa > pb;
+    if (pa || this.triage.view.sort === "deadline") {
+      if (a.deadline !== b.deadline) return a.deadline < b.deadline;
+      return a.id < b.id;
+    }
+    // Newest on top (the replay comes oldest first, so of two cards
+    // created in the same millisecond the one that arrives second is
+    // the newer).
+    return a.createdAt >= b.createdAt;
+  }
+
+  // arrange applies a new order or filter to the cards on the page.
+  arrange() {
+    const anchor = this.pill.anchor();
+    for (const card of this.cards.values()) {
+      if (!card.resolved) card.el.remove();
+    }
+    for (const card of this.cards.values()) if (!card.resolved) this.place(card);
+    this.pill.keep(anchor);
+    this.render();
+  }
+
+  // viewChanged runs when the triage bar changed: the compact mode, or
+  // the order and filters (then the first page of what matches is
+  // fetched).
+  viewChanged(view, what) {
+    if (what === "compact") {
+      this.showCompact();
+      return;
+    }
+    this.arrange();
+    this.pages.restart();
+  }
+
+  showCompact() {
+    this.els.cards.classList.toggle("is-compact", !!this.triage.view.compact);
+  }
+
+  // visibleCards are the cards on the page in page order.
+  visibleCards() {
+    return [...this.els.cards.children].map((el) => this.cards.get(el.dataset.id)).filter(Boolean);
+  }
+
+  // move focuses the next (by 1) or previous (by -1) card (j and k).
+  // Cards that ended are skipped, unless they keep typed text.
+  move(by) {
+    const list = this.visibleCards();
+    const at = list.findIndex((c) => c.el.contains(document.activeElement));
+    for (let i = at < 0 ? (by > 0 ? 0 : list.length - 1) : at + by; i >= 0 && i < list.length; i += by) {
+      if (!list[i].resolved || list[i].keptText) {
+        list[i].focus();
+        return;
+      }
+    }
+  }
+
+  // focused is the card holding the focus, if any.
+  focused() {
+    return this.visibleCards().find((c) => c.el.contains(document.activeElement)) || null;
+  }
+
+  // focusAfter moves the focus from a card that was just answered to the
+  // next open card, before the answered one is disabled.
+  focusAfter(card) {
+    if (!card.el.contains(document.activeElement)) return;
+    const list = this.visibleCards().filter((c) => c === card || (!c.resolved && !c.expired));
+    const i = list.indexOf(card);
+    const next = list[i + 1] || list[i - 1];
+    if (next && next !== card) next.focus();
+  }
+
+  // openCard brings the person to card (a notification's click).
+  openCard(card) {
+    this.opts.show();
+    card.focus();
   }
 
   // welcome tells the person about the cards that just arrived: one
@@ -113,24 +267,23 @@ export class Inbox {
     const fresh = this.fresh.filter((c) => !c.resolved);
     this.fresh = [];
     if (fresh.length === 0) return;
-    // In page order, so the newest is the topmost (ties in created_at are
-    // broken by arrival, as add() placed them).
-    fresh.sort((a, b) => (a.el.compareDocumentPosition(b.el) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1));
-    const newest = fresh[0];
+    const shown = this.visibleCards();
+    fresh.sort((a, b) => shown.indexOf(a) - shown.indexOf(b));
+    const newest = fresh.reduce((x, c) => (c.createdAt >= x.createdAt ? c : x), fresh[0]);
     const from = newest.q.source_agent ? ` from ${newest.q.source_agent}` : "";
     this.opts.announce(fresh.length === 1
       ? `New question${from}: ${short(newest.q.question)}`
       : `${fresh.length} new questions. Newest${from}: ${short(newest.q.question)}`);
-    for (const c of fresh.slice().reverse()) {
-      notify(c.q, short(c.q.question, 200), () => {
-        this.opts.show();
-        c.focus();
-      });
-    }
+    for (const c of fresh.slice().reverse()) notify(c.q, short(c.q.question, 200), () => this.openCard(c));
     // A card a link opened keeps the focus.
     const linked = fresh.includes(this.linked);
     this.linked = null;
-    if (!linked && this.opts.visible() && !busyElsewhere()) newest.focus();
+    if (linked) return;
+    // Someone reading (scrolled down, or in a card) is not moved: a pill
+    // says a question arrived above.
+    if (this.pill.offer(fresh)) return;
+    const top = fresh.find((c) => shown.includes(c));
+    if (top && this.opts.visible() && !busyElsewhere()) top.focus();
   }
 
   // open follows a link to interaction id (Slack's "Open in hitl"), once
@@ -165,54 +318,43 @@ export class Inbox {
     setTimeout(() => card.article.classList.remove("is-linked"), HIGHLIGHT);
   }
 
-  // explain fetches interaction id and shows in a notice what became of
-  // it.
+  // explain shows in a notice what became of interaction id.
   async explain(id) {
     const gen = this.gen;
-    const r = await getInteraction(id);
-    if (gen !== this.gen) return; // signed out meanwhile
-    let text;
-    if (!r.ok) {
-      text = r.status === 404 ? "That question was not found." : "That question could not be loaded.";
-    } else {
-      const it = r.data;
-      const res = it.result || {};
-      switch (it.status) {
-        case "answered":
-          text = res.timed_out
-            ? "That question reached its deadline, so the default answer was used."
-            : `That question was answered by ${res.responded_by || "someone"} via ${channelName(res.channel)}.`;
-          break;
-        case "expired":
-          text = "That question expired.";
-          break;
-        case "cancelled":
-          text = "That question was cancelled.";
-          break;
-        default:
-          text = this.cards.get(id)?.expired ? "That question expired." : "That question is not in your inbox.";
-      }
-    }
-    this.els.notice.textContent = text;
+    const text = await fateText(id, this.cards.get(id)?.expired);
+    if (gen === this.gen) this.els.notice.textContent = text; // not signed out meanwhile
   }
 
   onResolved(card, kind, text) {
     dismiss(card.id);
     this.opts.announce(kind === "sent" ? text : `“${short(card.q.question, 80)}”: ${text}`);
-    // What became of an action is worth reading: it stays longer.
-    setTimeout(() => this.remove(card), kind === "sent" && card.q.interaction_type !== "action" ? LINGER_SENT : LINGER_OTHER);
+    // What became of an action is worth reading: it stays longer. A card
+    // that ended while the person was typing keeps the text until
+    // dismissed.
+    if (!card.keptText) {
+      setTimeout(() => this.remove(card), kind === "sent" && card.q.interaction_type !== "action" ? LINGER_SENT : LINGER_OTHER);
+    }
     this.opts.resolved?.();
+    this.pages.countsChanged();
     this.render();
   }
 
+  // dismissCard removes an ended card that was kept (its Dismiss button).
+  dismissCard(card) {
+    this.remove(card);
+  }
+
+  // remove takes an ended card off the page into the "recently ended"
+  // strip, passing its focus on to the next card.
   remove(card) {
     if (!this.cards.has(card.id)) return;
     const hadFocus = card.el.contains(document.activeElement);
-    const order = [...this.els.cards.children].map((el) => this.cards.get(el.dataset.id))
-      .filter((c) => c && (c === card || !c.resolved));
+    const order = this.visibleCards().filter((c) => c === card || !c.resolved);
     const i = order.indexOf(card);
     const next = order[i + 1] || order[i - 1];
     this.cards.delete(card.id);
+    this.pill.forget(card);
+    if (card.resolved && card.el.isConnected) this.ended.add(card.id, card.q.question, card.outcomeText());
     card.leave();
     if (hadFocus) {
       if (next && next !== card) next.focus();
@@ -232,7 +374,7 @@ export class Inbox {
     // This page's own "Always allow…" made a rule with the answer.
     const rule = card.sent && card.value?.always ? " The rule is saved: see Rules in the top bar." : "";
     if (o) card.update(`${first}${o.text}${rule}`, o.kind);
-    else if (card.conflict) card.update(res.timed_out ? DEFAULT_USED : `${first}${answeredBy(res.responded_by, res.channel)}`);
+    else if (card.conflict) card.update(res.timed_out ? card.stakes.expiredText(true) : `${first}${answeredBy(res.responded_by, res.channel)}`);
   }
 
   // setReady marks the first replay as complete enough to show the empty
@@ -259,13 +401,18 @@ export class Inbox {
     }
     this.cards.clear();
     this.els.cards.replaceChildren();
+    this.ended.reset();
+    this.pages.reset();
+    this.pill.hide();
     this.ready = false;
+    this.summarized = false;
     this.render();
   }
 
   // reconcile drops the cards that are not in pending (the ids a full
   // replay listed): their questions ended while the page was not
-  // listening, so what became of each is fetched and shown.
+  // listening, so what became of each is fetched and shown. After a paged
+  // replay, a card beyond the first page may still be pending: it stays.
   async reconcile(pending) {
     for (const card of [...this.cards.values()]) {
       if (card.resolved || pending.has(card.id)) continue;
@@ -277,8 +424,20 @@ export class Inbox {
       }
       const it = r.data;
       const res = it.result || {};
-      if (it.status === "answered") card.answeredElsewhere(res.timed_out ? DEFAULT_USED : answeredBy(res.responded_by, res.channel));
-      else if (it.status === "cancelled" || it.status === "expired") card.resolve("cancelled", MOVED_ON);
+      if (it.status === "answered") {
+        card.answeredElsewhere(res.timed_out ? card.stakes.expiredText(true) : answeredBy(res.responded_by, res.channel));
+        if (!res.timed_out && !card.sent) card.update(chosenText(card.q, res));
+      } else if (it.status === "cancelled" || it.status === "expired") {
+        card.resolve("cancelled", endText(card, it.status === "expired" ? "timeout" : res.reason));
+      }
+    }
+  }
+
+  // online runs when the live channel is back: answers that could not be
+  // sent while the server was down are sent now.
+  online() {
+    for (const c of this.cards.values()) {
+      if (c.unsent && !c.resolved && !c.busy) c.send();
     }
   }
 
@@ -292,11 +451,19 @@ export class Inbox {
     }
   }
 
-  // pending counts the cards that can still be answered.
+  // loadedPending counts the pending questions loaded on the page.
+  loadedPending() {
+    let n = 0;
+    for (const c of this.cards.values()) if (!c.resolved) n++;
+    return n;
+  }
+
+  // pending counts the questions that can still be answered: those on
+  // the page, and those the server counts that are not loaded yet.
   pending() {
     let n = 0;
     for (const c of this.cards.values()) if (!c.resolved && !c.expired) n++;
-    return n;
+    return n + this.pages.unloaded();
   }
 
   render() {
@@ -304,7 +471,13 @@ export class Inbox {
     const { empty, sub, count } = this.els;
     count.textContent = String(n);
     count.hidden = n === 0;
-    empty.hidden = !this.ready || this.cards.size > 0;
+    const shown = this.els.cards.children.length;
+    empty.hidden = !this.ready || shown > 0;
+    const filtered = this.triage.filtered();
+    empty.querySelector(".empty-title").textContent = filtered ? "Nothing matches" : "No questions waiting";
+    empty.querySelector(".empty-text").textContent = filtered
+      ? "No waiting question matches these filters. Clear them to see every question."
+      : "When an agent asks for a decision, it appears here at once.";
     if (!this.ready && this.cards.size === 0) sub.textContent = "Loading questions…";
     else if (n === 0) sub.textContent = "You're all caught up.";
     else sub.textContent = n === 1 ? "1 question is waiting for you." : `${n} questions are waiting for you.`;
@@ -317,6 +490,8 @@ export class Inbox {
 function busyElsewhere() {
   const a = document.activeElement;
   if (isTyping(a) || a?.closest?.("dialog")) return true;
+  // Working in a card, or reading one (its focus on it), keeps the
+  // focus where it is.
   const card = a?.closest?.(".card");
-  return !!card && a !== card && !card.classList.contains("is-resolved");
+  return !!card && !card.classList.contains("is-resolved");
 }

@@ -9,11 +9,13 @@ const MIN_DELAY = 500;
 const MAX_DELAY = 10000;
 
 // connect opens the WebSocket and keeps it open until stop() is called.
+// params, if given, are added to every connection's address (the inbox's
+// ?replay=page&sort=…: a paged replay).
 // onMessage gets each parsed message; onState gets "connecting", "live",
 // "reconnecting" or "reconnected" (open again after a drop); onClose, if
 // given, gets each close as {code, opened} (opened: the socket had been
 // open), before the next attempt is scheduled.
-export function connect({ onMessage, onState, onClose }) {
+export function connect({ onMessage, onState, onClose, params }) {
   let attempt = 0;
   let everOpen = false;
   let ws = null;
@@ -24,7 +26,12 @@ export function connect({ onMessage, onState, onClose }) {
   // The resume point: the seq of hitl:replay_done, or of any message
   // since, on the connections this call has opened.
   let seq = null;
-  const url = () => (seq === null ? base : `${base}?after=${seq}`);
+  const url = () => {
+    const q = new URLSearchParams(params || {});
+    if (seq !== null) q.set("after", String(seq));
+    const s = q.toString();
+    return s ? `${base}?${s}` : base;
+  };
 
   function open() {
     clearTimeout(timer);

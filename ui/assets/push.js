@@ -19,8 +19,8 @@ const SUBSCRIBE_TIMEOUT = 10000;
 
 // The states the control shows.
 const LABELS = {
-  off: ["Notify me on this device", "Off on this device"],
-  on: ["Turn off on this device", "On on this device"],
+  off: ["Notify me on this device", ""], // the button says it
+  on: ["Turn off on this device", "On"],
   blocked: ["Notify me on this device", "Blocked by the browser"],
   unsupported: ["Notify me on this device", "Not supported by this browser"],
   working: ["Notify me on this device", "Working…"],
@@ -86,6 +86,7 @@ export class PushControl {
     const [label, text] = LABELS[state];
     this.el.dataset.state = state;
     this.button.querySelector(".btn-label").textContent = label;
+    this.button.title = label;
     this.button.setAttribute("aria-pressed", String(state === "on"));
     this.button.disabled = state === "unsupported" || state === "blocked" || state === "working";
     this.state.textContent = detail || text;

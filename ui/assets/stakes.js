@@ -28,18 +28,25 @@ function defaultText(q) {
   return s.length > 80 ? `${s.slice(0, 79)}…` : s;
 }
 
-// Stakes is the line of one card.
+// Stakes is the line of one card; useDefault() answers with the default
+// (its "Use default" button, there when the question has one).
 export class Stakes {
-  constructor(q, deadline) {
+  constructor(q, deadline, useDefault) {
     this.q = q;
     this.deadline = deadline;
     this.hasDefault = q.default_response !== null && q.default_response !== undefined;
-    // Without a default the deadline can only end the question.
-    this.onTimeout = this.hasDefault ? null : "cancel";
+    // Without a default the deadline can only end the question; a listed
+    // interaction says what happens, a live message does not.
+    this.onTimeout = this.hasDefault ? (q.on_timeout || null) : "cancel";
     this.outcomeEl = h("span", { class: "stakes-outcome" });
     this.whenEl = h("span", { class: "stakes-when" });
-    this.el = h("p", { class: "stakes", hidden: !Number.isFinite(deadline) }, this.whenEl, this.outcomeEl);
-    if (this.hasDefault) this.fetch();
+    const use = this.hasDefault && q.interaction_type !== "action"
+      ? h("button", { type: "button", class: "btn btn-quiet btn-small stakes-use", onclick: useDefault },
+        "Use default", h("span", { class: "sr-only", text: ` (${defaultText(q)}): ${q.question.length > 60 ? `${q.question.slice(0, 59)}…` : q.question}` }))
+      : null;
+    this.el = h("div", { class: "stakes", hidden: !Number.isFinite(deadline) && !use },
+      h("p", { class: "stakes-line", hidden: !Number.isFinite(deadline) }, this.whenEl, this.outcomeEl), use);
+    if (this.hasDefault && !this.onTimeout) this.fetch();
     this.render();
   }
 
@@ -71,10 +78,12 @@ export class Stakes {
       : `At ${clock(this.deadline, now)}: `;
   }
 
-  // expiredText is the outcome of a card whose deadline passed.
-  expiredText() {
+  // expiredText is the outcome of a card whose deadline passed; withDefault
+  // says the server applied the default answer.
+  expiredText(withDefault = false) {
     const at = clock(this.deadline, Date.now());
-    if (this.onTimeout === "default") return `Expired at ${at} — the agent got “${defaultText(this.q)}”.`;
+    if ((withDefault || this.onTimeout === "default") && this.hasDefault) return `Expired at ${at} — the agent got “${defaultText(this.q)}”.`;
+    if (withDefault) return `Expired at ${at} — the agent got the default answer.`;
     return `Expired at ${at} — the agent got no answer.`;
   }
 }

@@ -63,6 +63,8 @@ function choiceList(q, ids, type, checked) {
     return h("label", { class: "choice" }, input,
       h("span", { class: "choice-box" },
         h("span", { class: "choice-label", text: o.label }),
+        // The pre-selected default is marked as such.
+        checked(o.key) ? h("span", { class: "choice-default", text: "default" }) : null,
         o.description ? h("span", { class: "choice-desc", text: o.description }) : null));
   });
   const group = h("div", {

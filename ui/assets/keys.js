@@ -1,0 +1,83 @@
+// The inbox's keyboard shortcuts: j/k move between cards, a/r approve or
+// reject the focused approval (r asks to be pressed again), / focuses the
+// search, ? shows the shortcuts. None fires while the person types in a
+// field, in a dialog, or with a modifier held.
+
+import { isTyping } from "./dom.js";
+
+// How long a first r waits for the second, in ms.
+const CONFIRM = 4000;
+
+// setupKeys wires the shortcuts. inbox is the Inbox, triage the Triage
+// bar, dialog the shortcuts dialog, active() whether the inbox is the
+// view on screen, announce(text) speaks.
+export function setupKeys({ inbox, triage, dialog, opener, active, announce }) {
+  let rejecting = null; // the card whose reject awaits its confirmation
+  let rejectTimer = null;
+  const clearReject = () => {
+    rejecting?.article.classList.remove("is-confirming");
+    rejecting = null;
+    clearTimeout(rejectTimer);
+  };
+  opener.addEventListener("click", () => dialog.showModal());
+
+  document.addEventListener("keydown", (e) => {
+    if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || !active()) return;
+    if (isTyping(e.target) || e.target.closest?.("dialog")) return;
+    const card = inbox.focused();
+    switch (e.key) {
+      case "j":
+      case "k":
+        clearReject();
+        inbox.move(e.key === "j" ? 1 : -1);
+        break;
+      case "/":
+        triage.focusSearch();
+        break;
+      case "?":
+        dialog.showModal();
+        break;
+      case "a": {
+        const btn = answerButton(card, ".btn-approve");
+        if (!btn) return;
+        clearReject();
+        btn.click();
+        break;
+      }
+      case "r": {
+        const btn = answerButton(card, ".btn-reject");
+        if (!btn) return;
+        // An action's Reject opens its reason; an approval's asks for r
+        // again.
+        if (card.q.interaction_type === "action" || rejecting === card) {
+          clearReject();
+          btn.click();
+          break;
+        }
+        clearReject();
+        rejecting = card;
+        card.article.classList.add("is-confirming");
+        announce(`Press r again to reject “${card.q.question.slice(0, 80)}”.`);
+        rejectTimer = setTimeout(clearReject, CONFIRM);
+        break;
+      }
+      case "Escape":
+        if (!rejecting) return;
+        clearReject();
+        announce("Not rejected.");
+        break;
+      default:
+        return;
+    }
+    e.preventDefault();
+  });
+}
+
+// answerButton is card's enabled button matching sel, on an open
+// approval or action.
+function answerButton(card, sel) {
+  if (!card || card.resolved || card.expired || card.busy) return null;
+  if (!["approval", "action"].includes(card.q.interaction_type)) return null;
+  const btn = card.fields.querySelector(`.actions-buttons ${sel}`);
+  return btn && !btn.disabled && !card.fields.disabled ? btn : null;
+}
