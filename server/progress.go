@@ -29,15 +29,6 @@ type progressMessage struct {
 	Targets    *hitl.Targets          `json:"targets,omitempty"`
 }
 
-// progressEvent reports whether ev is one hitl:progress tells of.
-func progressEvent(ev *hitl.Event) bool {
-	switch ev.Type {
-	case hitl.EventVoted, hitl.EventClaimed, hitl.EventReleased, hitl.EventReminded, hitl.EventEscalated:
-		return true
-	}
-	return false
-}
-
 // newProgressMessage renders a voted, claimed or released event. Once the
 // interaction has ended (the vote decided it), the message still tells
 // of the vote; the resolution's messages follow.
