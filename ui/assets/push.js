@@ -43,7 +43,7 @@ export class PushControl {
       icon("bell"), h("span", { class: "btn-label" }));
     this.state = h("span", { class: "notify-state push-state", id: "push-state" });
     this.el = h("span", { class: "push", id: "push", hidden: true }, this.button, this.state);
-    host.append(this.el);
+    this.host = host;
   }
 
   // probe shows the control when the server runs Web Push, in the state
@@ -58,6 +58,8 @@ export class PushControl {
       return;
     }
     this.key = r.data.public_key;
+    // In the page only when the server runs Web Push.
+    if (!this.el.isConnected) this.host.append(this.el);
     this.el.hidden = false;
     if (!supported()) return this.render("unsupported");
     if (Notification.permission === "denied") return this.render("blocked");
