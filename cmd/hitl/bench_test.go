@@ -18,7 +18,7 @@ func TestBenchSmoke(t *testing.T) {
 	}
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command(hitlBin, "bench", "--json", "--dir", t.TempDir(),
-		"--samples", "20", "--duration", "250ms", "--pending", "200", "--streams", "20", "--trials", "2", "--settle", "10ms")
+		"--samples", "20", "--duration", "1s", "--pending", "200", "--streams", "20", "--trials", "2", "--settle", "10ms")
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("hitl bench: %v\nstderr:\n%s", err, stderr.String())
@@ -38,7 +38,7 @@ func TestBenchSmoke(t *testing.T) {
 		}
 	}
 	// Every concurrency is measured. How many round trips fit in the
-	// smoke run's 250 ms window depends on the machine (on a busy one, 256
+	// smoke run's 1 s window depends on the machine (on a busy one, 256
 	// agents may finish none), so only the lone agent must have made one.
 	rts, _ := got["roundtrips_per_s"].(map[string]any)
 	for _, c := range []string{"1", "16", "256"} {
@@ -79,7 +79,7 @@ func TestBenchWithAuth(t *testing.T) {
 	dir := t.TempDir()
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command(hitlBin, "bench", "--json", "--auth", "--dir", dir, "--keep",
-		"--samples", "20", "--duration", "250ms", "--concurrency", "1,4", "--pending", "-1", "--streams", "-1")
+		"--samples", "20", "--duration", "1s", "--concurrency", "1,4", "--pending", "-1", "--streams", "-1")
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("hitl bench --auth: %v\nstderr:\n%s", err, stderr.String())
