@@ -34,7 +34,7 @@ func TestPushOnThisDevice(t *testing.T) {
 	t.Parallel()
 	srv := newServerWith(t, serverOptions{push: true})
 	p := openPage(t, srv, notificationPermission(srv.URL, cdpbrowser.PermissionSettingGranted))
-	p.waitJS(`document.getElementById("push").dataset.state === "off" && !document.getElementById("push").hidden`)
+	p.waitJS(`document.getElementById("push")?.dataset.state === "off" && !document.getElementById("push").hidden`)
 	if label := eval[string](p, `document.getElementById("push-btn").textContent`); label != "Notify me on this device" {
 		t.Errorf("button = %q; want Notify me on this device", label)
 	}
@@ -77,7 +77,7 @@ func TestPushStates(t *testing.T) {
 	t.Parallel()
 	srv := newServerWith(t, serverOptions{push: true})
 	blocked := openPage(t, srv, notificationPermission(srv.URL, cdpbrowser.PermissionSettingDenied))
-	blocked.waitJS(`document.getElementById("push").dataset.state === "blocked"`)
+	blocked.waitJS(`document.getElementById("push")?.dataset.state === "blocked"`)
 	if got := eval[string](blocked, `document.getElementById("push-state").textContent + "|" + document.getElementById("push-btn").disabled`); got != "Blocked by the browser|true" {
 		t.Errorf("blocked: %q; want Blocked by the browser, the button disabled", got)
 	}
@@ -85,7 +85,7 @@ func TestPushStates(t *testing.T) {
 		_, err := chromedp.Call(ctx, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{Source: `delete window.PushManager;`})
 		return err
 	}))
-	noPush.waitJS(`document.getElementById("push").dataset.state === "unsupported"`)
+	noPush.waitJS(`document.getElementById("push")?.dataset.state === "unsupported"`)
 	if got := eval[string](noPush, `document.getElementById("push-state").textContent`); got != "Not supported by this browser" {
 		t.Errorf("no PushManager: %q; want Not supported by this browser", got)
 	}
