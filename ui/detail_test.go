@@ -181,7 +181,13 @@ func TestDetailLook(t *testing.T) {
 	srv.call(t, http.MethodPost, "/api/v1/interactions/"+form+"/respond", map[string]any{"value": map[string]any{
 		"company": "Initech", "email": "ap@initech.example", "amount": 1240.5, "currency": "USD", "urgent": true,
 	}})
-	approval := ids[4]
+	// Its own pending approval, due in an hour: the subtests may wait
+	// minutes for a slot among the package's parallel tests, longer than
+	// the four minutes askOneOfEach's approval has.
+	approval := srv.ask(t, map[string]any{
+		"interaction_type": "approval", "question": "Deploy build 1432 to production?", "timeout": 3600,
+		"options": []map[string]any{{"key": "deploy", "label": "Deploy"}, {"key": "hold", "label": "Hold"}}, "source_agent": "deployer",
+	})
 	for _, vp := range []struct {
 		name string
 		w, h int64
