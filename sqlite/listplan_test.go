@@ -36,3 +36,32 @@ func TestListWorkflowUsesItsIndex(t *testing.T) {
 		t.Errorf("plan %q: want a range of interactions_workflow in order, with no sort", got)
 	}
 }
+
+// TestCountPendingReadsItsIndex: the inbox's counts of pending questions
+// read interactions_pending_counts alone (a covering index), in the order
+// the grouping wants, not every pending row of the table.
+func TestCountPendingReadsItsIndex(t *testing.T) {
+	s := openInternal(t)
+	plan, err := s.r.Query(`EXPLAIN QUERY PLAN SELECT source_agent, type, count(*), coalesce(sum(deadline IS NOT NULL AND deadline <= 0), 0)
+		FROM interactions INDEXED BY interactions_pending_counts WHERE status = 'pending' GROUP BY source_agent, type`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plan.Close()
+	var steps []string
+	for plan.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := plan.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		steps = append(steps, detail)
+	}
+	if err := plan.Err(); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(steps, "; ")
+	if !strings.Contains(got, "COVERING INDEX interactions_pending_counts") || strings.Contains(got, "TEMP B-TREE") {
+		t.Errorf("plan %q: want the covering index interactions_pending_counts in order, with no sort", got)
+	}
+}

@@ -91,11 +91,12 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 
 // benchFlags are hitl bench's flags.
 type benchFlags struct {
-	quick, asJSON, keep, withAuth     *bool
-	db, serverURL, dir, conc          *string
-	samples, pending, streams, trials *int
-	duration, settle                  *time.Duration
-	serverEnv                         []string
+	quick, asJSON, keep, withAuth    *bool
+	db, serverURL, dir, conc         *string
+	samples, pending, ended, streams *int
+	trials                           *int
+	duration, settle                 *time.Duration
+	serverEnv                        []string
 }
 
 // addBenchFlags defines hitl bench's flags on fs.
@@ -110,7 +111,8 @@ func addBenchFlags(fs *flag.FlagSet) *benchFlags {
 	f.withAuth = fs.Bool("auth", false, "run the servers with authentication on: each gets an admin API token, which every\nrequest carries, and no answer limit (with --server, HITL_TOKEN is sent instead)")
 	f.samples = fs.Int("samples", 0, "sequential latency `samples` (default 2000, 300 with --quick)")
 	f.duration = fs.Duration("duration", 0, "each round-trip run (default 10s, 2s with --quick)")
-	f.pending = fs.Int("pending", 0, "pending questions for the memory figure (default 100000, 10000 with --quick; -1 skips)")
+	f.pending = fs.Int("pending", 0, "pending questions of the cost curve's last step: it measures at 10,000, 100,000,\n1,000,000 … up to this (default 100000, 10000 with --quick; -1 skips)")
+	f.ended = fs.Int("ended", 0, "answered questions of the history's cost curve, purged at its end (default 100000,\n10000 with --quick; -1 skips)")
 	f.streams = fs.Int("streams", 0, "long-polls, and WebSockets, held open (default 10000, 1000 with --quick; -1 skips)")
 	f.trials = fs.Int("trials", 0, "questions fanned out to every WebSocket (default 10, 5 with --quick)")
 	fs.Func("server-env", "`KEY=VALUE` set in the servers' environment (repeatable), such as GOMEMLIMIT=400MiB", func(v string) error {
@@ -143,6 +145,7 @@ func (f *benchFlags) config() (bench.Config, error) {
 	}
 	cfg.Samples = pick(*f.samples, cfg.Samples)
 	cfg.Pending = pick(*f.pending, cfg.Pending)
+	cfg.Ended = pick(*f.ended, cfg.Ended)
 	cfg.Streams = pick(*f.streams, cfg.Streams)
 	cfg.FanoutTrials = pick(*f.trials, cfg.FanoutTrials)
 	if *f.duration > 0 {
@@ -183,7 +186,7 @@ func (f *benchFlags) launcher(cfg *bench.Config, tmp string) (int, error) {
 		child.DB = func(string) string { return url }
 		cfg.Store, cfg.Shared, cfg.PostgresURL = "postgres", true, url
 	}
-	cfg.Launch, cfg.Auth = child.Launch, *f.withAuth
+	cfg.Launch, cfg.Auth, cfg.Database, cfg.Purge = child.Launch, *f.withAuth, child.DB, child.Purge
 	return 0, nil
 }
 

@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/hitl-sh/hitl/internal/bench"
 )
 
 // TestBenchSmoke runs a tiny "hitl bench --json" end to end (child servers,
@@ -18,7 +21,7 @@ func TestBenchSmoke(t *testing.T) {
 	}
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command(hitlBin, "bench", "--json", "--dir", t.TempDir(),
-		"--samples", "20", "--duration", "1s", "--pending", "200", "--streams", "20", "--trials", "2", "--settle", "10ms")
+		"--samples", "20", "--duration", "1s", "--pending", "200", "--ended", "150", "--streams", "20", "--trials", "2", "--settle", "10ms")
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("hitl bench: %v\nstderr:\n%s", err, stderr.String())
@@ -50,6 +53,7 @@ func TestBenchSmoke(t *testing.T) {
 	if got["lost_wakeups"] != 0.0 {
 		t.Errorf("lost_wakeups = %v, want 0", got["lost_wakeups"])
 	}
+	checkCurves(t, stdout.Bytes())
 	if got["store"] != "sqlite" {
 		t.Errorf("store = %v, want sqlite", got["store"])
 	}
@@ -108,5 +112,47 @@ func TestBenchWithAuth(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "done") {
 		t.Errorf("progress does not end with done:\n%s", stderr.String())
+	}
+}
+
+// checkCurves checks the cost curves of a smoke run with --pending 200
+// and --ended 150: one step each, every figure read, and the purge of the
+// history with answers made meanwhile.
+func checkCurves(t *testing.T, report []byte) {
+	t.Helper()
+	var got struct {
+		Pending map[string]*bench.CurvePoint `json:"pending_curve"`
+		Ended   map[string]*bench.CurvePoint `json:"ended_curve"`
+		Purge   *bench.PurgeFigures          `json:"purge"`
+		RSS1M   *float64                     `json:"rss_1m_pending_mib"`
+	}
+	if err := json.Unmarshal(report, &got); err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]struct {
+		curve map[string]*bench.CurvePoint
+		size  int
+	}{"pending_curve": {got.Pending, 200}, "ended_curve": {got.Ended, 150}} {
+		p := c.curve[strconv.Itoa(c.size)]
+		switch {
+		case len(c.curve) != 1 || p == nil:
+			t.Errorf("%s = %v, want one step of %d", name, c.curve, c.size)
+		case p.Interactions != c.size || p.RSSMiB == nil || p.RSSRestartedMiB == nil || p.StartupS == nil || *p.StartupS <= 0:
+			t.Errorf("%s step: %+v, want its size, memory and startup", name, p)
+		case p.InboxFirstScreenMs <= 0 || p.InboxFirstScreenBytes == 0 || p.ListPage1P99Ms <= 0 || p.UnblockP50Ms <= 0:
+			t.Errorf("%s step: %+v, want the inbox, list and unblock figures", name, p)
+		case p.DBBytesPerInteraction == nil || *p.DBBytesPerInteraction <= 0 || p.UnblockP50VsFloor == nil:
+			t.Errorf("%s step: %+v, want the database size and the ratio to the loop", name, p)
+		}
+	}
+	// 200 pending fit in four pages of 50: the deepest page is the 4th.
+	if p := got.Pending["200"]; p != nil && p.ListDeepPage != 4 {
+		t.Errorf("pending list's deepest page = %d, want 4", p.ListDeepPage)
+	}
+	if got.Purge == nil || got.Purge.Interactions != 150 || got.Purge.Seconds <= 0 || got.Purge.LostWakeups != 0 {
+		t.Errorf("purge = %+v, want 150 purged, timed, with no lost wake-ups", got.Purge)
+	}
+	if got.RSS1M != nil {
+		t.Errorf("rss_1m_pending_mib = %v in a run of 200, want null", *got.RSS1M)
 	}
 }

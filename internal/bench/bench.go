@@ -35,11 +35,18 @@ type Config struct {
 	Samples      int           // sequential unblock and notify samples; 0 means 2000
 	Duration     time.Duration // each round-trip run, after a warm-up of a fifth of it; 0 means 10 s
 	Concurrency  []int         // round-trip concurrencies; nil means 1, 16, 256
-	Pending      int           // pending questions for the memory figure; 0 means 100,000; <0 skips
+	Pending      int           // pending questions, the cost curve's last step; 0 means 100,000; <0 skips
+	Ended        int           // answered questions, the history's curve; 0 means 100,000; <0 skips
 	Streams      int           // long-polls, and WebSocket subscribers; 0 means 10,000; <0 skips
 	FanoutTrials int           // questions fanned out to every subscriber; 0 means 10
 	Settle       time.Duration // idle time before memory is read; 0 means 2 s
 	FileLimit    uint64        // open-file limit of driver and server; 0 means unknown
+	// Database returns the database of a phase's server (a SQLite path or
+	// a postgres:// URL), whose size the cost curve reads; nil when unknown.
+	Database func(phase string) string
+	// Purge runs the retention purge of what ended more than olderThan
+	// ago on a phase's database; nil skips the purge figure.
+	Purge func(ctx context.Context, phase string, olderThan time.Duration) error
 	// Shared says the database outlives the run (PostgreSQL, or a running
 	// server): the phases then cancel every question they leave pending.
 	Shared   bool
@@ -56,6 +63,7 @@ func Quick() Config {
 		Samples:      300,
 		Duration:     2 * time.Second,
 		Pending:      10_000,
+		Ended:        10_000,
 		Streams:      1_000,
 		FanoutTrials: 5,
 		Quick:        true,
@@ -74,6 +82,9 @@ func (c *Config) defaults() {
 	}
 	if c.Pending == 0 {
 		c.Pending = 100_000
+	}
+	if c.Ended == 0 {
+		c.Ended = 100_000
 	}
 	if c.Streams == 0 {
 		c.Streams = 10_000
@@ -174,6 +185,8 @@ type Result struct {
 	OtherCPUSeconds float64 `json:"other_cpu_s"`
 	Started         string  `json:"started"`
 	DurationSeconds float64 `json:"duration_s"`
+
+	CurveFigures
 }
 
 // Run runs every phase and returns the figures. A phase that fails stops
@@ -219,7 +232,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return res, err
 	}
 	if cfg.Pending > 0 {
-		if err := runPending(ctx, cfg, res, progress); err != nil {
+		if err := runCurve(ctx, cfg, res, pendingKind, cfg.Pending, progress); err != nil {
+			return res, err
+		}
+	}
+	if cfg.Ended > 0 {
+		if err := runCurve(ctx, cfg, res, endedKind, cfg.Ended, progress); err != nil {
 			return res, err
 		}
 	}
@@ -378,24 +396,6 @@ func runFloorLoad(ctx context.Context, cfg Config, res *Result, c int, progress 
 	progress("floor: concurrency %d: %.0f/s, round trip p99 %.3f ms, CPU per round trip %s",
 		c, fl.perSecond(), ms(fl.RoundTrip.P99), fl.cpuPerRoundTrip(fl.DriverCPU).Round(time.Microsecond))
 	return nil
-}
-
-// runPending measures memory with many pending questions on a fresh server.
-func runPending(ctx context.Context, cfg Config, res *Result, progress func(string, ...any)) error {
-	return withServer(ctx, cfg, "pending", func(srv *Server) error {
-		progress("pending: creating %d pending questions", cfg.Pending)
-		pr, err := pendingMemory(ctx, srv, cfg.Pending, cfg.Settle, cfg.Shared, progress)
-		if err != nil {
-			return err
-		}
-		res.PendingCount = pr.Pending
-		res.PendingCreatesPerS = pr.CreatesPerS
-		if srv.PID != 0 {
-			res.RSS100kPending, res.PendingBaseRSS = ptr(round1(pr.MiB)), ptr(round1(pr.BaseMiB))
-			progress("pending: %d pending: %.1f MiB resident (%.1f MiB before)", pr.Pending, pr.MiB, pr.BaseMiB)
-		}
-		return nil
-	})
 }
 
 // streamsTarget is the number of long-polls and of subscribers the

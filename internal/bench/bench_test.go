@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -143,6 +144,20 @@ func TestTrialOf(t *testing.T) {
 	for in, want := range map[string]int{"7: deploy": 7, "12:": 12, ": x": -1, "1234567:": -1, "": -1} {
 		if got := trialOf([]byte(in)); got != want {
 			t.Errorf("trialOf(%q) = %d, want %d", in, got, want)
+		}
+	}
+}
+
+func TestCurveSizes(t *testing.T) {
+	for n, want := range map[int][]int{
+		200:       {200},
+		10_000:    {10_000},
+		20_000:    {10_000, 20_000},
+		100_000:   {10_000, 100_000},
+		1_000_000: {10_000, 100_000, 1_000_000},
+	} {
+		if got := curveSizes(n); !slices.Equal(got, want) {
+			t.Errorf("curveSizes(%d) = %v, want %v", n, got, want)
 		}
 	}
 }

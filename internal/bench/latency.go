@@ -32,11 +32,6 @@ const (
 func unblock(ctx context.Context, srv *Server, n int, progress func(string, ...any)) (dist, int, error) {
 	a := newAPI(srv, 4)
 	defer a.close()
-	type polled struct {
-		at     time.Time
-		status string
-		err    error
-	}
 	warm := max(n/10, 5)
 	samples := make([]time.Duration, 0, n)
 	lost := 0
@@ -44,39 +39,58 @@ func unblock(ctx context.Context, srv *Server, n int, progress func(string, ...a
 		if i > 0 && i%max(n/5, 1) == 0 {
 			progress("unblock: %d/%d", i, warm+n)
 		}
-		id, err := a.create(ctx, "unblock", i)
-		if err != nil {
-			return dist{}, lost, fmt.Errorf("unblock: %w", err)
-		}
-		done := make(chan polled, 1)
-		go func() {
-			st, err := a.wait(ctx, id, pollTimeout)
-			done <- polled{time.Now(), st, err}
-		}()
-		time.Sleep(settle)
-		t0 := time.Now()
-		if err := a.respond(ctx, id); err != nil {
-			return dist{}, lost, fmt.Errorf("unblock: %w", err)
-		}
-		answered := time.Now()
-		var p polled
-		select {
-		case p = <-done:
-		case <-ctx.Done():
-			return dist{}, lost, ctx.Err()
-		}
+		d, ok, err := unblockOne(ctx, a, i)
 		switch {
-		case p.err != nil:
-			return dist{}, lost, fmt.Errorf("unblock: %w", p.err)
-		case p.at.Before(t0):
-			return dist{}, lost, fmt.Errorf("unblock: the wait on %s returned %q before the answer was sent", id, p.status)
-		case p.status != "answered" || p.at.Sub(answered) > lostBound:
+		case err != nil:
+			return dist{}, lost, fmt.Errorf("unblock: %w", err)
+		case !ok:
 			lost++
 		case i >= warm:
-			samples = append(samples, p.at.Sub(t0))
+			samples = append(samples, d)
 		}
 	}
 	return summarize(samples), lost, nil
+}
+
+// unblockOne takes one sample of unblock: it returns the time from sending
+// the answer to the agent's poll returning, and false when the wake-up
+// was lost.
+func unblockOne(ctx context.Context, a *api, i int) (time.Duration, bool, error) {
+	type polled struct {
+		at     time.Time
+		status string
+		err    error
+	}
+	id, err := a.create(ctx, "unblock", i)
+	if err != nil {
+		return 0, false, err
+	}
+	done := make(chan polled, 1)
+	go func() {
+		st, err := a.wait(ctx, id, pollTimeout)
+		done <- polled{time.Now(), st, err}
+	}()
+	time.Sleep(settle)
+	t0 := time.Now()
+	if err := a.respond(ctx, id); err != nil {
+		return 0, false, err
+	}
+	answered := time.Now()
+	var p polled
+	select {
+	case p = <-done:
+	case <-ctx.Done():
+		return 0, false, ctx.Err()
+	}
+	switch {
+	case p.err != nil:
+		return 0, false, p.err
+	case p.at.Before(t0):
+		return 0, false, fmt.Errorf("the wait on %s returned %q before the answer was sent", id, p.status)
+	case p.status != "answered" || p.at.Sub(answered) > lostBound:
+		return 0, false, nil
+	}
+	return p.at.Sub(t0), true, nil
 }
 
 // subscriber is one WebSocket connection whose hitl:question messages are

@@ -86,7 +86,10 @@ func (r *Result) WriteTable(w io.Writer) error {
 	r.writeLatencies(tw)
 	r.writeThroughput(tw)
 	r.writeMemory(tw)
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return r.writeCurves(w)
 }
 
 // table is the report's tabwriter.

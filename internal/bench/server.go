@@ -30,6 +30,9 @@ type Server struct {
 	// Token is the API token every request carries; "" sends none (the
 	// server is in local mode).
 	Token string
+	// Startup is how long the server took from being started to its
+	// /readyz answering 200; 0 when the benchmark did not start it.
+	Startup time.Duration
 }
 
 // authHeader is the Authorization header line (CRLF included) for s's
@@ -122,6 +125,7 @@ func (c *Child) Launch(ctx context.Context, phase string) (*Server, error) {
 	cmd := exec.Command(c.Exe, args...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.Env = append(append(os.Environ(), "HITL_ADDR=", "HITL_DB="), c.Env...)
+	started := time.Now()
 	if err := cmd.Start(); err != nil {
 		logFile.Close()
 		return nil, errors.Join(fmt.Errorf("start server: %w", err), revoke())
@@ -154,7 +158,7 @@ func (c *Child) Launch(ctx context.Context, phase string) (*Server, error) {
 		_ = stop()
 		return nil, fmt.Errorf("start server: %w; log:\n%s", err, tail(logPath, 2000))
 	}
-	return &Server{URL: base, PID: cmd.Process.Pid, Stop: stop, Token: token}, nil
+	return &Server{URL: base, PID: cmd.Process.Pid, Stop: stop, Token: token, Startup: time.Since(started)}, nil
 }
 
 // createToken creates an admin API token for phase in the database db and
@@ -188,6 +192,17 @@ func (c *Child) createToken(ctx context.Context, db, phase string) (string, func
 	return secret, revoke, nil
 }
 
+// Purge runs "hitl purge --older-than AGE" on phase's database, as an
+// operator would while the server runs.
+func (c *Child) Purge(ctx context.Context, phase string, olderThan time.Duration) error {
+	cmd := exec.CommandContext(ctx, c.Exe, "purge", "--older-than", olderThan.String(), "--db", c.DB(phase))
+	cmd.Env = append(os.Environ(), "HITL_DB=")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("hitl purge: %w: %s", err, bytes.TrimSpace(out))
+	}
+	return nil
+}
+
 // freePort returns a loopback TCP port that was free a moment ago.
 func freePort() (int, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -198,8 +213,8 @@ func freePort() (int, error) {
 	return ln.Addr().(*net.TCPAddr).Port, nil
 }
 
-// ready polls base/readyz until it answers 200, for up to 30 s, or until
-// exited is closed.
+// ready polls base/readyz every 5 ms until it answers 200, for up to
+// 30 s, or until exited is closed.
 func ready(ctx context.Context, base string, exited <-chan struct{}) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
@@ -222,7 +237,7 @@ func ready(ctx context.Context, base string, exited <-chan struct{}) error {
 			return fmt.Errorf("server at %s not ready: %w", base, last)
 		case <-exited:
 			return errors.New("server exited")
-		case <-time.After(20 * time.Millisecond):
+		case <-time.After(5 * time.Millisecond):
 		}
 	}
 }

@@ -43,6 +43,11 @@ const (
 // dialWS opens a WebSocket to base's /ws from the local address laddr
 // (nil: any).
 func dialWS(ctx context.Context, srv *Server, laddr net.Addr) (*wsConn, error) {
+	return dialWSPath(ctx, srv, "/ws", laddr)
+}
+
+// dialWSPath opens a WebSocket to path (with its query) on the server.
+func dialWSPath(ctx context.Context, srv *Server, path string, laddr net.Addr) (*wsConn, error) {
 	u, err := url.Parse(srv.URL)
 	if err != nil {
 		return nil, err
@@ -53,7 +58,7 @@ func dialWS(ctx context.Context, srv *Server, laddr net.Addr) (*wsConn, error) {
 	}
 	var key [16]byte
 	_, _ = rand.Read(key[:])
-	req := "GET " + strings.TrimSuffix(u.Path, "/") + "/ws HTTP/1.1\r\n" +
+	req := "GET " + strings.TrimSuffix(u.Path, "/") + path + " HTTP/1.1\r\n" +
 		"Host: " + u.Host + "\r\n" +
 		"Upgrade: websocket\r\nConnection: Upgrade\r\n" +
 		"Sec-WebSocket-Key: " + base64.StdEncoding.EncodeToString(key[:]) + "\r\n" +

@@ -1,0 +1,37 @@
+package hitl
+
+import "slices"
+
+// CountGroup is how many interactions one agent asked of one type, and how
+// many of them expire within ExpiringWindow: a store counts them in one
+// pass over the interactions a filter selects (its agents and types
+// aside), and CountGroups folds the groups into InteractionCounts.
+type CountGroup struct {
+	Agent    string
+	Type     Type
+	N        int
+	Expiring int
+}
+
+// CountGroups folds groups, counted with every filter of f but its agents
+// and types, into f's InteractionCounts: Total and Expiring keep f's
+// agents and types, ByAgent keeps only its types and ByType only its
+// agents.
+func CountGroups(groups []CountGroup, f ListFilter) *InteractionCounts {
+	out := &InteractionCounts{ByAgent: map[string]int{}, ByType: map[Type]int{}}
+	for _, g := range groups {
+		agentOK := len(f.Agents) == 0 || slices.Contains(f.Agents, g.Agent)
+		typeOK := len(f.Types) == 0 || slices.Contains(f.Types, g.Type)
+		if typeOK {
+			out.ByAgent[g.Agent] += g.N
+		}
+		if agentOK {
+			out.ByType[g.Type] += g.N
+		}
+		if agentOK && typeOK {
+			out.Total += g.N
+			out.Expiring += g.Expiring
+		}
+	}
+	return out
+}
