@@ -91,12 +91,12 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 
 // benchFlags are hitl bench's flags.
 type benchFlags struct {
-	quick, asJSON, keep, withAuth    *bool
-	db, serverURL, dir, conc         *string
-	samples, pending, ended, streams *int
-	trials                           *int
-	duration, settle                 *time.Duration
-	serverEnv                        []string
+	quick, asJSON, keep, withAuth     *bool
+	db, serverURL, dir, conc, replica *string
+	samples, pending, ended, streams  *int
+	trials                            *int
+	duration, settle                  *time.Duration
+	serverEnv                         []string
 }
 
 // addBenchFlags defines hitl bench's flags on fs.
@@ -123,6 +123,7 @@ func addBenchFlags(fs *flag.FlagSet) *benchFlags {
 		return nil
 	})
 	f.conc = fs.String("concurrency", "1,16,256", "round-trip runs: comma-separated numbers of agents")
+	f.replica = fs.String("replicas", "", "with --db: comma-separated numbers of replicas to run on the one database, such as\n1,2,4 (unblock across replicas, round trips, fan-out, database CPU)")
 	f.settle = fs.Duration("settle", 0, "how long a server idles before its memory is read (default 2s)")
 	return f
 }
@@ -152,12 +153,17 @@ func (f *benchFlags) config() (bench.Config, error) {
 		cfg.Duration = *f.duration
 	}
 	cfg.Settle = *f.settle
-	for _, field := range strings.Split(*f.conc, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(field))
-		if err != nil || n < 1 || n > 4096 {
-			return bench.Config{}, fmt.Errorf("--concurrency must list numbers from 1 to 4096; got %q", *f.conc)
+	var err error
+	if cfg.Concurrency, err = numbers(*f.conc, 4096); err != nil {
+		return bench.Config{}, fmt.Errorf("--concurrency must list numbers from 1 to 4096; got %q", *f.conc)
+	}
+	if *f.replica != "" {
+		if *f.db == "" {
+			return bench.Config{}, errors.New("--replicas needs --db: replicas share a PostgreSQL database")
 		}
-		cfg.Concurrency = append(cfg.Concurrency, n)
+		if cfg.Replicas, err = numbers(*f.replica, 16); err != nil {
+			return bench.Config{}, fmt.Errorf("--replicas must list numbers from 1 to 16; got %q", *f.replica)
+		}
 	}
 	return cfg, nil
 }
@@ -196,4 +202,17 @@ func pick(v, def int) int {
 		return v
 	}
 	return def
+}
+
+// numbers parses a comma-separated list of numbers from 1 to most.
+func numbers(list string, most int) ([]int, error) {
+	var out []int
+	for _, field := range strings.Split(list, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(field))
+		if err != nil || n < 1 || n > most {
+			return nil, fmt.Errorf("bad number %q", field)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }

@@ -37,6 +37,7 @@ type Config struct {
 	Concurrency  []int         // round-trip concurrencies; nil means 1, 16, 256
 	Pending      int           // pending questions, the cost curve's last step; 0 means 100,000; <0 skips
 	Ended        int           // answered questions, the history's curve; 0 means 100,000; <0 skips
+	Replicas     []int         // numbers of replicas to measure on PostgresURL; nil skips
 	Streams      int           // long-polls, and WebSocket subscribers; 0 means 10,000; <0 skips
 	FanoutTrials int           // questions fanned out to every subscriber; 0 means 10
 	Settle       time.Duration // idle time before memory is read; 0 means 2 s
@@ -187,6 +188,8 @@ type Result struct {
 	DurationSeconds float64 `json:"duration_s"`
 
 	CurveFigures
+	// Replicas is keyed by the number of replicas: "1", "2", "4".
+	Replicas map[string]*ReplicaFigures `json:"replicas,omitempty"`
 }
 
 // Run runs every phase and returns the figures. A phase that fails stops
@@ -243,6 +246,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	if cfg.Streams > 0 {
 		if err := runStreams(ctx, cfg, res, progress); err != nil {
+			return res, err
+		}
+	}
+	if len(cfg.Replicas) > 0 && cfg.PostgresURL != "" {
+		if err := runReplicas(ctx, cfg, res, progress); err != nil {
 			return res, err
 		}
 	}
@@ -335,7 +343,7 @@ func runLatency(ctx context.Context, cfg Config, res *Result, progress func(stri
 				return err
 			}
 			progress("round trips: concurrency %d for %s", c, cfg.Duration)
-			lr, err := roundTrips(ctx, srv, c, cfg.Duration/5, cfg.Duration, dbCPU)
+			lr, err := roundTrips(ctx, []*Server{srv}, c, cfg.Duration/5, cfg.Duration, dbCPU)
 			res.LostWakeups += lr.Lost
 			if err != nil {
 				return err

@@ -56,23 +56,29 @@ func unblock(ctx context.Context, srv *Server, n int, progress func(string, ...a
 // the answer to the agent's poll returning, and false when the wake-up
 // was lost.
 func unblockOne(ctx context.Context, a *api, i int) (time.Duration, bool, error) {
+	return unblockVia(ctx, a, a, a, i)
+}
+
+// unblockVia is unblockOne with the question asked through ask, waited on
+// through wait and answered through answer: with replicas, three servers.
+func unblockVia(ctx context.Context, ask, wait, answer *api, i int) (time.Duration, bool, error) {
 	type polled struct {
 		at     time.Time
 		status string
 		err    error
 	}
-	id, err := a.create(ctx, "unblock", i)
+	id, err := ask.create(ctx, "unblock", i)
 	if err != nil {
 		return 0, false, err
 	}
 	done := make(chan polled, 1)
 	go func() {
-		st, err := a.wait(ctx, id, pollTimeout)
+		st, err := wait.wait(ctx, id, pollTimeout)
 		done <- polled{time.Now(), st, err}
 	}()
 	time.Sleep(settle)
 	t0 := time.Now()
-	if err := a.respond(ctx, id); err != nil {
+	if err := answer.respond(ctx, id); err != nil {
 		return 0, false, err
 	}
 	answered := time.Now()

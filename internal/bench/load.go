@@ -52,31 +52,36 @@ type answer struct {
 	accepted atomic.Int64
 }
 
-// roundTrips runs c agents and one person for warm+window. Each agent
-// loops: create a question, long-poll it until answered. The person holds
+// roundTrips runs c agents and one person for warm+window against srvs
+// (one server, or replicas sharing a database). Each agent loops: create a
+// question, long-poll it until answered; with replicas, agent i asks
+// replica i and waits on the next one, so every wake-up crosses replicas. The person holds
 // one WebSocket; every question of this run that arrives on it is answered
 // at once by one of c responders. A round trip counts when the agent's wait
 // returns answered inside the window. A lost wake-up is a wait that did not
 // return within lostBound of its answer being accepted. dbCPU, when not
-// nil, reads the database's CPU time (PostgreSQL on this machine).
-func roundTrips(ctx context.Context, srv *Server, c int, warm, window time.Duration, dbCPU func() (time.Duration, bool)) (loadResult, error) {
+// nil, reads the database's CPU time (PostgreSQL on this machine). The
+// person's WebSocket is on the first server; its answers go to each in turn.
+func roundTrips(ctx context.Context, srvs []*Server, c int, warm, window time.Duration, dbCPU func() (time.Duration, bool)) (loadResult, error) {
 	origin := time.Now()
 	r := &loadRun{
-		srv:       srv,
-		c:         c,
-		origin:    origin,
-		tag:       fmt.Sprintf("load-c%d-%d", c, origin.UnixNano()),
-		agentAPI:  newAPI(srv, 2*c+8),
-		personAPI: newAPI(srv, c+8),
-		start:     origin.Add(warm),
-		end:       origin.Add(warm + window),
+		srvs:   srvs,
+		c:      c,
+		origin: origin,
+		tag:    fmt.Sprintf("load-c%d-%d", c, origin.UnixNano()),
+		start:  origin.Add(warm),
+		end:    origin.Add(warm + window),
 	}
-	defer r.agentAPI.close()
-	defer r.personAPI.close()
+	for _, srv := range srvs {
+		r.agentAPIs = append(r.agentAPIs, newAPI(srv, 2*c+8))
+		r.personAPIs = append(r.personAPIs, newAPI(srv, c+8))
+	}
+	defer closeAPIs(r.agentAPIs)
+	defer closeAPIs(r.personAPIs)
 	ctx, r.cancel = context.WithCancelCause(ctx)
 	defer r.cancel(nil)
 
-	first, err := subscribe(ctx, srv)
+	first, err := subscribe(ctx, srvs[0])
 	if err != nil {
 		return loadResult{}, fmt.Errorf("round trips: %w", err)
 	}
@@ -84,8 +89,8 @@ func roundTrips(ctx context.Context, srv *Server, c int, warm, window time.Durat
 	work := make(chan string, 1<<16)
 	go r.person(ctx, work)
 	var people, agents sync.WaitGroup
-	for range c {
-		people.Go(func() { r.answer(ctx, work) })
+	for k := range c {
+		people.Go(func() { r.answer(ctx, r.personAPIs[k%len(srvs)], work) })
 	}
 	for i := range c {
 		agents.Go(func() { r.agent(ctx, i) })
@@ -120,13 +125,13 @@ func roundTrips(ctx context.Context, srv *Server, c int, warm, window time.Durat
 
 // loadRun is the state of one roundTrips run.
 type loadRun struct {
-	srv                 *Server
-	c                   int
-	origin              time.Time
-	tag                 string // the source_agent of this run's questions
-	agentAPI, personAPI *api
-	start, end          time.Time // the measured window
-	cancel              context.CancelCauseFunc
+	srvs                  []*Server
+	c                     int
+	origin                time.Time
+	tag                   string    // the source_agent of this run's questions
+	agentAPIs, personAPIs []*api    // one per server
+	start, end            time.Time // the measured window
+	cancel                context.CancelCauseFunc
 
 	answers sync.Map // interaction id → *answer
 
@@ -166,7 +171,7 @@ func (r *loadRun) person(ctx context.Context, work chan<- string) {
 			r.cancel(fmt.Errorf("the person's WebSocket closed %d times; last: %v", maxReconnects, r.sub.err))
 			return
 		}
-		next, err := subscribe(ctx, r.srv)
+		next, err := subscribe(ctx, r.srvs[0])
 		if err != nil {
 			r.personMu.Unlock()
 			r.cancel(fmt.Errorf("the person's WebSocket closed (%v) and reconnecting failed: %w", r.sub.err, err))
@@ -177,14 +182,14 @@ func (r *loadRun) person(ctx context.Context, work chan<- string) {
 	}
 }
 
-// answer answers the questions from work, each once.
-func (r *loadRun) answer(ctx context.Context, work <-chan string) {
+// answer answers the questions from work through a, each once.
+func (r *loadRun) answer(ctx context.Context, a *api, work <-chan string) {
 	for id := range work {
 		ans := &answer{sent: time.Now()}
 		if _, dup := r.answers.LoadOrStore(id, ans); dup {
 			continue // replayed after a reconnect, already being answered
 		}
-		if err := r.personAPI.respond(ctx, id); err != nil {
+		if err := a.respond(ctx, id); err != nil {
 			var se *statusError
 			if errors.As(err, &se) && se.status == http.StatusConflict && r.reconnects.Load() > 0 {
 				continue // replayed while its answer was on the way
@@ -201,16 +206,17 @@ func (r *loadRun) answer(ctx context.Context, work <-chan string) {
 // agent is agent i: it asks and waits until the window ends, recording
 // the round trips that end inside it.
 func (r *loadRun) agent(ctx context.Context, i int) {
+	asks, waits := r.agentAPIs[i%len(r.srvs)], r.agentAPIs[(i+1)%len(r.srvs)]
 	for n := i; time.Now().Before(r.end) && ctx.Err() == nil; n += r.c {
 		t0 := time.Now()
-		id, err := r.agentAPI.create(ctx, r.tag, n)
+		id, err := asks.create(ctx, r.tag, n)
 		if err != nil {
 			if ctx.Err() == nil {
 				r.cancel(fmt.Errorf("create: %w", err))
 			}
 			return
 		}
-		ub, counted, err := awaitAnswer(ctx, r.agentAPI, id, &r.answers, r.origin)
+		ub, counted, err := awaitAnswer(ctx, waits, id, &r.answers, r.origin)
 		if err != nil {
 			if ctx.Err() == nil {
 				r.cancel(err)
@@ -240,8 +246,11 @@ type windowCPU struct {
 func (r *loadRun) measureCPU(ctx context.Context, dbCPU func() (time.Duration, bool)) windowCPU {
 	var w windowCPU
 	at := func(i int) {
-		if r.srv.PID != 0 {
-			w.server[i], _ = processCPU(r.srv.PID)
+		for _, srv := range r.srvs {
+			if srv.PID != 0 {
+				cpu, _ := processCPU(srv.PID)
+				w.server[i] += cpu
+			}
 		}
 		w.driver[i] = selfCPU()
 		if dbCPU != nil {
@@ -301,5 +310,12 @@ func awaitAnswer(ctx context.Context, a *api, id string, answers *sync.Map, orig
 		default:
 			return 0, lost, fmt.Errorf("interaction %s is %s", id, st)
 		}
+	}
+}
+
+// closeAPIs closes each client.
+func closeAPIs(apis []*api) {
+	for _, a := range apis {
+		a.close()
 	}
 }

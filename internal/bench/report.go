@@ -89,7 +89,10 @@ func (r *Result) WriteTable(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	return r.writeCurves(w)
+	if err := r.writeCurves(w); err != nil {
+		return err
+	}
+	return r.writeReplicas(w)
 }
 
 // table is the report's tabwriter.

@@ -100,7 +100,7 @@ func streams(ctx context.Context, srv *Server, waiters, subscribers, trials int,
 		}
 		fan.readers.Wait()
 	}()
-	if err := openSubscribers(ctx, srv, fan, tag, waiters, subs); err != nil {
+	if err := openSubscribers(ctx, []*Server{srv}, fan, tag, waiters, subs); err != nil {
 		return res, fmt.Errorf("streams: %w", err)
 	}
 	if res.MiB, err = settledRSS(srv, settle); err != nil {
@@ -143,12 +143,13 @@ func openLongPolls(ctx context.Context, srv *Server, u *url.URL, questions []str
 	})
 }
 
-// openSubscribers opens len(subs) WebSockets, each read in its own
-// goroutine, and waits until every one has the replay of the pending
-// questions. Their local addresses follow the first skip long-polls'.
-func openSubscribers(ctx context.Context, srv *Server, fan *fanout, tag string, skip int, subs []*wsConn) error {
+// openSubscribers opens len(subs) WebSockets, spread over srvs in turn,
+// each read in its own goroutine, and waits until every one has the replay
+// of the pending questions. Their local addresses follow the first skip
+// long-polls'.
+func openSubscribers(ctx context.Context, srvs []*Server, fan *fanout, tag string, skip int, subs []*wsConn) error {
 	err := parallel(ctx, len(subs), 64, func(i int) error {
-		ws, err := dialWS(ctx, srv, localAddr(skip+i))
+		ws, err := dialWS(ctx, srvs[i%len(srvs)], localAddr(skip+i))
 		if err != nil {
 			return err
 		}
