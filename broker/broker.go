@@ -63,6 +63,8 @@ type Broker struct {
 	recent  *recent
 	feed    *feed
 	expiry  *expiry
+	// pending keeps the counts of pending questions (pendingcounts.go).
+	pending pendingCounts
 	// escalator fires escalation steps (escalation.go), and
 	// defaultEscalation is the steps of questions that name none.
 	escalator         *escalator
@@ -151,6 +153,7 @@ func (b *Broker) Start(ctx context.Context) error {
 			b.feed.follow(lctx)
 		}()
 	}
+	b.pending.start(lctx, b)
 	if err := b.expiry.expireDue(ctx); err != nil {
 		b.Close()
 		return fmt.Errorf("start broker: expire overdue interactions: %w", err)

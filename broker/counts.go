@@ -9,7 +9,10 @@ import (
 // Counts returns how many of the interactions the caller may see f
 // selects (see hitl.InteractionCounts): the same interactions List
 // would page through, counted in all, per agent, per type, and those
-// expiring within hitl.ExpiringWindow of the broker's clock.
+// expiring within hitl.ExpiringWindow of the broker's clock. The pending
+// ones, narrowed by agent and type at most, are counted from the broker's
+// own counts (pendingcounts.go), and only those expiring soon from the
+// store.
 func (b *Broker) Counts(ctx context.Context, f hitl.ListFilter) (*hitl.InteractionCounts, error) {
 	if err := hitl.CheckListFilter(f); err != nil {
 		return nil, err
@@ -19,5 +22,15 @@ func (b *Broker) Counts(ctx context.Context, f hitl.ListFilter) (*hitl.Interacti
 	if !ok {
 		return &hitl.InteractionCounts{ByAgent: map[string]int{}, ByType: map[hitl.Type]int{}}, nil
 	}
-	return b.store.CountMatching(ctx, f, b.now().Add(hitl.ExpiringWindow))
+	soon := b.now().Add(hitl.ExpiringWindow)
+	if groups, ok := b.pending.read(); ok && kept(f) {
+		counts := hitl.CountGroups(groups, f)
+		due, err := b.store.CountDue(ctx, f, soon)
+		if err != nil {
+			return nil, err
+		}
+		counts.Expiring = due
+		return counts, nil
+	}
+	return b.store.CountMatching(ctx, f, soon)
 }

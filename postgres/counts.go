@@ -39,3 +39,64 @@ func (s *Store) CountMatching(ctx context.Context, f hitl.ListFilter, soon time.
 	}
 	return hitl.CountGroups(groups, f), nil
 }
+
+// PendingGroups counts the pending interactions per agent and type, and
+// reads the sequence numbers after after, in one repeatable-read
+// transaction: one snapshot of the database. A sequence number taken by a
+// transaction that has not committed is not seen; its event, once
+// committed, is told to the reader later like any other.
+func (s *Store) PendingGroups(ctx context.Context, after int64) ([]hitl.CountGroup, []int64, error) {
+	var (
+		groups []hitl.CountGroup
+		seen   []int64
+	)
+	err := s.with(ctx, func(c *pgx.Conn) error {
+		groups, seen = nil, nil
+		tx, err := c.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback(ctx) //nolint:errcheck // read only
+		rows, err := tx.Query(ctx, `SELECT source_agent, type, count(*) FROM interactions WHERE status = 'pending' GROUP BY source_agent, type`)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var g hitl.CountGroup
+			if err := rows.Scan(&g.Agent, &g.Type, &g.N); err != nil {
+				rows.Close()
+				return err
+			}
+			groups = append(groups, g)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		rows, err = tx.Query(ctx, `SELECT seq FROM events WHERE seq > $1 ORDER BY seq`, after)
+		if err != nil {
+			return err
+		}
+		seen, err = pgx.CollectRows(rows, pgx.RowTo[int64])
+		return err
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("count pending interactions: %w", badText(err))
+	}
+	return groups, seen, nil
+}
+
+// CountDue counts the interactions f selects that are due at or before
+// soon.
+func (s *Store) CountDue(ctx context.Context, f hitl.ListFilter, soon time.Time) (int, error) {
+	var n int
+	err := s.with(ctx, func(c *pgx.Conn) error {
+		w := listWhere(f, true, true)
+		w.add("deadline <= " + w.arg(soon))
+		return c.QueryRow(ctx, `SELECT count(*) FROM interactions`+w.sql(), w.args...).Scan(&n)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("count due interactions: %w", badText(err))
+	}
+	return n, nil
+}

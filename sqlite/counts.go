@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"time"
 
@@ -41,4 +42,74 @@ func (s *Store) CountMatching(ctx context.Context, f hitl.ListFilter, soon time.
 		return nil, fmt.Errorf("count interactions: %w", err)
 	}
 	return hitl.CountGroups(groups, f), nil
+}
+
+// PendingGroups counts the pending interactions per agent and type from
+// interactions_pending_counts, and reads the sequence numbers after after,
+// in one read transaction: one snapshot of the database.
+func (s *Store) PendingGroups(ctx context.Context, after int64) ([]hitl.CountGroup, []int64, error) {
+	tx, err := s.r.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("count pending interactions: %w", err)
+	}
+	defer tx.Rollback() //nolint:errcheck // read only
+	rows, err := tx.QueryContext(ctx, `SELECT source_agent, type, count(*)
+		FROM interactions INDEXED BY interactions_pending_counts WHERE status = 'pending' GROUP BY source_agent, type`)
+	if err != nil {
+		return nil, nil, fmt.Errorf("count pending interactions: %w", err)
+	}
+	var groups []hitl.CountGroup
+	for rows.Next() {
+		var g hitl.CountGroup
+		if err := rows.Scan(&g.Agent, &g.Type, &g.N); err != nil {
+			rows.Close()
+			return nil, nil, fmt.Errorf("count pending interactions: %w", err)
+		}
+		groups = append(groups, g)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, nil, fmt.Errorf("count pending interactions: %w", err)
+	}
+	seen, err := seqsAfter(ctx, tx, after)
+	if err != nil {
+		return nil, nil, fmt.Errorf("count pending interactions: %w", err)
+	}
+	return groups, seen, nil
+}
+
+// seqsAfter returns the sequence numbers of the events after after.
+func seqsAfter(ctx context.Context, tx *sql.Tx, after int64) ([]int64, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT seq FROM events WHERE seq > ? ORDER BY seq`, after)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var seqs []int64
+	for rows.Next() {
+		var seq int64
+		if err := rows.Scan(&seq); err != nil {
+			return nil, err
+		}
+		seqs = append(seqs, seq)
+	}
+	return seqs, rows.Err()
+}
+
+// CountDue counts the interactions f selects that are due at or before
+// soon: for the pending ones, a range of interactions_pending_deadline up
+// to soon.
+func (s *Store) CountDue(ctx context.Context, f hitl.ListFilter, soon time.Time) (int, error) {
+	where, args := listWhere(f, true, true)
+	from := ` FROM interactions`
+	if f.Status == hitl.StatusPending {
+		from = ` FROM interactions INDEXED BY interactions_pending_deadline`
+		where[0], args = `status = 'pending'`, args[1:]
+	}
+	where, args = append(where, "deadline <= ?"), append(args, soon.UnixMilli())
+	var n int
+	if err := s.r.QueryRowContext(ctx, `SELECT count(*)`+from+whereSQL(where), args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count due interactions: %w", err)
+	}
+	return n, nil
 }

@@ -55,6 +55,8 @@ func Run(t *testing.T, newStore func(t *testing.T) hitl.Store) {
 		{"ListByDeadline", testListByDeadline},
 		{"CountMatching", testCountMatching},
 		{"Count", testCount},
+		{"PendingGroups", testPendingGroups},
+		{"CountDue", testCountDue},
 		{"Resolve", testResolve},
 		{"ResolveTwice", testResolveTwice},
 		{"ResolveNotFound", testResolveNotFound},
