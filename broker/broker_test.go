@@ -13,6 +13,8 @@ import (
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/broker"
+	"github.com/hitl-sh/hitl/postgres"
+	"github.com/hitl-sh/hitl/postgres/pgtest"
 	"github.com/hitl-sh/hitl/sqlite"
 )
 
@@ -30,8 +32,16 @@ func openBroker(t *testing.T, path string, opts *broker.Options) *broker.Broker 
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}
+	return startBroker(t, store, opts)
+}
+
+// startBroker starts a broker over store; both are closed when the test
+// ends.
+func startBroker(t *testing.T, store hitl.Store, opts *broker.Options) *broker.Broker {
+	t.Helper()
 	b := broker.New(store, opts)
 	if err := b.Start(context.Background()); err != nil {
+		store.Close()
 		t.Fatalf("start broker: %v", err)
 	}
 	t.Cleanup(func() {
@@ -39,6 +49,17 @@ func openBroker(t *testing.T, path string, opts *broker.Options) *broker.Broker 
 		store.Close()
 	})
 	return b
+}
+
+// openReplica starts a broker over the PostgreSQL schema, as one replica
+// of several sharing it, with at most conns connections.
+func openReplica(t *testing.T, schema string, conns int) (*broker.Broker, *postgres.Store) {
+	t.Helper()
+	store, err := postgres.Open(context.Background(), pgtest.DSN(), &postgres.Options{Schema: schema, MaxConns: conns})
+	if err != nil {
+		t.Fatalf("open replica: %v", err)
+	}
+	return startBroker(t, store, nil), store
 }
 
 func mustCreate(t *testing.T, b *broker.Broker, req hitl.CreateRequest) *hitl.Interaction {

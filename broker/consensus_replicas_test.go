@@ -23,19 +23,8 @@ func TestConsensusFiftyVotesOnTwoReplicas(t *testing.T) {
 		brokers []*broker.Broker
 		stores  []*postgres.Store
 	)
-	for i := range 2 {
-		store, err := postgres.Open(context.Background(), pgtest.DSN(), &postgres.Options{Schema: schema, MaxConns: 8})
-		if err != nil {
-			t.Fatalf("open replica %d: %v", i, err)
-		}
-		b := broker.New(store, nil)
-		if err := b.Start(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			b.Close()
-			store.Close()
-		})
+	for range 2 {
+		b, store := openReplica(t, schema, 8)
 		brokers, stores = append(brokers, b), append(stores, store)
 	}
 	const n = 50

@@ -38,15 +38,7 @@ func withIdentities(t *testing.T, opts *broker.Options) (*broker.Broker, hitl.Id
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := broker.New(store, opts)
-	if err := b.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		b.Close()
-		store.Close()
-	})
-	return b, store
+	return startBroker(t, store, opts), store
 }
 
 // voter is ctx for the person name answering on the web.

@@ -11,7 +11,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/broker"
-	"github.com/hitl-sh/hitl/postgres"
 	"github.com/hitl-sh/hitl/postgres/pgtest"
 )
 
@@ -117,22 +116,7 @@ func TestPendingCountsFollowTheEvents(t *testing.T) {
 // caught up, their counts are the store's.
 func TestPendingCountsOfAReplicaStartedMidChurn(t *testing.T) {
 	schema := pgtest.Name(t)
-	open := func() (*broker.Broker, *postgres.Store) {
-		store, err := postgres.Open(context.Background(), pgtest.DSN(), &postgres.Options{Schema: schema, MaxConns: 8})
-		if err != nil {
-			t.Fatal(err)
-		}
-		b := broker.New(store, nil)
-		if err := b.Start(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			b.Close()
-			store.Close()
-		})
-		return b, store
-	}
-	busy, store := open()
+	busy, store := openReplica(t, schema, 8)
 	ctx := context.Background()
 	var wg sync.WaitGroup
 	errs := make(chan error, 4)
@@ -142,7 +126,7 @@ func TestPendingCountsOfAReplicaStartedMidChurn(t *testing.T) {
 	var late []*broker.Broker
 	for range 3 {
 		time.Sleep(100 * time.Millisecond) // let the churn run before the next replica starts
-		b, _ := open()
+		b, _ := openReplica(t, schema, 8)
 		late = append(late, b)
 	}
 	wg.Wait()

@@ -115,14 +115,7 @@ func TestPurgeDryRunAndProgress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := broker.New(store, nil)
-	if err := b.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		b.Close()
-		store.Close()
-	})
+	b := startBroker(t, store, nil)
 	for range 5 {
 		in := mustCreate(t, b, approval())
 		if _, err := b.Cancel(context.Background(), in.ID, ""); err != nil {
