@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"math"
 	"net/http"
 	"time"
 
@@ -20,7 +21,7 @@ type metrics struct {
 	answered    *prometheus.CounterVec
 	expired     *prometheus.CounterVec
 	cancelled   *prometheus.CounterVec
-	pending     prometheus.Gauge
+	pending     prometheus.GaugeFunc
 	latency     *prometheus.HistogramVec
 	streamsOpen *prometheus.GaugeVec
 	parked      prometheus.Gauge
@@ -45,9 +46,9 @@ func newMetrics(reg *prometheus.Registry, b *broker.Broker) *metrics {
 		cancelled: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "hitl_interactions_cancelled_total", Help: "Interactions cancelled, by type and channel.",
 		}, []string{"type", "channel"}),
-		pending: prometheus.NewGauge(prometheus.GaugeOpts{
+		pending: prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "hitl_interactions_pending", Help: "Interactions waiting for an answer.",
-		}),
+		}, func() float64 { return pendingNow(b) }),
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "hitl_answer_latency_seconds",
 			Help:    "Time from creation to answer, by type and channel.",
@@ -61,13 +62,21 @@ func newMetrics(reg *prometheus.Registry, b *broker.Broker) *metrics {
 		}),
 	}
 	reg.MustRegister(m.created, m.answered, m.expired, m.cancelled, m.pending, m.latency, m.streamsOpen, m.parked)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if n, err := b.CountInteractions(ctx, hitl.StatusPending); err == nil {
-		m.pending.Set(float64(n))
-	}
 	b.Observe(m.observe)
 	return m
+}
+
+// pendingNow is the number of pending interactions, from the engine's own
+// counts once it has them (a store count before), or NaN when it cannot be
+// read: the gauge then shows no value rather than a wrong one.
+func pendingNow(b *broker.Broker) float64 {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	n, err := b.CountInteractions(ctx, hitl.StatusPending)
+	if err != nil {
+		return math.NaN()
+	}
+	return float64(n)
 }
 
 // observe updates the counters for one event.
@@ -80,19 +89,15 @@ func (m *metrics) observe(ev *hitl.Event) {
 	switch ev.Type {
 	case hitl.EventCreated:
 		m.created.WithLabelValues(typ, ev.Channel).Inc()
-		m.pending.Inc()
 	case hitl.EventAnswered:
 		m.answered.WithLabelValues(typ, ev.Channel).Inc()
-		m.pending.Dec()
 		if in != nil {
 			m.latency.WithLabelValues(typ, ev.Channel).Observe(ev.At.Sub(in.CreatedAt).Seconds())
 		}
 	case hitl.EventExpired:
 		m.expired.WithLabelValues(typ).Inc()
-		m.pending.Dec()
 	case hitl.EventCancelled:
 		m.cancelled.WithLabelValues(typ, ev.Channel).Inc()
-		m.pending.Dec()
 	}
 }
 
