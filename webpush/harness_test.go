@@ -21,7 +21,6 @@ import (
 	"math/big"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -29,8 +28,8 @@ import (
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/broker"
+	"github.com/hitl-sh/hitl/internal/hitltest"
 	"github.com/hitl-sh/hitl/secret"
-	"github.com/hitl-sh/hitl/sqlite"
 	"github.com/hitl-sh/hitl/webpush"
 )
 
@@ -295,16 +294,17 @@ func decrypt(b *browser, body []byte) ([]byte, error) {
 // channel pushing to a push service on loopback.
 type harness struct {
 	t     *testing.T
-	path  string
-	store *sqlite.Store
+	db    hitltest.DB
+	store hitltest.Store
 	b     *broker.Broker
+	close func() // closes the broker and the store
 	svc   *webpush.Service
 	push  *pushService
 }
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
-	h := &harness{t: t, path: filepath.Join(t.TempDir(), "hitl.db"), push: newPushService(t)}
+	h := &harness{t: t, db: hitltest.SQLiteDB(t), push: newPushService(t)}
 	h.push.publicKey = func() string { return h.svc.PublicKey() }
 	h.open()
 	for _, u := range []*hitl.User{
@@ -324,19 +324,8 @@ func newHarness(t *testing.T) *harness {
 // open opens the store and the broker.
 func (h *harness) open() {
 	h.t.Helper()
-	var err error
-	if h.store, err = sqlite.Open(h.path, nil); err != nil {
-		h.t.Fatal(err)
-	}
-	h.b = broker.New(h.store, nil)
-	if err := h.b.Start(context.Background()); err != nil {
-		h.t.Fatal(err)
-	}
-	store, b := h.store, h.b
-	h.t.Cleanup(func() {
-		b.Close()
-		store.Close()
-	})
+	e := hitltest.OpenEngine(h.t, h.db, nil)
+	h.store, h.b, h.close = e.Store, e.Broker, e.Close
 }
 
 // start starts a Web Push channel over the broker.
@@ -362,8 +351,7 @@ func (h *harness) start() {
 func (h *harness) restart() {
 	h.t.Helper()
 	h.svc.Close()
-	h.b.Close()
-	h.store.Close()
+	h.close()
 	h.open()
 	h.start()
 }
