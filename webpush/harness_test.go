@@ -23,6 +23,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -300,12 +301,16 @@ type harness struct {
 	close func() // closes the broker and the store
 	svc   *webpush.Service
 	push  *pushService
+	// live is svc for the push service's handlers, which run on their own
+	// goroutines and may still be checking a push of the channel a
+	// restart closed.
+	live atomic.Pointer[webpush.Service]
 }
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
 	h := &harness{t: t, db: hitltest.SQLiteDB(t), push: newPushService(t)}
-	h.push.publicKey = func() string { return h.svc.PublicKey() }
+	h.push.publicKey = func() string { return h.live.Load().PublicKey() }
 	h.open()
 	for _, u := range []*hitl.User{
 		{Name: "alice", Groups: []string{"ops"}},
@@ -343,6 +348,7 @@ func (h *harness) start() {
 		h.t.Fatal(err)
 	}
 	h.svc = svc
+	h.live.Store(svc)
 	h.t.Cleanup(func() { svc.Close() })
 }
 
