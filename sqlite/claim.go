@@ -62,15 +62,24 @@ func claimRows[T any](ctx context.Context, tx *sql.Tx, l leased, now, leaseUntil
 	return out, nil
 }
 
-// withInteractions reads, in tx, the interaction of each claimed row: of
-// returns a row's interaction ID and where its interaction goes.
-func withInteractions[T any](ctx context.Context, s *Store, tx *sql.Tx, claimed []*T, of func(*T) (string, **hitl.Interaction)) error {
-	for _, r := range claimed {
-		id, in := of(r)
+// claimWithInteractions claims rows as claimRows does and reads each
+// one's interaction, in one write transaction: of returns a row's
+// interaction ID and where its interaction goes.
+func claimWithInteractions[T any](ctx context.Context, s *Store, l leased, now, leaseUntil time.Time, limit int, workArgs []any,
+	scan func(scanner) (*T, error), of func(*T) (string, **hitl.Interaction)) ([]*T, error) {
+	var out []*T
+	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var err error
-		if *in, err = scanInteraction(tx.StmtContext(ctx, s.st.interactionW).QueryRowContext(ctx, id)); err != nil {
-			return fmt.Errorf("read interaction %s: %w", id, err)
+		if out, err = claimRows(ctx, tx, l, now, leaseUntil, limit, workArgs, scan); err != nil {
+			return err
 		}
-	}
-	return nil
+		for _, r := range out {
+			id, in := of(r)
+			if *in, err = scanInteraction(tx.StmtContext(ctx, s.st.interactionW).QueryRowContext(ctx, id)); err != nil {
+				return fmt.Errorf("read interaction %s: %w", id, err)
+			}
+		}
+		return nil
+	})
+	return out, err
 }

@@ -146,16 +146,8 @@ var notificationLease = leased{
 // ClaimNotifications claims up to limit rows due at now in one write
 // transaction: the single writer makes it a compare-and-set.
 func (s *Store) ClaimNotifications(ctx context.Context, channel string, now, leaseUntil time.Time, limit int) ([]*hitl.Notification, error) {
-	var out []*hitl.Notification
-	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		var err error
-		if out, err = claimRows(ctx, tx, notificationLease, now, leaseUntil, limit, []any{channel}, scanNotification); err != nil {
-			return err
-		}
-		return withInteractions(ctx, s, tx, out, func(n *hitl.Notification) (string, **hitl.Interaction) {
-			return n.InteractionID, &n.Interaction
-		})
-	})
+	out, err := claimWithInteractions(ctx, s, notificationLease, now, leaseUntil, limit, []any{channel}, scanNotification,
+		func(n *hitl.Notification) (string, **hitl.Interaction) { return n.InteractionID, &n.Interaction })
 	if err != nil {
 		return nil, fmt.Errorf("claim notifications: %w", err)
 	}

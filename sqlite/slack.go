@@ -142,16 +142,8 @@ var slackLease = leased{
 // transaction: the single writer makes the UPDATE a compare-and-set that
 // no other claim can interleave with.
 func (s *Store) ClaimSlackMessages(ctx context.Context, now, leaseUntil time.Time, limit int) ([]*hitl.SlackMessage, error) {
-	var out []*hitl.SlackMessage
-	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		var err error
-		if out, err = claimRows(ctx, tx, slackLease, now, leaseUntil, limit, nil, scanSlackMessage); err != nil {
-			return err
-		}
-		return withInteractions(ctx, s, tx, out, func(m *hitl.SlackMessage) (string, **hitl.Interaction) {
-			return m.InteractionID, &m.Interaction
-		})
-	})
+	out, err := claimWithInteractions(ctx, s, slackLease, now, leaseUntil, limit, nil, scanSlackMessage,
+		func(m *hitl.SlackMessage) (string, **hitl.Interaction) { return m.InteractionID, &m.Interaction })
 	if err != nil {
 		return nil, fmt.Errorf("claim slack messages: %w", err)
 	}
