@@ -49,5 +49,5 @@ func (s *Service) escalate(ctx context.Context, ev *hitl.Event) {
 		s.log.Error("schedule reminder mails", "interaction_id", in.ID, "error", err)
 		return
 	}
-	s.signal()
+	s.intake.Wake()
 }

@@ -19,7 +19,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/mail"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -31,8 +30,8 @@ import (
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/broker"
 	"github.com/hitl-sh/hitl/email"
+	"github.com/hitl-sh/hitl/internal/hitltest"
 	"github.com/hitl-sh/hitl/secret"
-	"github.com/hitl-sh/hitl/sqlite"
 )
 
 // mailbox is an SMTP server on loopback (go-smtp, over TCP) that keeps
@@ -233,7 +232,7 @@ func (c *clock) set(t time.Time) {
 // mailing a mailbox, and its link pages served over HTTP.
 type harness struct {
 	t     *testing.T
-	store *sqlite.Store
+	store hitltest.Store
 	b     *broker.Broker
 	svc   *email.Service
 	box   *mailbox
@@ -249,26 +248,13 @@ type harnessOptions struct {
 func newHarness(t *testing.T, o harnessOptions) *harness {
 	t.Helper()
 	h := &harness{t: t, box: newMailbox(t), clock: &clock{}}
-	var err error
-	h.store, err = sqlite.Open(filepath.Join(t.TempDir(), "hitl.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, u := range []*hitl.User{
-		{Name: "alice", Email: "alice@example.com", Groups: []string{"ops"}},
-		{Name: "bob", Email: "bob@example.com", Groups: []string{"ops"}},
-		{Name: "carol", Groups: []string{"ops"}}, // no address
-		{Name: "dave", Email: "dave@example.com", Admin: true},
-	} {
-		u.PasswordHash = "x"
-		if err := h.store.CreateUser(context.Background(), u); err != nil {
-			t.Fatal(err)
-		}
-	}
-	h.b = broker.New(h.store, nil)
-	if err := h.b.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	e := hitltest.OpenEngine(t, hitltest.SQLiteDB(t), &hitltest.EngineOptions{Users: []*hitl.User{
+		{Name: "alice", Email: "alice@example.com", Groups: []string{"ops"}, PasswordHash: "x"},
+		{Name: "bob", Email: "bob@example.com", Groups: []string{"ops"}, PasswordHash: "x"},
+		{Name: "carol", Groups: []string{"ops"}, PasswordHash: "x"}, // no address
+		{Name: "dave", Email: "dave@example.com", Admin: true, PasswordHash: "x"},
+	}})
+	h.store, h.b = e.Store, e.Broker
 	cipher, err := secret.NewCipher(bytes.Repeat([]byte{7}, secret.KeySize), "email")
 	if err != nil {
 		t.Fatal(err)
@@ -293,9 +279,7 @@ func newHarness(t *testing.T, o harnessOptions) *harness {
 	mux.Handle(email.LinkPath, h.svc.LinkHandler())
 	t.Cleanup(func() {
 		h.web.Close()
-		h.svc.Close()
-		h.b.Close()
-		h.store.Close()
+		h.svc.Close() // before the engine's cleanup
 	})
 	if !o.noStart {
 		if err := h.svc.Start(context.Background()); err != nil {

@@ -42,9 +42,6 @@ const (
 	claimBatch = 20
 	// scheduleBatch is how many unscheduled interactions a sweep reads.
 	scheduleBatch = 200
-	// maxQueue bounds the created events waiting for the worker; beyond it
-	// the worker sweeps the store instead.
-	maxQueue = 10000
 	// maxAttempts is how many times a mail is tried before it is given up.
 	maxAttempts = 6
 	// closeGrace is how long Close lets a mail being sent finish.
@@ -93,7 +90,7 @@ type Service struct {
 
 	ctx    context.Context // ends with Close: in-flight work stops
 	cancel context.CancelFunc
-	kick   chan struct{}
+	intake *worker.Intake[*hitl.Interaction] // created interactions for the worker
 	closed chan struct{}
 	once   sync.Once
 	wg     sync.WaitGroup
@@ -102,9 +99,6 @@ type Service struct {
 	cfg      Config
 	linkKey  []byte
 	loadedAt time.Time
-	queue    []*hitl.Interaction // created interactions for the worker
-	sweep    bool                // the worker should scan the store for missed work
-	done     bool
 }
 
 // New returns the email channel over b, keeping its rows in store.
@@ -115,7 +109,7 @@ func New(b *broker.Broker, store hitl.NotificationStore, opts *Options) *Service
 	s := &Service{
 		b: b, store: store, ids: opts.Identities, log: opts.Logger, now: opts.Now,
 		env: opts.Settings, cipher: opts.Cipher, publicURL: opts.PublicURL, tls: opts.TLSConfig,
-		kick: make(chan struct{}, 1), closed: make(chan struct{}),
+		intake: worker.NewIntake[*hitl.Interaction](), closed: make(chan struct{}),
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -148,8 +142,9 @@ func (s *Service) Start(ctx context.Context) error {
 		cfg.Enabled = false
 	}
 	s.mu.Lock()
-	s.cfg, s.linkKey, s.loadedAt, s.sweep = cfg, key, s.now(), true
+	s.cfg, s.linkKey, s.loadedAt = cfg, key, s.now()
 	s.mu.Unlock()
+	s.intake.Sweep()
 	s.b.Observe(s.observe)
 	s.b.OnEscalation(s.escalate)
 	s.wg.Go(s.run)
@@ -160,9 +155,7 @@ func (s *Service) Start(ctx context.Context) error {
 // lease, here or on another replica.
 func (s *Service) Close() error {
 	s.once.Do(func() {
-		s.mu.Lock()
-		s.done = true
-		s.mu.Unlock()
+		s.intake.Close()
 		close(s.closed)
 		worker.Stop(&s.wg, closeGrace, s.cancel)
 	})
@@ -180,28 +173,18 @@ func (s *Service) config() (Config, []byte) {
 // observe is the broker's observer: new pending interactions are queued
 // for the worker. It never blocks.
 func (s *Service) observe(ev *hitl.Event) {
-	if ev.Type != hitl.EventCreated || ev.Interaction == nil || ev.Interaction.Status != hitl.StatusPending {
+	in, ok := worker.CreatedPending(ev)
+	if !ok {
 		return
 	}
 	s.mu.Lock()
-	if s.done || !s.cfg.usable() {
-		// While email is off nothing is queued: turning it on sweeps the
-		// store for what is pending.
-		s.mu.Unlock()
-		return
-	}
-	if len(s.queue) >= maxQueue {
-		s.sweep = true
-	} else {
-		s.queue = append(s.queue, ev.Interaction)
-	}
+	on := s.cfg.usable()
 	s.mu.Unlock()
-	s.signal()
-}
-
-// signal wakes the worker.
-func (s *Service) signal() {
-	worker.Wake(s.kick)
+	// While email is off nothing is queued: turning it on sweeps the
+	// store for what is pending.
+	if on {
+		s.intake.Add(in)
+	}
 }
 
 // errNoCipher refuses to store a secret without a key to seal it.

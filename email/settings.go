@@ -253,11 +253,11 @@ func (s *Service) SetConfig(ctx context.Context, u ConfigUpdate) (ConfigView, er
 	s.mu.Lock()
 	was := s.cfg.usable()
 	s.cfg, s.loadedAt = next, s.now()
-	if next.usable() && !was {
-		s.sweep = true
-	}
 	s.mu.Unlock()
-	s.signal()
+	if next.usable() && !was {
+		s.intake.Sweep()
+	}
+	s.intake.Wake()
 	s.log.Info("email configuration changed", "by", hitl.CallerFrom(ctx).Name, "enabled", next.Enabled)
 	return s.view(next), nil
 }
@@ -293,7 +293,7 @@ func (s *Service) reload(ctx context.Context) {
 		return
 	}
 	if cfg.usable() && !s.cfg.usable() {
-		s.sweep = true
+		s.intake.Sweep()
 	}
 	s.cfg = cfg
 }

@@ -15,7 +15,7 @@ import (
 // wake it.
 
 // run is the worker.
-func (s *Service) run() { worker.Loop(s.step, s.kick, s.closed) }
+func (s *Service) run() { worker.Loop(s.step, s.intake.Kicks(), s.closed) }
 
 // step does everything that is due and returns how long to sleep.
 func (s *Service) step() time.Duration {
@@ -23,10 +23,7 @@ func (s *Service) step() time.Duration {
 	defer cancel()
 	s.reload(ctx)
 	cfg, key := s.config()
-	s.mu.Lock()
-	queue, sweep := s.queue, s.sweep
-	s.queue, s.sweep = nil, false
-	s.mu.Unlock()
+	queue, sweep := s.intake.Take()
 	if !cfg.usable() {
 		return idleRecheck
 	}
@@ -34,9 +31,7 @@ func (s *Service) step() time.Duration {
 		if ctx.Err() == nil {
 			s.log.Error("schedule mail", "error", err)
 		}
-		s.mu.Lock()
-		s.sweep = true // try again from the store, which has everything
-		s.mu.Unlock()
+		s.intake.Sweep() // try again from the store, which has everything
 		return retryAfterError
 	}
 	if err := s.workDue(ctx, cfg, key); err != nil {

@@ -22,22 +22,14 @@ var notificationColumns = []string{"id", "interaction_id", "channel", "recipient
 
 var notificationCols = strings.Join(notificationColumns, ", ")
 
-// sqlClaimNotifications takes the due rows of channel $1 no other replica
-// holds (SKIP LOCKED), moves them to sending with a lease until $3, and
-// returns them with their interactions.
-var sqlClaimNotifications = `WITH due AS (
-		SELECT id FROM notifications
-		WHERE channel = $1 AND due_at IS NOT NULL AND due_at <= $2 AND state IN ('scheduled', 'sending')
-		ORDER BY due_at, id LIMIT $4
-		FOR UPDATE SKIP LOCKED
-	), up AS (
-		UPDATE notifications n SET state = 'sending', due_at = $3, attempts = n.attempts + 1
-		FROM due WHERE n.id = due.id
-		RETURNING ` + prefixed("n.", notificationColumns) + `
-	)
-	SELECT ` + prefixed("up.", notificationColumns) + `, ` + columns("i.") + `
-	FROM up JOIN interactions i ON i.id = up.interaction_id
-	ORDER BY up.due_at, up.id`
+// notificationLease is how email and Web Push rows are claimed: those
+// of one channel ($4).
+var notificationLease = leased{
+	table: "notifications", key: "id",
+	work:      `channel = $4 AND state IN ('scheduled', 'sending')`,
+	claim:     `state = 'sending'`,
+	returning: []string{prefixed("r.", notificationColumns)},
+}
 
 // ChannelSettings returns the settings stored for channel, or ENOTFOUND.
 func (s *Store) ChannelSettings(ctx context.Context, channel string) ([]byte, error) {
@@ -157,27 +149,16 @@ func (s *Store) NextNotificationDue(ctx context.Context, channel string) (time.T
 // ClaimNotifications claims up to limit rows due at now; rows another
 // replica is claiming at the same moment are skipped, not waited for.
 func (s *Store) ClaimNotifications(ctx context.Context, channel string, now, leaseUntil time.Time, limit int) ([]*hitl.Notification, error) {
-	if limit <= 0 {
-		limit = hitl.MaxListLimit
-	}
-	var out []*hitl.Notification
-	err := s.with(ctx, func(c *pgx.Conn) error {
-		rows, err := c.Query(ctx, sqlClaimNotifications, channel, truncate(now), truncate(leaseUntil), limit)
+	out, err := claimRows(ctx, s, notificationLease, true, now, leaseUntil, limit, []any{channel}, func(rows pgx.Rows) (*hitl.Notification, error) {
+		var n hitl.Notification
+		dest := notificationDest(&n)
+		in, err := scanInteraction(rows, dest.ptrs...)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var n hitl.Notification
-			dest := notificationDest(&n)
-			n.Interaction, err = scanInteraction(rows, dest.ptrs...)
-			if err != nil {
-				return err
-			}
-			dest.finish()
-			out = append(out, &n)
-		}
-		return rows.Err()
+		dest.finish()
+		n.Interaction = in
+		return &n, nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("claim notifications: %w", err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hitl-sh/hitl"
@@ -21,24 +22,14 @@ const (
 // sqlSlackWork lists the states whose rows have work at due_at.
 const sqlSlackWork = `('scheduled', 'posting', 'ending', 'updating')`
 
-// sqlClaimSlack takes the due rows no other replica holds (SKIP LOCKED),
-// moves them to their claimed state with a lease until $2, and returns
-// them with their interactions.
-var sqlClaimSlack = `WITH due AS (
-		SELECT interaction_id FROM slack_messages
-		WHERE due_at <= $1 AND state IN ` + sqlSlackWork + `
-		ORDER BY due_at, interaction_id LIMIT $3
-		FOR UPDATE SKIP LOCKED
-	), up AS (
-		UPDATE slack_messages m
-		SET state = CASE WHEN m.state IN ('scheduled', 'posting') THEN 'posting' ELSE 'updating' END,
-			due_at = $2, attempts = m.attempts + 1
-		FROM due WHERE m.interaction_id = due.interaction_id
-		RETURNING m.interaction_id, m.state, m.due_at, m.attempts, m.channel_id, m.ts, m.created_at
-	)
-	SELECT up.interaction_id, up.state, up.due_at, up.attempts, up.channel_id, up.ts, up.created_at, ` + columns("i.") + `
-	FROM up JOIN interactions i ON i.id = up.interaction_id
-	ORDER BY up.interaction_id`
+// slackLease is how Slack rows are claimed: one to post moves to
+// posting, one to update to updating.
+var slackLease = leased{
+	table: "slack_messages", key: "interaction_id",
+	work:      `state IN ` + sqlSlackWork,
+	claim:     `state = CASE WHEN r.state IN ('scheduled', 'posting') THEN 'posting' ELSE 'updating' END`,
+	returning: []string{prefixed("r.", strings.Split(slackMessageCols, ", "))},
+}
 
 // SlackConfig returns the stored Slack configuration, or ENOTFOUND.
 func (s *Store) SlackConfig(ctx context.Context) (*hitl.SlackConfig, error) {
@@ -147,30 +138,18 @@ func (s *Store) NextSlackDue(ctx context.Context) (time.Time, bool, error) {
 // a claimed row's lease keeps it from being claimed again until
 // leaseUntil.
 func (s *Store) ClaimSlackMessages(ctx context.Context, now, leaseUntil time.Time, limit int) ([]*hitl.SlackMessage, error) {
-	if limit <= 0 {
-		limit = hitl.MaxListLimit
-	}
-	var out []*hitl.SlackMessage
-	err := s.with(ctx, func(c *pgx.Conn) error {
-		rows, err := c.Query(ctx, sqlClaimSlack, truncate(now), truncate(leaseUntil), limit)
+	out, err := claimRows(ctx, s, slackLease, true, now, leaseUntil, limit, nil, func(rows pgx.Rows) (*hitl.SlackMessage, error) {
+		var (
+			m     hitl.SlackMessage
+			state string
+			due   *time.Time
+		)
+		in, err := scanInteraction(rows, &m.InteractionID, &state, &due, &m.Attempts, &m.ChannelID, &m.TS, &m.CreatedAt)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var (
-				m     hitl.SlackMessage
-				state string
-				due   *time.Time
-			)
-			m.Interaction, err = scanInteraction(rows, &m.InteractionID, &state, &due, &m.Attempts, &m.ChannelID, &m.TS, &m.CreatedAt)
-			if err != nil {
-				return err
-			}
-			m.State, m.DueAt, m.CreatedAt = hitl.SlackState(state), utc(due), m.CreatedAt.UTC()
-			out = append(out, &m)
-		}
-		return rows.Err()
+		m.State, m.DueAt, m.CreatedAt, m.Interaction = hitl.SlackState(state), utc(due), m.CreatedAt.UTC(), in
+		return &m, nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("claim slack messages: %w", err)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hitl-sh/hitl"
@@ -16,22 +17,17 @@ var _ hitl.WebhookStore = (*Store)(nil)
 const (
 	webhookCols  = `id, url, events, description, secret, created_by, created_at`
 	deliveryCols = `id, subscription_id, interaction_id, event, event_seq, url, state, attempts, due_at, created_at, delivered_at`
-
-	// sqlClaimWebhooks claims due deliveries ($1 now, $2 the lease's end,
-	// $3 how many); rows another replica is claiming are skipped, not
-	// waited for. Each comes with its body and its subscription's secret.
-	sqlClaimWebhooks = `WITH due AS (
-			SELECT id FROM webhook_deliveries
-			WHERE due_at <= $1 AND state IN ('pending', 'sending')
-			ORDER BY due_at, id LIMIT $3
-			FOR UPDATE SKIP LOCKED
-		)
-		UPDATE webhook_deliveries d SET state = 'sending', due_at = $2, attempts = d.attempts + 1
-		FROM due WHERE d.id = due.id
-		RETURNING d.id, d.subscription_id, d.interaction_id, d.event, d.event_seq, d.url, d.state, d.attempts,
-			d.due_at, d.created_at, d.delivered_at, d.body,
-			coalesce((SELECT secret FROM webhook_subscriptions w WHERE w.id = d.subscription_id), '')`
 )
+
+// deliveryLease is how webhook deliveries are claimed. Each comes with its
+// body and its subscription's secret.
+var deliveryLease = leased{
+	table: "webhook_deliveries", key: "id",
+	work:  `state IN ('pending', 'sending')`,
+	claim: `state = 'sending'`,
+	returning: []string{prefixed("r.", strings.Split(deliveryCols, ", ")), "r.body",
+		"coalesce((SELECT secret FROM webhook_subscriptions w WHERE w.id = r.subscription_id), '')"},
+}
 
 // CreateWebhook inserts a subscription.
 func (s *Store) CreateWebhook(ctx context.Context, w *hitl.WebhookSubscription) error {
@@ -209,27 +205,14 @@ func (s *Store) NextWebhookDue(ctx context.Context) (time.Time, bool, error) {
 // ClaimWebhookDeliveries claims up to limit deliveries due at now; a
 // claimed row's lease keeps it from other replicas until leaseUntil.
 func (s *Store) ClaimWebhookDeliveries(ctx context.Context, now, leaseUntil time.Time, limit int) ([]*hitl.WebhookDelivery, error) {
-	if limit <= 0 {
-		limit = hitl.MaxListLimit
-	}
-	var out []*hitl.WebhookDelivery
-	err := s.with(ctx, func(c *pgx.Conn) error {
-		out = nil
-		rows, err := c.Query(ctx, sqlClaimWebhooks, truncate(now), truncate(leaseUntil), limit)
+	out, err := claimRows(ctx, s, deliveryLease, false, now, leaseUntil, limit, nil, func(rows pgx.Rows) (*hitl.WebhookDelivery, error) {
+		var body, secret string
+		d, err := scanDelivery(rows, &body, &secret)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var body, secret string
-			d, err := scanDelivery(rows, &body, &secret)
-			if err != nil {
-				return err
-			}
-			d.Body, d.Secret = json.RawMessage(body), secret
-			out = append(out, d)
-		}
-		return rows.Err()
+		d.Body, d.Secret = json.RawMessage(body), secret
+		return d, nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("claim webhook deliveries: %w", err)

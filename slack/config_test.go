@@ -94,7 +94,7 @@ func TestConfigSecretsEncryptedAtRest(t *testing.T) {
 		SigningSecret: new(testSecret), ChannelID: new(testChannel)}); err != nil {
 		t.Fatalf("SetConfig: %v", err)
 	}
-	db, err := sql.Open("sqlite", h.path)
+	db, err := sql.Open("sqlite", h.db.Path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package slack
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/internal/hitltest"
 )
 
 // The delay runs on the store's due times and one timer; these tests run
@@ -122,10 +122,10 @@ func TestDelayCancelledByEarlierAnswer(t *testing.T) {
 
 func TestDelaySurvivesRestart(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		path := filepath.Join(t.TempDir(), "hitl.db")
+		db := hitltest.SQLiteDB(t)
 		fake := newFake(t)
 		start := func() *harness {
-			return newHarness(t, harnessOptions{config: delayed(), inProcess: true, path: path, fake: fake})
+			return newHarness(t, harnessOptions{config: delayed(), inProcess: true, db: db, fake: fake})
 		}
 		h := start()
 		in := h.ask(hitl.CreateRequest{Question: "restart in the middle"})
@@ -168,11 +168,11 @@ func TestDelaySurvivesRestart(t *testing.T) {
 // both find the same due rows at start-up: each message is posted once.
 func TestTwoReplicasPostOnce(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "hitl.db")
+	db := hitltest.SQLiteDB(t)
 	fake := newFake(t)
 	off := httpConfig()
 	off.Enabled = false
-	h := newHarness(t, harnessOptions{config: off, path: path, fake: fake})
+	h := newHarness(t, harnessOptions{config: off, db: db, fake: fake})
 	const n = 40
 	var ids []string
 	for range n {
@@ -180,8 +180,8 @@ func TestTwoReplicasPostOnce(t *testing.T) {
 	}
 	h.stop()
 
-	a := newHarness(t, harnessOptions{config: httpConfig(), path: path, fake: fake, noStart: true})
-	b := newHarness(t, harnessOptions{config: httpConfig(), path: path, fake: fake, noStart: true})
+	a := newHarness(t, harnessOptions{config: httpConfig(), db: db, fake: fake, noStart: true})
+	b := newHarness(t, harnessOptions{config: httpConfig(), db: db, fake: fake, noStart: true})
 	var wg sync.WaitGroup
 	errs := make([]error, 2)
 	for i, r := range []*harness{a, b} {

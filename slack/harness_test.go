@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -13,28 +12,20 @@ import (
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/broker"
-	"github.com/hitl-sh/hitl/postgres"
-	"github.com/hitl-sh/hitl/postgres/pgtest"
-	"github.com/hitl-sh/hitl/sqlite"
+	"github.com/hitl-sh/hitl/internal/hitltest"
 )
 
 // testKey seals secrets in tests.
 var testKey = []byte("0123456789abcdef0123456789abcdef")
 
-// testStore is what the channel's stores are.
-type testStore interface {
-	hitl.Store
-	hitl.SlackStore
-	hitl.Identities
-}
-
 // harness is a broker over a SQLite file (or a PostgreSQL schema) with the Slack channel, talking
 // to a fake Slack.
 type harness struct {
 	t     *testing.T
-	path  string
-	store testStore
+	db    hitltest.DB
+	store hitltest.Store
 	b     *broker.Broker
+	close func() // closes the broker and the store
 	s     *Service
 	fake  *fakeSlack
 	opts  harnessOptions
@@ -53,10 +44,9 @@ type harnessOptions struct {
 	inProcess bool              // reach the fake without a network (synctest)
 	now       func() time.Time
 	noCipher  bool
-	path      string // reuse a database (restart)
+	db        hitltest.DB // reuse a database (restart, replicas); zero means a new SQLite file
 	fake      *fakeSlack
-	noStart   bool   // leave starting the channel to the test
-	pgSchema  string // PostgreSQL instead of SQLite, in this schema
+	noStart   bool // leave starting the channel to the test
 	log       *slog.Logger
 }
 
@@ -64,28 +54,20 @@ type harnessOptions struct {
 // Slack is enabled over HTTP (a signing secret), posting at once.
 func newHarness(t *testing.T, o harnessOptions) *harness {
 	t.Helper()
-	if o.path == "" {
-		o.path = filepath.Join(t.TempDir(), "hitl.db")
+	if o.db == (hitltest.DB{}) {
+		o.db = hitltest.SQLiteDB(t)
 	}
-	h := &harness{t: t, path: o.path, fake: o.fake, opts: o, evChange: make(chan struct{}), stepped: make(chan struct{})}
+	h := &harness{t: t, db: o.db, fake: o.fake, opts: o, evChange: make(chan struct{}), stepped: make(chan struct{})}
 	if h.fake == nil {
 		h.fake = newFake(t)
 	}
-	var err error
-	if o.pgSchema != "" {
-		h.store, err = postgres.Open(context.Background(), pgtest.DSN(), &postgres.Options{Schema: o.pgSchema, Now: o.now, MaxConns: 4})
-	} else {
-		h.store, err = sqlite.Open(o.path, &sqlite.Options{Now: o.now})
-	}
-	if err != nil {
-		t.Fatalf("open store: %v", err)
-	}
-	h.b = broker.New(h.store, &broker.Options{Now: o.now})
-	if err := h.b.Start(context.Background()); err != nil {
-		t.Fatalf("start broker: %v", err)
-	}
+	e := hitltest.OpenEngine(t, o.db, &hitltest.EngineOptions{Now: o.now})
+	h.store, h.b, h.close = e.Store, e.Broker, e.Close
 	h.b.Observe(h.record)
-	var cipher *Cipher
+	var (
+		cipher *Cipher
+		err    error
+	)
 	if !o.noCipher {
 		cipher, err = NewCipher(testKey)
 		if err != nil {
@@ -142,8 +124,7 @@ func httpConfig() *hitl.SlackConfig {
 func (h *harness) stop() {
 	h.closeOnce.Do(func() {
 		h.s.Close()
-		h.b.Close()
-		h.store.Close()
+		h.close()
 	})
 }
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/hitl-sh/hitl"
-	"github.com/hitl-sh/hitl/postgres/pgtest"
+	"github.com/hitl-sh/hitl/internal/hitltest"
 )
 
 // TestPostgresReplicas runs two servers over one PostgreSQL database:
@@ -15,12 +15,12 @@ import (
 // same rows, and each message is still posted once and updated once.
 func TestPostgresReplicas(t *testing.T) {
 	t.Parallel()
-	schema := pgtest.Name(t) // skips without PostgreSQL
+	db := hitltest.PostgresDB(t) // skips without PostgreSQL
 	fake := newFake(t)
 	cfg := httpConfig()
 	cfg.DelaySeconds = 1
-	a := newHarness(t, harnessOptions{config: cfg, pgSchema: schema, fake: fake})
-	b := newHarness(t, harnessOptions{config: cfg, pgSchema: schema, fake: fake})
+	a := newHarness(t, harnessOptions{config: cfg, db: db, fake: fake})
+	b := newHarness(t, harnessOptions{config: cfg, db: db, fake: fake})
 
 	const n = 10
 	var ids []string
@@ -61,10 +61,10 @@ func TestPostgresReplicas(t *testing.T) {
 // once, and the updated message names it.
 func TestPostgresAlwaysAllow(t *testing.T) {
 	t.Parallel()
-	schema := pgtest.Name(t) // skips without PostgreSQL
+	db := hitltest.PostgresDB(t) // skips without PostgreSQL
 	fake := newFake(t)
-	a := newHarness(t, harnessOptions{config: httpConfig(), pgSchema: schema, fake: fake})
-	b := newHarness(t, harnessOptions{config: httpConfig(), pgSchema: schema, fake: fake})
+	a := newHarness(t, harnessOptions{config: httpConfig(), db: db, fake: fake})
+	b := newHarness(t, harnessOptions{config: httpConfig(), db: db, fake: fake})
 	withUsers(t, a)
 
 	in := a.askAction("Write", `{"file_path":"/repo/src/main.go","content":"package main\n"}`, nil)

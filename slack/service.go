@@ -46,9 +46,6 @@ const (
 	lease = 2 * time.Minute
 	// claimBatch is how many rows are claimed at once.
 	claimBatch = 20
-	// maxQueue bounds the events waiting for the worker; beyond it the
-	// worker sweeps the store instead.
-	maxQueue = 10000
 	// scheduleBatch is how many unscheduled interactions a sweep reads at
 	// once.
 	scheduleBatch = 200
@@ -109,7 +106,7 @@ type Service struct {
 
 	ctx    context.Context // ends with Close: in-flight work stops
 	cancel context.CancelFunc
-	kick   chan struct{}
+	intake *worker.Intake[*hitl.Event] // created and ended events for the worker
 	closed chan struct{}
 	once   sync.Once
 	wg     sync.WaitGroup
@@ -123,9 +120,7 @@ type Service struct {
 	cfg      Config
 	api      *slack.Client // nil without a bot token
 	loadedAt time.Time
-	queue    []*hitl.Event // created and ended events for the worker
-	sweep    bool          // the worker should scan the store for missed work
-	refresh  bool          // the worker should read the next due time from the store
+	refresh  bool // the worker should read the next due time from the store
 	done     bool
 	online   bool // Socket Mode connected
 
@@ -158,7 +153,7 @@ func New(b *broker.Broker, store hitl.SlackStore, opts *Options) (*Service, erro
 		publicURL:  opts.PublicURL,
 		apiURL:     opts.APIURL,
 		httpClient: opts.HTTPClient,
-		kick:       make(chan struct{}, 1),
+		intake:     worker.NewIntake[*hitl.Event](),
 		closed:     make(chan struct{}),
 	}
 	if s.log == nil {
@@ -196,9 +191,7 @@ func (s *Service) Start(ctx context.Context) error {
 	s.applyMu.Lock()
 	s.applyLocked(cfg)
 	s.applyMu.Unlock()
-	s.mu.Lock()
-	s.sweep = true
-	s.mu.Unlock()
+	s.intake.Sweep()
 	s.b.Observe(s.observe)
 	s.b.OnEscalation(s.escalate)
 	s.wg.Add(1)
@@ -217,6 +210,7 @@ func (s *Service) Close() error {
 		s.mu.Lock()
 		s.done = true
 		s.mu.Unlock()
+		s.intake.Close()
 		close(s.closed)
 		s.applyMu.Lock()
 		s.stopSocketLocked()
@@ -241,7 +235,7 @@ func (s *Service) applyLocked(cfg Config) {
 		s.api = s.newAPI(cfg)
 	}
 	if cfg.usable() && !old.usable() {
-		s.sweep = true
+		s.intake.Sweep()
 	}
 	s.mu.Unlock()
 
@@ -283,15 +277,7 @@ func (s *Service) poke() {
 	s.mu.Lock()
 	s.refresh = true
 	s.mu.Unlock()
-	s.signal()
-}
-
-// signal wakes the worker.
-func (s *Service) signal() {
-	select {
-	case s.kick <- struct{}{}:
-	default:
-	}
+	s.intake.Wake()
 }
 
 // goHandle runs fn in the background with the service's context, unless
@@ -329,17 +315,11 @@ func (s *Service) observe(ev *hitl.Event) {
 		return
 	}
 	s.mu.Lock()
-	if s.done || !s.cfg.usable() {
-		// While Slack is off nothing is queued: turning it on sweeps the
-		// store for what is pending.
-		s.mu.Unlock()
-		return
-	}
-	if len(s.queue) >= maxQueue {
-		s.sweep = true
-	} else {
-		s.queue = append(s.queue, ev)
-	}
+	on := s.cfg.usable()
 	s.mu.Unlock()
-	s.signal()
+	// While Slack is off nothing is queued: turning it on sweeps the
+	// store for what is pending.
+	if on {
+		s.intake.Add(ev)
+	}
 }

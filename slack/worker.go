@@ -43,7 +43,7 @@ func (s *Service) run() {
 		select {
 		case <-timer.C:
 			fired = true // time to look at the store again, whatever happened
-		case <-s.kick:
+		case <-s.intake.Kicks():
 			timer.Stop()
 			fired = false
 		case <-s.closed:
@@ -61,9 +61,10 @@ func (s *Service) step(fired bool) time.Duration {
 	cfg, api := s.client()
 
 	s.mu.Lock()
-	queue, sweep, refresh := s.queue, s.sweep, s.refresh || fired
-	s.queue, s.sweep, s.refresh = nil, false, false
+	refresh := s.refresh || fired
+	s.refresh = false
 	s.mu.Unlock()
+	queue, sweep := s.intake.Take()
 	if refresh || sweep {
 		s.due.known = false
 	}
@@ -81,9 +82,7 @@ func (s *Service) step(fired bool) time.Duration {
 		if ctx.Err() == nil {
 			s.log.Error("schedule Slack messages", "error", err)
 		}
-		s.mu.Lock()
-		s.sweep = true // try again from the store, which has everything
-		s.mu.Unlock()
+		s.intake.Sweep() // try again from the store, which has everything
 		s.due.known = false
 		return retryAfterError
 	}

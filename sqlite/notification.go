@@ -134,47 +134,20 @@ func (s *Store) NextNotificationDue(ctx context.Context, channel string) (time.T
 	return fromMillis(ms), ms.Valid, nil
 }
 
+// notificationLease is how email and Web Push rows are claimed: those
+// of one channel (the work's argument).
+var notificationLease = leased{
+	table: "notifications", key: "id",
+	work:      `channel = ? AND state IN ('scheduled', 'sending')`,
+	claim:     `state = 'sending'`,
+	returning: notificationCols,
+}
+
 // ClaimNotifications claims up to limit rows due at now in one write
 // transaction: the single writer makes it a compare-and-set.
 func (s *Store) ClaimNotifications(ctx context.Context, channel string, now, leaseUntil time.Time, limit int) ([]*hitl.Notification, error) {
-	if limit <= 0 {
-		limit = hitl.MaxListLimit
-	}
-	var out []*hitl.Notification
-	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		out = nil
-		rows, err := tx.QueryContext(ctx, `UPDATE notifications
-			SET state = 'sending', due_at = ?, attempts = attempts + 1
-			WHERE id IN (
-				SELECT id FROM notifications
-				WHERE channel = ? AND due_at IS NOT NULL AND due_at <= ? AND state IN ('scheduled', 'sending')
-				ORDER BY due_at, id LIMIT ?)
-			RETURNING `+notificationCols, leaseUntil.UnixMilli(), channel, now.UnixMilli(), limit)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			n, err := scanNotification(rows)
-			if err != nil {
-				rows.Close()
-				return err
-			}
-			out = append(out, n)
-		}
-		if err := rows.Close(); err != nil {
-			return err
-		}
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		for _, n := range out {
-			n.Interaction, err = scanInteraction(tx.StmtContext(ctx, s.st.interactionW).QueryRowContext(ctx, n.InteractionID))
-			if err != nil {
-				return fmt.Errorf("read interaction %s: %w", n.InteractionID, err)
-			}
-		}
-		return nil
-	})
+	out, err := claimWithInteractions(ctx, s, notificationLease, now, leaseUntil, limit, []any{channel}, scanNotification,
+		func(n *hitl.Notification) (string, **hitl.Interaction) { return n.InteractionID, &n.Interaction })
 	if err != nil {
 		return nil, fmt.Errorf("claim notifications: %w", err)
 	}

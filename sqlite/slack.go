@@ -129,49 +129,21 @@ func (s *Store) NextSlackDue(ctx context.Context) (time.Time, bool, error) {
 	return fromMillis(ms), ms.Valid, nil
 }
 
+// slackLease is how Slack rows are claimed: one to post moves to
+// posting, one to update to updating.
+var slackLease = leased{
+	table: "slack_messages", key: "interaction_id",
+	work:      `state IN ` + sqlSlackWork,
+	claim:     `state = CASE WHEN state IN ('scheduled', 'posting') THEN 'posting' ELSE 'updating' END`,
+	returning: slackMessageCols,
+}
+
 // ClaimSlackMessages claims up to limit rows due at now, in one write
 // transaction: the single writer makes the UPDATE a compare-and-set that
 // no other claim can interleave with.
 func (s *Store) ClaimSlackMessages(ctx context.Context, now, leaseUntil time.Time, limit int) ([]*hitl.SlackMessage, error) {
-	if limit <= 0 {
-		limit = hitl.MaxListLimit
-	}
-	var out []*hitl.SlackMessage
-	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		out = nil
-		rows, err := tx.QueryContext(ctx, `UPDATE slack_messages
-			SET state = CASE WHEN state IN ('scheduled', 'posting') THEN 'posting' ELSE 'updating' END,
-				due_at = ?, attempts = attempts + 1
-			WHERE interaction_id IN (
-				SELECT interaction_id FROM slack_messages
-				WHERE due_at <= ? AND state IN `+sqlSlackWork+`
-				ORDER BY due_at, interaction_id LIMIT ?)
-			RETURNING `+slackMessageCols, leaseUntil.UnixMilli(), now.UnixMilli(), limit)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			m, err := scanSlackMessage(rows)
-			if err != nil {
-				rows.Close()
-				return err
-			}
-			out = append(out, m)
-		}
-		if err := rows.Close(); err != nil {
-			return err
-		}
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		for _, m := range out {
-			m.Interaction, err = scanInteraction(tx.StmtContext(ctx, s.st.interactionW).QueryRowContext(ctx, m.InteractionID))
-			if err != nil {
-				return fmt.Errorf("read interaction %s: %w", m.InteractionID, err)
-			}
-		}
-		return nil
-	})
+	out, err := claimWithInteractions(ctx, s, slackLease, now, leaseUntil, limit, nil, scanSlackMessage,
+		func(m *hitl.SlackMessage) (string, **hitl.Interaction) { return m.InteractionID, &m.Interaction })
 	if err != nil {
 		return nil, fmt.Errorf("claim slack messages: %w", err)
 	}

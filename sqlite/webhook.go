@@ -187,33 +187,10 @@ func (s *Store) NextWebhookDue(ctx context.Context) (time.Time, bool, error) {
 // ClaimWebhookDeliveries claims up to limit deliveries due at now in one
 // write transaction (the single writer makes it a compare-and-set).
 func (s *Store) ClaimWebhookDeliveries(ctx context.Context, now, leaseUntil time.Time, limit int) ([]*hitl.WebhookDelivery, error) {
-	if limit <= 0 {
-		limit = hitl.MaxListLimit
-	}
 	var out []*hitl.WebhookDelivery
 	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		out = nil
-		rows, err := tx.QueryContext(ctx, `UPDATE webhook_deliveries
-			SET state = 'sending', due_at = ?, attempts = attempts + 1
-			WHERE id IN (SELECT id FROM webhook_deliveries
-				WHERE due_at <= ? AND state IN ('pending', 'sending')
-				ORDER BY due_at, id LIMIT ?)
-			RETURNING `+deliveryCols+`, body`,
-			leaseUntil.UnixMilli(), now.UnixMilli(), limit)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			var body string
-			d, err := scanDelivery(rows, &body)
-			if err != nil {
-				rows.Close()
-				return err
-			}
-			d.Body = json.RawMessage(body)
-			out = append(out, d)
-		}
-		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		var err error
+		if out, err = claimRows(ctx, tx, deliveryLease, now, leaseUntil, limit, nil, scanDeliveryWithBody); err != nil {
 			return err
 		}
 		secrets := map[string]string{}
@@ -237,6 +214,25 @@ func (s *Store) ClaimWebhookDeliveries(ctx context.Context, now, leaseUntil time
 		return nil, fmt.Errorf("claim webhook deliveries: %w", err)
 	}
 	return out, nil
+}
+
+// deliveryLease is how webhook deliveries are claimed.
+var deliveryLease = leased{
+	table: "webhook_deliveries", key: "id",
+	work:      `state IN ('pending', 'sending')`,
+	claim:     `state = 'sending'`,
+	returning: deliveryCols + `, body`,
+}
+
+// scanDeliveryWithBody reads deliveryCols and the body.
+func scanDeliveryWithBody(sc scanner) (*hitl.WebhookDelivery, error) {
+	var body string
+	d, err := scanDelivery(sc, &body)
+	if err != nil {
+		return nil, err
+	}
+	d.Body = json.RawMessage(body)
+	return d, nil
 }
 
 // scanDelivery reads deliveryCols, then the columns scanned into after.

@@ -24,10 +24,7 @@ type NotificationStore interface {
 // replicas.
 func RunNotifications(t *testing.T, newStore func(t *testing.T) NotificationStore, shared func(t *testing.T) (NotificationStore, NotificationStore)) {
 	t.Helper()
-	tests := []struct {
-		name string
-		fn   func(t *testing.T, s NotificationStore)
-	}{
+	runSuite(t, []storeTest[NotificationStore]{
 		{"ChannelSettings", testChannelSettings},
 		{"ScheduleOnce", testNotificationScheduleOnce},
 		{"Unnotified", testNotificationUnnotified},
@@ -38,20 +35,7 @@ func RunNotifications(t *testing.T, newStore func(t *testing.T) NotificationStor
 		{"Purge", testNotificationPurge},
 		{"EscalationSteps", testEscalationSteps},
 		{"EscalationUnscheduled", testEscalationUnscheduled},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			tt.fn(t, newStore(t))
-		})
-	}
-	if shared != nil {
-		t.Run("ClaimAcrossProcesses", func(t *testing.T) {
-			t.Parallel()
-			a, b := shared(t)
-			testNotificationClaimAcross(t, a, b)
-		})
-	}
+	}, newStore, shared, "ClaimAcrossProcesses", testNotificationClaimAcross)
 }
 
 // mail is a scheduled email row for in and recipient, due at due.
@@ -339,37 +323,15 @@ func testNotificationClaimAcross(t *testing.T, a, b NotificationStore) {
 		ns = append(ns, mail(in, fmt.Sprintf("p%d@example.com", i), at(i%3)))
 	}
 	scheduleN(t, a, ns...)
-	var (
-		mu   sync.Mutex
-		seen = map[string]int{}
-		wg   sync.WaitGroup
-	)
-	for _, s := range []NotificationStore{a, b, a, b} {
-		wg.Go(func() {
-			for {
-				got, err := s.ClaimNotifications(t.Context(), hitl.ChannelEmail, at(10), at(100), 2)
-				if err != nil {
-					t.Errorf("ClaimNotifications: %v", err)
-					return
-				}
-				if len(got) == 0 {
-					return
-				}
-				mu.Lock()
-				for _, m := range got {
-					seen[m.ID]++
-				}
-				mu.Unlock()
+	claim := func(s NotificationStore) claimer {
+		return func() ([]string, error) {
+			got, err := s.ClaimNotifications(t.Context(), hitl.ChannelEmail, at(10), at(100), 2)
+			var ids []string
+			for _, m := range got {
+				ids = append(ids, m.ID)
 			}
-		})
-	}
-	wg.Wait()
-	if len(seen) != n {
-		t.Errorf("claimed %d distinct rows, want %d", len(seen), n)
-	}
-	for id, k := range seen {
-		if k != 1 {
-			t.Errorf("row %s claimed %d times, want once", id, k)
+			return ids, err
 		}
 	}
+	claimOnce(t, n, claim(a), claim(b), claim(a), claim(b))
 }

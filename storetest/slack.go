@@ -1,9 +1,6 @@
 package storetest
 
 import (
-	"fmt"
-	"sort"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,10 +20,7 @@ type SlackStore interface {
 // processes), for the claim test across replicas.
 func RunSlack(t *testing.T, newStore func(t *testing.T) SlackStore, shared func(t *testing.T) (SlackStore, SlackStore)) {
 	t.Helper()
-	tests := []struct {
-		name string
-		fn   func(t *testing.T, s SlackStore)
-	}{
+	runSuite(t, []storeTest[SlackStore]{
 		{"NotifyRoundTrip", testSlackNotifyRoundTrip},
 		{"Config", testSlackConfig},
 		{"ScheduleOnce", testSlackScheduleOnce},
@@ -37,20 +31,7 @@ func RunSlack(t *testing.T, newStore func(t *testing.T) SlackStore, shared func(
 		{"End", testSlackEnd},
 		{"Actions", testSlackActions},
 		{"SeenEvent", testSlackSeenEvent},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			tt.fn(t, newStore(t))
-		})
-	}
-	if shared != nil {
-		t.Run("ClaimAcrossProcesses", func(t *testing.T) {
-			t.Parallel()
-			a, b := shared(t)
-			testSlackClaimAcross(t, a, b)
-		})
-	}
+	}, newStore, shared, "ClaimAcrossProcesses", testSlackClaimAcross)
 }
 
 // scheduled is a scheduled row for in, due at due.
@@ -250,49 +231,18 @@ func testSlackClaimConcurrent(t *testing.T, s SlackStore) {
 // that each of the n rows was claimed exactly once.
 func claimAll(t *testing.T, stores []SlackStore, n int) {
 	t.Helper()
-	var (
-		mu   sync.Mutex
-		seen = map[string]int{}
-		wg   sync.WaitGroup
-		errs = make(chan error, len(stores))
-	)
+	var claimers []claimer
 	for _, s := range stores {
-		wg.Go(func() {
-			for {
-				got, err := s.ClaimSlackMessages(t.Context(), at(10), at(100), 2)
-				if err != nil {
-					errs <- err
-					return
-				}
-				if len(got) == 0 {
-					return
-				}
-				mu.Lock()
-				for _, m := range got {
-					seen[m.InteractionID]++
-				}
-				mu.Unlock()
+		claimers = append(claimers, func() ([]string, error) {
+			got, err := s.ClaimSlackMessages(t.Context(), at(10), at(100), 2)
+			var ids []string
+			for _, m := range got {
+				ids = append(ids, m.InteractionID)
 			}
+			return ids, err
 		})
 	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatalf("ClaimSlackMessages: %v", err)
-	}
-	if len(seen) != n {
-		t.Errorf("claimed %d distinct rows, want %d", len(seen), n)
-	}
-	var twice []string
-	for id, k := range seen {
-		if k != 1 {
-			twice = append(twice, fmt.Sprintf("%s×%d", id, k))
-		}
-	}
-	sort.Strings(twice)
-	if len(twice) > 0 {
-		t.Errorf("rows claimed more than once: %v", twice)
-	}
+	claimOnce(t, n, claimers...)
 }
 
 func testSlackClaimAcross(t *testing.T, a, b SlackStore) {

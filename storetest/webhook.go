@@ -23,10 +23,7 @@ type WebhookStore interface {
 // (two processes), for the tests across replicas.
 func RunWebhook(t *testing.T, newStore func(t *testing.T) WebhookStore, shared func(t *testing.T) (WebhookStore, WebhookStore)) {
 	t.Helper()
-	tests := []struct {
-		name string
-		fn   func(t *testing.T, s WebhookStore)
-	}{
+	runSuite(t, []storeTest[WebhookStore]{
 		{"CallbackURLRoundTrip", testWebhookCallbackURL},
 		{"Subscriptions", testWebhookSubscriptions},
 		{"ServerSecret", testWebhookServerSecret},
@@ -35,20 +32,7 @@ func RunWebhook(t *testing.T, newStore func(t *testing.T) WebhookStore, shared f
 		{"AttemptIsFenced", testWebhookAttemptFenced},
 		{"DeleteTakesDeliveries", testWebhookDelete},
 		{"PurgeTakesDeliveries", testWebhookPurge},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			tt.fn(t, newStore(t))
-		})
-	}
-	if shared != nil {
-		t.Run("AcrossProcesses", func(t *testing.T) {
-			t.Parallel()
-			a, b := shared(t)
-			testWebhookAcross(t, a, b)
-		})
-	}
+	}, newStore, shared, "AcrossProcesses", testWebhookAcross)
 }
 
 // subscription returns a new subscription to events.
@@ -346,36 +330,15 @@ func testWebhookAcross(t *testing.T, a, b WebhookStore) {
 	if wins[0]+wins[1] != n {
 		t.Fatalf("enqueues that won: %v, want %d in all", wins, n)
 	}
-	seen := make(chan string, 2*n)
-	for _, s := range []WebhookStore{a, b, a, b} {
-		wg.Go(func() {
-			for {
-				got, err := s.ClaimWebhookDeliveries(t.Context(), at(1), at(61), 3)
-				if err != nil {
-					t.Errorf("ClaimWebhookDeliveries: %v", err)
-					return
-				}
-				if len(got) == 0 {
-					return
-				}
-				for _, d := range got {
-					seen <- d.ID
-				}
+	claim := func(s WebhookStore) claimer {
+		return func() ([]string, error) {
+			got, err := s.ClaimWebhookDeliveries(t.Context(), at(1), at(61), 3)
+			var ids []string
+			for _, d := range got {
+				ids = append(ids, d.ID)
 			}
-		})
-	}
-	wg.Wait()
-	close(seen)
-	count := map[string]int{}
-	for id := range seen {
-		count[id]++
-	}
-	if len(count) != n {
-		t.Errorf("claimed %d distinct deliveries, want %d", len(count), n)
-	}
-	for id, c := range count {
-		if c != 1 {
-			t.Errorf("%s claimed %d times", id, c)
+			return ids, err
 		}
 	}
+	claimOnce(t, n, claim(a), claim(b), claim(a), claim(b))
 }

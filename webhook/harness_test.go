@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,10 +17,8 @@ import (
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/broker"
-	"github.com/hitl-sh/hitl/postgres"
-	"github.com/hitl-sh/hitl/postgres/pgtest"
+	"github.com/hitl-sh/hitl/internal/hitltest"
 	"github.com/hitl-sh/hitl/slack"
-	"github.com/hitl-sh/hitl/sqlite"
 )
 
 // testKey seals secrets in tests.
@@ -30,41 +27,28 @@ var testKey = []byte("0123456789abcdef0123456789abcdef")
 // testServerSecret signs callbacks in tests.
 const testServerSecret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 
-// testStore is what the webhooks' stores are.
-type testStore interface {
-	hitl.Store
-	hitl.WebhookStore
-}
-
 // replica is one hitl process: a store, a broker and the webhooks.
 type replica struct {
 	t       *testing.T
-	store   testStore
+	store   hitltest.Store
 	b       *broker.Broker
 	s       *Service
 	stepped chan struct{} // receives after each worker step
+	close   func()        // closes the broker and the store
 	once    sync.Once
 }
-
-// where says which database a replica opens: a SQLite file, or a
-// PostgreSQL schema.
-type where struct {
-	path, schema string
-}
-
-func newSQLite(t *testing.T) where { return where{path: filepath.Join(t.TempDir(), "hitl.db")} }
 
 // start opens w and starts a broker and the webhooks on it, all closed
 // when t ends (or by stop). The receivers of tests listen on loopback, so
 // private addresses are allowed (startWith leaves that to opts).
-func start(t *testing.T, w where, opts Options) *replica {
+func start(t *testing.T, w hitltest.DB, opts Options) *replica {
 	t.Helper()
 	opts.AllowPrivate = true
 	return startWith(t, w, opts)
 }
 
 // startWith is start with opts as they are.
-func startWith(t *testing.T, w where, opts Options) *replica {
+func startWith(t *testing.T, w hitltest.DB, opts Options) *replica {
 	t.Helper()
 	r := open(t, w)
 	cipher, err := slack.NewCipher(testKey)
@@ -103,25 +87,11 @@ func (w testWriter) Write(p []byte) (int, error) {
 
 // open opens w and starts a broker on it, without the webhooks: a process
 // of an older hitl, or one that crashed before sending.
-func open(t *testing.T, w where) *replica {
+func open(t *testing.T, w hitltest.DB) *replica {
 	t.Helper()
-	var (
-		store testStore
-		err   error
-	)
-	if w.schema != "" {
-		store, err = postgres.Open(context.Background(), pgtest.DSN(), &postgres.Options{Schema: w.schema, MaxConns: 4})
-	} else {
-		store, err = sqlite.Open(w.path, nil)
-	}
-	if err != nil {
-		t.Fatalf("open store: %v", err)
-	}
-	r := &replica{t: t, store: store, stepped: make(chan struct{}, 1)}
-	r.b = broker.New(store, nil)
-	if err := r.b.Start(t.Context()); err != nil {
-		t.Fatalf("start broker: %v", err)
-	}
+	e := hitltest.OpenEngine(t, w, nil)
+	r := &replica{t: t, store: e.Store, b: e.Broker, stepped: make(chan struct{}, 1)}
+	r.close = e.Close
 	t.Cleanup(r.stop)
 	return r
 }
@@ -132,8 +102,7 @@ func (r *replica) stop() {
 		if r.s != nil {
 			r.s.Close()
 		}
-		r.b.Close()
-		r.store.Close()
+		r.close()
 	})
 }
 

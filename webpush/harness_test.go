@@ -21,16 +21,16 @@ import (
 	"math/big"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/broker"
+	"github.com/hitl-sh/hitl/internal/hitltest"
 	"github.com/hitl-sh/hitl/secret"
-	"github.com/hitl-sh/hitl/sqlite"
 	"github.com/hitl-sh/hitl/webpush"
 )
 
@@ -295,17 +295,22 @@ func decrypt(b *browser, body []byte) ([]byte, error) {
 // channel pushing to a push service on loopback.
 type harness struct {
 	t     *testing.T
-	path  string
-	store *sqlite.Store
+	db    hitltest.DB
+	store hitltest.Store
 	b     *broker.Broker
+	close func() // closes the broker and the store
 	svc   *webpush.Service
 	push  *pushService
+	// live is svc for the push service's handlers, which run on their own
+	// goroutines and may still be checking a push of the channel a
+	// restart closed.
+	live atomic.Pointer[webpush.Service]
 }
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
-	h := &harness{t: t, path: filepath.Join(t.TempDir(), "hitl.db"), push: newPushService(t)}
-	h.push.publicKey = func() string { return h.svc.PublicKey() }
+	h := &harness{t: t, db: hitltest.SQLiteDB(t), push: newPushService(t)}
+	h.push.publicKey = func() string { return h.live.Load().PublicKey() }
 	h.open()
 	for _, u := range []*hitl.User{
 		{Name: "alice", Groups: []string{"ops"}},
@@ -324,19 +329,8 @@ func newHarness(t *testing.T) *harness {
 // open opens the store and the broker.
 func (h *harness) open() {
 	h.t.Helper()
-	var err error
-	if h.store, err = sqlite.Open(h.path, nil); err != nil {
-		h.t.Fatal(err)
-	}
-	h.b = broker.New(h.store, nil)
-	if err := h.b.Start(context.Background()); err != nil {
-		h.t.Fatal(err)
-	}
-	store, b := h.store, h.b
-	h.t.Cleanup(func() {
-		b.Close()
-		store.Close()
-	})
+	e := hitltest.OpenEngine(h.t, h.db, nil)
+	h.store, h.b, h.close = e.Store, e.Broker, e.Close
 }
 
 // start starts a Web Push channel over the broker.
@@ -354,6 +348,7 @@ func (h *harness) start() {
 		h.t.Fatal(err)
 	}
 	h.svc = svc
+	h.live.Store(svc)
 	h.t.Cleanup(func() { svc.Close() })
 }
 
@@ -362,8 +357,7 @@ func (h *harness) start() {
 func (h *harness) restart() {
 	h.t.Helper()
 	h.svc.Close()
-	h.b.Close()
-	h.store.Close()
+	h.close()
 	h.open()
 	h.start()
 }

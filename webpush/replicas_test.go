@@ -10,8 +10,7 @@ import (
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/broker"
-	"github.com/hitl-sh/hitl/postgres"
-	"github.com/hitl-sh/hitl/postgres/pgtest"
+	"github.com/hitl-sh/hitl/internal/hitltest"
 	"github.com/hitl-sh/hitl/secret"
 	"github.com/hitl-sh/hitl/webpush"
 )
@@ -20,8 +19,7 @@ import (
 // share the VAPID key, and each question is pushed once, whichever
 // replica it was asked on.
 func TestPushOnceAcrossReplicas(t *testing.T) {
-	pgtest.Connect(t) // skips without a server
-	schema := pgtest.Name(t)
+	db := hitltest.PostgresDB(t) // skips without a server
 	push := newPushService(t)
 	c, err := secret.NewCipher(bytes.Repeat([]byte{9}, secret.KeySize), hitl.ChannelPush)
 	if err != nil {
@@ -30,26 +28,16 @@ func TestPushOnceAcrossReplicas(t *testing.T) {
 	var brokers []*broker.Broker
 	var svcs []*webpush.Service
 	for i := range 2 {
-		store, err := postgres.Open(context.Background(), pgtest.DSN(), &postgres.Options{Schema: schema, MaxConns: 4})
-		if err != nil {
-			t.Fatal(err)
-		}
-		b := broker.New(store, nil)
-		if err := b.Start(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		svc := webpush.New(b, store, &webpush.Options{
+		e := hitltest.OpenEngine(t, db, nil)
+		b := e.Broker
+		svc := webpush.New(b, e.Store, &webpush.Options{
 			Subject: subject, Cipher: c, AllowPrivate: true, RetryBase: 20 * time.Millisecond,
 			Logger: slog.New(slog.NewTextHandler(tWriter{t}, &slog.HandlerOptions{Level: slog.LevelInfo})).With("replica", i),
 		})
 		if err := svc.Start(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() {
-			svc.Close()
-			b.Close()
-			store.Close()
-		})
+		t.Cleanup(func() { svc.Close() }) // before the engine's
 		brokers, svcs = append(brokers, b), append(svcs, svc)
 	}
 	if svcs[0].PublicKey() != svcs[1].PublicKey() {

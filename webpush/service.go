@@ -42,9 +42,6 @@ const (
 	claimBatch = 50
 	// scheduleBatch is how many unscheduled interactions a sweep reads.
 	scheduleBatch = 200
-	// maxQueue bounds the created events waiting for the worker; beyond it
-	// the worker sweeps the store instead.
-	maxQueue = 10000
 	// maxAttempts is how many times a push is tried before it is given up.
 	maxAttempts = 8
 	// defaultRetryBase is the first retry's wait; each next one doubles,
@@ -102,16 +99,13 @@ type Service struct {
 
 	ctx    context.Context // ends with Close: in-flight work stops
 	cancel context.CancelFunc
-	kick   chan struct{}
+	intake *worker.Intake[*hitl.Interaction] // created interactions for the worker
 	closed chan struct{}
 	once   sync.Once
 	wg     sync.WaitGroup
 
-	mu    sync.Mutex
-	keys  vapidKeys
-	queue []*hitl.Interaction // created interactions for the worker
-	sweep bool                // the worker should scan the store for missed work
-	done  bool
+	mu   sync.Mutex
+	keys vapidKeys
 }
 
 // Store is what the channel keeps its rows, settings and subscriptions
@@ -130,7 +124,7 @@ func New(b *broker.Broker, store Store, opts *Options) *Service {
 	s := &Service{
 		b: b, store: store, subs: store, ids: opts.Identities, log: opts.Logger, now: opts.Now,
 		subject: opts.Subject, cipher: opts.Cipher, private: opts.AllowPrivate, retryBase: opts.RetryBase,
-		kick: make(chan struct{}, 1), closed: make(chan struct{}),
+		intake: worker.NewIntake[*hitl.Interaction](), closed: make(chan struct{}),
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -160,8 +154,9 @@ func (s *Service) Start(ctx context.Context) error {
 		return err
 	}
 	s.mu.Lock()
-	s.keys, s.sweep = keys, true
+	s.keys = keys
 	s.mu.Unlock()
+	s.intake.Sweep()
 	s.b.Observe(s.observe)
 	s.wg.Go(s.run)
 	return nil
@@ -171,9 +166,7 @@ func (s *Service) Start(ctx context.Context) error {
 // lease, here or on another replica.
 func (s *Service) Close() error {
 	s.once.Do(func() {
-		s.mu.Lock()
-		s.done = true
-		s.mu.Unlock()
+		s.intake.Close()
 		close(s.closed)
 		worker.Stop(&s.wg, closeGrace, s.cancel)
 	})
@@ -184,24 +177,7 @@ func (s *Service) Close() error {
 // observe is the broker's observer: new pending interactions are queued
 // for the worker. It never blocks.
 func (s *Service) observe(ev *hitl.Event) {
-	if ev.Type != hitl.EventCreated || ev.Interaction == nil || ev.Interaction.Status != hitl.StatusPending {
-		return
+	if in, ok := worker.CreatedPending(ev); ok {
+		s.intake.Add(in)
 	}
-	s.mu.Lock()
-	if s.done {
-		s.mu.Unlock()
-		return
-	}
-	if len(s.queue) >= maxQueue {
-		s.sweep = true
-	} else {
-		s.queue = append(s.queue, ev.Interaction)
-	}
-	s.mu.Unlock()
-	s.signal()
-}
-
-// signal wakes the worker.
-func (s *Service) signal() {
-	worker.Wake(s.kick)
 }

@@ -16,23 +16,21 @@ import (
 // (a retry) or new interactions wake it.
 
 // run is the worker.
-func (s *Service) run() { worker.Loop(s.step, s.kick, s.closed) }
+func (s *Service) run() { worker.Loop(s.step, s.intake.Kicks(), s.closed) }
 
 // step does everything that is due and returns how long to sleep.
 func (s *Service) step() time.Duration {
 	ctx, cancel := context.WithTimeout(s.ctx, 2*lease)
 	defer cancel()
+	queue, sweep := s.intake.Take()
 	s.mu.Lock()
-	queue, sweep, keys := s.queue, s.sweep, s.keys
-	s.queue, s.sweep = nil, false
+	keys := s.keys
 	s.mu.Unlock()
 	if err := s.schedule(ctx, queue, sweep); err != nil {
 		if ctx.Err() == nil {
 			s.log.Error("schedule pushes", "error", err)
 		}
-		s.mu.Lock()
-		s.sweep = true // try again from the store, which has everything
-		s.mu.Unlock()
+		s.intake.Sweep() // try again from the store, which has everything
 		return retryAfterError
 	}
 	if err := s.workDue(ctx, keys); err != nil {

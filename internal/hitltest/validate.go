@@ -44,6 +44,11 @@ var (
 	docOnce      sync.Once
 	docValidator validator.Validator
 	docErr       error
+	// docMu serialises the validator's use: in strict mode it compiles
+	// and renders schemas lazily, writing to the shared document model,
+	// which raced when the servers of parallel tests validated at once
+	// (libopenapi's DynamicValue, seen under -race).
+	docMu sync.Mutex
 )
 
 // documentValidator returns the validator of the openapi package's
@@ -145,7 +150,9 @@ func (c *checker) check(req *http.Request, status int, header http.Header, body 
 		Body:       io.NopCloser(bytes.NewReader(body)),
 		Request:    vreq,
 	}
+	docMu.Lock()
 	ok, errs := c.v.ValidateHttpResponse(vreq, resp)
+	docMu.Unlock()
 	if ok {
 		return
 	}
