@@ -3,11 +3,8 @@ package ui_test
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
-	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -28,17 +25,7 @@ var browser struct {
 	dir    string
 }
 
-// TestMain runs the package's tests with one shared browser, more of
-// them at once than there are cores unless -parallel says otherwise: a
-// browser test spends most of its time waiting for Chromium and the
-// server, and the default (GOMAXPROCS) left a two-core machine idle.
 func TestMain(m *testing.M) {
-	flag.Parse()
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
-	if !set {
-		_ = flag.Set("test.parallel", strconv.Itoa(max(4, 2*runtime.GOMAXPROCS(0))))
-	}
 	code := m.Run()
 	if browser.cancel != nil {
 		browser.cancel()
