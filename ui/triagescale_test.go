@@ -35,21 +35,35 @@ func TestTenThousandPending(t *testing.T) {
 	ctx := context.Background()
 	const n = 10000
 	start := time.Now()
-	var draftID string
-	for i := range n {
-		req := hitl.CreateRequest{Question: fmt.Sprintf("Approve change %d?", i), Type: hitl.TypeApproval,
-			Timeout: float64(3600 + i), SourceAgent: fmt.Sprintf("agent-%d", i%7)}
-		if i == 1 {
-			req.Question, req.Type = "Explain change 1", hitl.TypeFreeText
-		}
-		in, _, err := srv.Broker.Create(ctx, req)
-		if err != nil {
-			t.Fatalf("create %d: %v", i, err)
-		}
-		if i == 1 {
-			draftID = in.ID
+	// Four agents ask at once, each every fourth question; deadlines ten
+	// seconds apart keep the order by deadline the order of i even when
+	// one of them stalls.
+	ids := make([]string, n)
+	errs := make(chan error, 4)
+	for w := range 4 {
+		go func() {
+			for i := w; i < n; i += 4 {
+				req := hitl.CreateRequest{Question: fmt.Sprintf("Approve change %d?", i), Type: hitl.TypeApproval,
+					Timeout: float64(3600 + 10*i), SourceAgent: fmt.Sprintf("agent-%d", i%7)}
+				if i == 1 {
+					req.Question, req.Type = "Explain change 1", hitl.TypeFreeText
+				}
+				in, _, err := srv.Broker.Create(ctx, req)
+				if err != nil {
+					errs <- fmt.Errorf("create %d: %w", i, err)
+					return
+				}
+				ids[i] = in.ID
+			}
+			errs <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
 		}
 	}
+	draftID := ids[1]
 	t.Logf("created %d pending interactions in %v", n, time.Since(start).Round(time.Millisecond))
 
 	// Smooth scrolling would make every j wait for its animation.

@@ -87,6 +87,8 @@ export class CardWindow {
         nodes.push(card.el);
         shown.add(card);
       } else {
+        // A card fetched far from the screen was built off the page.
+        if (card.el && !this.shown.has(card)) card.release();
         run += h;
       }
       y += h;
