@@ -118,17 +118,20 @@ export class CardWindow {
     }
   }
 
-  // spacer is the i-th spacer of the list, height px tall.
+  // spacer is the i-th spacer of the list, height px tall: an SVG whose
+  // height attribute sizes it (the page sets no inline styles).
   spacer(i, height) {
     let el = this.spacers[i];
     if (!el) {
-      el = document.createElement("div");
-      el.className = "cards-spacer";
+      el = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+      el.setAttribute("class", "cards-spacer");
       el.setAttribute("aria-hidden", "true");
+      el.setAttribute("focusable", "false");
+      el.setAttribute("width", "1");
       this.spacers[i] = el;
     }
-    const px = `${Math.round(height)}px`;
-    if (el.style.height !== px) el.style.height = px;
+    const px = String(Math.round(height));
+    if (el.getAttribute("height") !== px) el.setAttribute("height", px);
     return el;
   }
 
