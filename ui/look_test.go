@@ -17,7 +17,9 @@ import (
 const axePath = "testdata/node_modules/axe-core/axe.min.js"
 
 // askOneOfEach asks one question of each type, as in the screenshots, and
-// returns their ids in the order asked.
+// returns their ids in the order asked. Their deadlines are hours away:
+// a test using them may wait minutes for a slot among the package's
+// parallel tests, and none of them is about expiry.
 func askOneOfEach(t *testing.T, srv *hitlServer) []string {
 	t.Helper()
 	return []string{
@@ -73,7 +75,7 @@ func askOneOfEach(t *testing.T, srv *hitlServer) []string {
 			"question":         "Deploy build 1432 to production?",
 			"context":          "All **212 checks** passed on `main`. Changes since the last release:\n\n- 3 database migrations (backwards compatible)\n- new billing webhook\n\nRelease notes: [build 1432](https://example.com/builds/1432)",
 			"options":          []map[string]any{{"key": "deploy", "label": "Deploy"}, {"key": "hold", "label": "Hold"}},
-			"timeout":          4 * 60,
+			"timeout":          4 * 3600,
 			"source_agent":     "deployer",
 		}),
 	}

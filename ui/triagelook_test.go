@@ -9,7 +9,8 @@ import (
 )
 
 // askThirty asks 30 questions: the five types five times over, four
-// approvals from deploy-bot and one with a code block in its context.
+// approvals from deploy-bot and one with a code block in its context, all
+// due in hours (see askOneOfEach).
 func askThirty(t *testing.T, srv *hitlServer) []string {
 	t.Helper()
 	var ids []string
@@ -18,13 +19,13 @@ func askThirty(t *testing.T, srv *hitlServer) []string {
 	}
 	for i := range 4 {
 		ids = append(ids, srv.ask(t, map[string]any{"interaction_type": "approval",
-			"question": fmt.Sprintf("Promote canary %d to the whole fleet?", i+1), "timeout": 90 + 600*i, "source_agent": "deploy-bot"}))
+			"question": fmt.Sprintf("Promote canary %d to the whole fleet?", i+1), "timeout": 3600 * (i + 1), "source_agent": "deploy-bot"}))
 	}
 	ids = append(ids, srv.ask(t, map[string]any{
 		"interaction_type": "approval",
 		"question":         "Run the migration on the orders database?",
 		"context":          "The script:\n\n```\npsql \"$ORDERS_URL\" -f migrations/0042_add_fulfilment_state_to_orders_and_backfill_from_shipments.sql --single-transaction\n```\n\nIt locks the table for about 20 seconds.",
-		"timeout":          4 * 60,
+		"timeout":          4 * 3600,
 		"source_agent":     "db-agent",
 		"session_id":       "sess-7f3a",
 		"metadata":         map[string]any{"ticket": "OPS-1432"},

@@ -10,6 +10,7 @@ import { OUTCOME_KINDS } from "./decision.js";
 import { Stakes } from "./stakes.js";
 import { Progress, voting } from "./progress.js";
 import { copyLinkButton } from "./copylink.js";
+import { forgetDraft, readDraft, storeDraft, storedDraft, writeDraft } from "./carddraft.js";
 
 // The AI-Parrot HITL contract's words for a question the agent withdrew (§3.3).
 export const MOVED_ON = "The agent moved on — this question expired.";
@@ -17,7 +18,9 @@ export const MOVED_ON = "The agent moved on — this question expired.";
 const isMac = /Mac|iPhone|iPad/.test(navigator.platform || "");
 
 // Card is one interaction on screen. hooks: resolved(card, kind, text),
-// announce(text), changed().
+// announce(text), changed(), show(card) (put it on the page). Far from
+// the screen a card may give up its elements (release) and build them
+// again (ensure): while it has none, el is null.
 export class Card {
   constructor(q, hooks) {
     this.q = q;
@@ -153,8 +156,10 @@ export class Card {
     return this.outcome.querySelector(".outcome-text").textContent;
   }
 
-  // focus moves keyboard focus to the card itself.
+  // focus moves keyboard focus to the card itself, putting it on the page
+  // first when it was far from the screen.
   focus() {
+    this.hooks.show?.(this);
     this.article.focus({ preventScroll: true });
     this.article.scrollIntoView({ block: "nearest", behavior: matchMedia("(prefers-reduced-motion: reduce)").matches ? "auto" : "smooth" });
   }
@@ -296,6 +301,11 @@ export class Card {
   // server then sends hitl:cancel, or hitl:resolved with the default).
   tick(now) {
     if (this.resolved) return;
+    // A card off the page comes back when it is about to be pinned on top.
+    if (!this.el) {
+      if (this.deadline - now >= 5 * 60000) return;
+      this.ensure();
+    }
     this.progress?.tick();
     const left = this.deadline - now;
     const text = this.timer.querySelector(".countdown-text");
@@ -406,58 +416,58 @@ export class Card {
     setTimeout(done, 700); // in case no transition runs
   }
 
-  draftKey() {
-    return `hitl:draft:${this.id}`;
-  }
-
   saveDraft() {
-    const d = {};
-    for (const el of this.form.elements) {
-      if (!el.name) continue;
-      if (el.type === "radio") {
-        if (el.checked) d[el.name] = el.value;
-      } else if (el.type === "checkbox") {
-        d[`${el.name}\u0000${el.value}`] = el.checked;
-      } else {
-        d[el.name] = el.value;
-      }
-    }
-    try {
-      sessionStorage.setItem(this.draftKey(), JSON.stringify(d));
-    } catch {
-      // storage full or disabled: drafts are a convenience
-    }
+    this.draft = readDraft(this.form);
+    storeDraft(this.id, this.draft);
   }
 
   restoreDraft() {
-    let d = null;
-    try {
-      d = JSON.parse(sessionStorage.getItem(this.draftKey()) || "null");
-    } catch {
-      d = null;
-    }
-    if (!d || typeof d !== "object") return;
-    for (const el of this.form.elements) {
-      if (!el.name) continue;
-      if (el.type === "radio") {
-        if (el.name in d) el.checked = d[el.name] === el.value;
-      } else if (el.type === "checkbox") {
-        const k = `${el.name}\u0000${el.value}`;
-        if (k in d) el.checked = !!d[k];
-      } else if (el.name in d && typeof d[el.name] === "string") {
-        el.value = d[el.name];
-      }
-    }
+    writeDraft(this.form, this.draft || storedDraft(this.id));
   }
 
   clearDraft() {
-    try {
-      sessionStorage.removeItem(this.draftKey());
-    } catch {
-      // ignore
-    }
+    this.draft = null;
+    forgetDraft(this.id);
+  }
+
+  // hasFocus reports whether the focus is in the card.
+  hasFocus() {
+    return !!this.el?.contains(document.activeElement);
+  }
+
+  // holds reports whether the card holds something a person would lose
+  // if it left the page: the focus, an answer being sent or kept to send,
+  // an outcome, an error, a vote or a claim, a reminder.
+  holds() {
+    if (!this.el) return false;
+    return this.resolved || this.expired || this.busy || this.unsent || this.votedLock || this.claimLocked ||
+      this.leaving || !this.error.hidden || !this.progress.escalation.hidden || this.hasFocus();
+  }
+
+  // release gives up the card's elements while it is far from the screen
+  // (the inbox keeps thousands of cards, the page only those near the
+  // screen); its draft stays in the model. It reports whether it did.
+  release() {
+    if (!this.el || this.holds()) return false;
+    this.draft = readDraft(this.form);
+    this.el.remove();
+    for (const k of BUILT) this[k] = null;
+    return true;
+  }
+
+  // ensure builds a released card again, with its draft and its compact
+  // list state.
+  ensure() {
+    if (this.el) return;
+    this.build();
+    this.restoreDraft();
+    if (this.open) this.setOpen(true);
+    this.el.classList.add("is-back");
   }
 }
+
+// BUILT are the fields build sets, which release drops.
+const BUILT = ["widget", "timer", "outcome", "error", "stakes", "progress", "fields", "form", "toggle", "article", "el", "primaryLabel", "refocus"];
 
 // over says why an answer was refused when the question is over:
 // "conflict" (answered already), "expired", "cancelled" or "not_found";

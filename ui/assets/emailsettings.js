@@ -10,6 +10,7 @@
 
 import { h, icon, speak } from "./dom.js";
 import { getJSON, postJSON } from "./api.js";
+import { SettingsDialog } from "./settingsdialog.js";
 
 const CONFIG_URL = "/api/v1/email/config";
 const TEST_URL = "/api/v1/email/test";
@@ -25,40 +26,19 @@ const ENV = {
 };
 
 // EmailSettings is the header's Email button and the dialog it opens.
-export class EmailSettings {
-  // hooks: {announce(text)}
+export class EmailSettings extends SettingsDialog {
+  // host is where the button goes; hooks: {announce(text)}
   constructor(host, hooks) {
-    this.hooks = hooks;
-    this.busy = false;
-    this.gen = 0;
-    this.button = h("button", {
+    const button = h("button", {
       type: "button", class: "btn btn-quiet btn-small btn-email", id: "email-btn", title: "Email settings",
       "aria-label": "Email settings", "aria-haspopup": "dialog", "aria-controls": "email-dialog", hidden: true,
-      onclick: () => this.open(),
     }, icon("send"), h("span", { class: "btn-label", text: "Email" }));
-    host.append(this.button);
-    this.dialog = h("dialog", { id: "email-dialog", class: "dialog", "aria-labelledby": "email-title", "aria-describedby": "email-desc" });
-    document.body.append(this.dialog);
+    host.append(button);
+    const dialog = h("dialog", { id: "email-dialog", class: "dialog", "aria-labelledby": "email-title", "aria-describedby": "email-desc" });
+    document.body.append(dialog);
+    super(button, dialog, CONFIG_URL);
+    this.hooks = hooks;
     this.build();
-    this.dialog.addEventListener("close", () => {
-      if (!this.button.hidden) this.button.focus();
-    });
-  }
-
-  // probe shows the button when the caller may change the email settings
-  // and the server runs the email channel.
-  async probe() {
-    const gen = ++this.gen;
-    const r = await getJSON(CONFIG_URL);
-    if (gen !== this.gen) return;
-    this.button.hidden = !r.ok;
-  }
-
-  // hide hides the button and closes the dialog (signing out).
-  hide() {
-    this.gen++;
-    this.button.hidden = true;
-    if (this.dialog.open) this.dialog.close();
   }
 
   build() {

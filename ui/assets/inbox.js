@@ -2,19 +2,20 @@
 // (deadline soonest or newest, those expiring within five minutes pinned
 // on top) and filters, kept in step with the live channel. Only the pages
 // of questions scrolled to are loaded: the first with the live replay,
-// the next ones from the list API as the end of the list comes near.
+// the next ones from the list API as the end of the list comes near; of
+// those, only the cards near the screen are on the page (inboxwindow.js).
 
 import { isTyping } from "./dom.js";
 import { Card, short } from "./card.js";
-import { getInteraction } from "./api.js";
 import { answeredBy, ago } from "./format.js";
-import { actionOutcome } from "./decision.js";
 import { notify, dismiss } from "./notify.js";
-import { chosenText, endText } from "./cardoutcome.js";
+import { endText } from "./cardoutcome.js";
+import { lookup, reconcile, tellValue } from "./inboxfates.js";
 import { EndedStrip } from "./ended.js";
 import { Pages } from "./inboxpages.js";
 import { fateText } from "./fate.js";
 import { NewPill } from "./newpill.js";
+import { CardWindow } from "./inboxwindow.js";
 
 // How long an ended card stays to show what happened, in ms.
 const LINGER_SENT = 2500;
@@ -33,6 +34,7 @@ export class Inbox {
     this.opts = opts;
     this.triage = opts.triage;
     this.cards = new Map();
+    this.order = []; // the cards in view, in the triage bar's order
     this.fresh = [];
     this.burst = null;
     this.ready = false;
@@ -42,10 +44,11 @@ export class Inbox {
     this.wanted = null; // the id a link named, until its card arrives
     this.linked = null; // the card a link opened, which keeps the focus
     this.pages = new Pages(this);
+    this.win = new CardWindow(this);
     this.ended = new EndedStrip(els.ended);
     this.pill = new NewPill(els.pill, els.cards, (seen) => {
-      (this.visibleCards().find((c) => seen.includes(c)) || this.visibleCards()[0])?.focus();
-    });
+      (this.order.find((c) => seen.includes(c)) || this.order[0])?.focus();
+    }, (c) => this.win.above(c));
     setInterval(() => this.tick(), 1000);
     this.showCompact();
     this.render();
@@ -63,6 +66,7 @@ export class Inbox {
         // hitl:resolved: that card keeps its outcome (its own answer may
         // still be in flight, and be the one that won).
         const card = this.cards.get(msg.interaction_id);
+        card?.ensure();
         if (card && !card.answerHeard) card.resolve("cancelled", endText(card, msg.reason));
         this.pages.countsChanged();
         break;
@@ -70,31 +74,25 @@ export class Inbox {
       case "hitl:resolved": {
         const card = this.cards.get(msg.interaction_id);
         if (!card) break;
+        card.ensure();
         card.answerHeard = true;
         if (card.sent) break;
         card.answeredElsewhere(msg.timed_out ? card.stakes.expiredText(true) : answeredBy(msg.responded_by, msg.channel));
-        if (!msg.timed_out) this.tellValue(card);
+        if (!msg.timed_out) tellValue(card);
         break;
       }
       case "hitl:progress": {
         // A vote was cast, or a claim made or released.
         const card = this.cards.get(msg.interaction_id);
-        if (card && !card.resolved) card.progress.apply(msg);
+        if (!card || card.resolved) break;
+        card.ensure();
+        card.progress.apply(msg);
         break;
       }
       case "hitl:replay_done":
         this.replayDone(msg);
         break;
     }
-  }
-
-  // tellValue completes the outcome of a card answered elsewhere with
-  // the value chosen ("Hold — chosen by alice via the API.").
-  async tellValue(card) {
-    const r = await getInteraction(card.id);
-    if (!r.ok || r.data.status !== "answered" || card.sent || card.q.interaction_type === "action") return;
-    const res = r.data.result || {};
-    if (!res.timed_out) card.update(chosenText(card.q, res));
   }
 
   // replayDone runs when a connection's replay is complete: every card
@@ -105,7 +103,7 @@ export class Inbox {
   replayDone(msg) {
     if (msg.paged) this.pages.replayed(msg);
     this.setReady();
-    if (!msg.resumed && Array.isArray(msg.pending)) this.reconcile(new Set(msg.pending), !!msg.paged);
+    if (!msg.resumed && Array.isArray(msg.pending)) reconcile([...this.cards.values()], new Set(msg.pending));
     if (!this.summarized) {
       this.summarized = true;
       this.summary(msg.counts);
@@ -136,16 +134,22 @@ export class Inbox {
       resolved: (c, kind, text) => this.onResolved(c, kind, text),
       announce: (text) => this.opts.announce(text),
       changed: () => this.render(),
-      lookup: (c) => this.lookup(c),
+      lookup: (c) => lookup(c),
       answered: (c) => this.focusAfter(c),
       soon: (c) => this.place(c),
       unsent: () => this.opts.unsent?.(),
       dismiss: (c) => this.dismissCard(c),
+      show: (c) => this.win.layout(c),
     });
     this.cards.set(card.id, card);
-    const anchor = this.pill.anchor();
-    this.place(card);
-    this.pill.keep(anchor);
+    if (quiet) {
+      this.place(card);
+    } else {
+      const anchor = this.pill.anchor();
+      this.place(card);
+      this.win.layout();
+      this.pill.keep(anchor);
+    }
     if (card.id === this.wanted) {
       this.wanted = null;
       clearTimeout(this.wantTimer);
@@ -159,24 +163,28 @@ export class Inbox {
     this.render();
   }
 
-  // place puts card where the order says, or takes it off the page when
-  // the filters leave it out. Questions expiring within five minutes are
+  // place puts card where the order says, or out of the order when the
+  // filters leave it out. Questions expiring within five minutes are
   // pinned on top, soonest first.
   place(card) {
     if (card.gone) return;
-    if (!this.triage.matches(card.q) && !card.resolved) {
-      card.el.remove();
-      return;
+    const i = this.order.indexOf(card);
+    if (i >= 0) this.order.splice(i, 1);
+    if (this.triage.matches(card.q) || card.resolved) this.order.splice(this.slot(card), 0, card);
+    this.win.schedule();
+  }
+
+  // slot is where card goes in the order: before the first card it goes
+  // above.
+  slot(card) {
+    let lo = 0;
+    let hi = this.order.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.before(card, this.order[mid])) hi = mid;
+      else lo = mid + 1;
     }
-    const after = [...this.els.cards.children].find((el) => {
-      const other = this.cards.get(el.dataset.id);
-      return other && other !== card && this.before(card, other);
-    });
-    if (after === card.el || (after && card.el.nextElementSibling === after)) return;
-    if (!after && card.el.parentNode === this.els.cards && !card.el.nextElementSibling) return;
-    const focused = card.el.contains(document.activeElement) ? document.activeElement : null;
-    this.els.cards.insertBefore(card.el, after || null);
-    focused?.focus({ preventScroll: true });
+    return lo;
   }
 
   // before reports whether card a goes above card b.
@@ -194,13 +202,15 @@ export class Inbox {
     return a.createdAt >= b.createdAt;
   }
 
-  // arrange applies a new order or filter to the cards on the page.
+  // arrange applies a new order or filter to the cards; the ended ones
+  // keep their places.
   arrange() {
     const anchor = this.pill.anchor();
-    for (const card of this.cards.values()) {
-      if (!card.resolved) card.el.remove();
-    }
+    const ended = this.order.map((c, i) => [c, i]).filter(([c]) => c.resolved);
+    this.order = [];
     for (const card of this.cards.values()) if (!card.resolved) this.place(card);
+    for (const [c, i] of ended) this.order.splice(Math.min(i, this.order.length), 0, c);
+    this.win.layout();
     this.pill.keep(anchor);
     this.render();
   }
@@ -219,18 +229,19 @@ export class Inbox {
 
   showCompact() {
     this.els.cards.classList.toggle("is-compact", !!this.triage.view.compact);
+    this.win?.remeasure();
   }
 
-  // visibleCards are the cards on the page in page order.
+  // visibleCards are the cards in view, on the page or near it, in order.
   visibleCards() {
-    return [...this.els.cards.children].map((el) => this.cards.get(el.dataset.id)).filter(Boolean);
+    return this.order;
   }
 
   // move focuses the next (by 1) or previous (by -1) card (j and k).
   // Cards that ended are skipped, unless they keep typed text.
   move(by) {
     const list = this.visibleCards();
-    const at = list.findIndex((c) => c.el.contains(document.activeElement));
+    const at = list.findIndex((c) => c.hasFocus());
     for (let i = at < 0 ? (by > 0 ? 0 : list.length - 1) : at + by; i >= 0 && i < list.length; i += by) {
       if (!list[i].resolved || list[i].keptText) {
         list[i].focus();
@@ -241,13 +252,13 @@ export class Inbox {
 
   // focused is the card holding the focus, if any.
   focused() {
-    return this.visibleCards().find((c) => c.el.contains(document.activeElement)) || null;
+    return this.order.find((c) => c.hasFocus()) || null;
   }
 
   // focusAfter moves the focus from a card that was just answered to the
   // next open card, before the answered one is disabled.
   focusAfter(card) {
-    if (!card.el.contains(document.activeElement)) return;
+    if (!card.hasFocus()) return;
     const list = this.visibleCards().filter((c) => c === card || (!c.resolved && !c.expired));
     const i = list.indexOf(card);
     const next = list[i + 1] || list[i - 1];
@@ -315,7 +326,7 @@ export class Inbox {
     this.linked = card;
     card.focus();
     card.article.classList.add("is-linked");
-    setTimeout(() => card.article.classList.remove("is-linked"), HIGHLIGHT);
+    setTimeout(() => card.article?.classList.remove("is-linked"), HIGHLIGHT);
   }
 
   // explain shows in a notice what became of interaction id.
@@ -348,33 +359,21 @@ export class Inbox {
   // strip, passing its focus on to the next card.
   remove(card) {
     if (!this.cards.has(card.id)) return;
-    const hadFocus = card.el.contains(document.activeElement);
-    const order = this.visibleCards().filter((c) => c === card || !c.resolved);
+    const hadFocus = card.hasFocus();
+    const order = this.order.filter((c) => c === card || !c.resolved);
     const i = order.indexOf(card);
     const next = order[i + 1] || order[i - 1];
     this.cards.delete(card.id);
+    this.order = this.order.filter((c) => c !== card);
     this.pill.forget(card);
-    if (card.resolved && card.el.isConnected) this.ended.add(card.id, card.q.question, card.outcomeText());
-    card.leave();
+    if (card.resolved && card.el?.isConnected) this.ended.add(card.id, card.q.question, card.outcomeText());
+    if (card.el) card.leave();
+    else card.gone = true;
     if (hadFocus) {
       if (next && next !== card) next.focus();
       else this.els.heading.focus();
     }
     this.render();
-  }
-
-  // lookup fills in who answered a card that a POST found already
-  // answered, and what was decided about an action.
-  async lookup(card) {
-    const r = await getInteraction(card.id);
-    if (!r.ok || r.data.status !== "answered") return;
-    const res = r.data.result || {};
-    const first = card.conflict ? "Someone else answered first. " : "";
-    const o = card.q.interaction_type === "action" ? actionOutcome(r.data) : null;
-    // This page's own "Always allow…" made a rule with the answer.
-    const rule = card.sent && card.value?.always ? " The rule is saved: see Rules in the top bar." : "";
-    if (o) card.update(`${first}${o.text}${rule}`, o.kind);
-    else if (card.conflict) card.update(res.timed_out ? card.stakes.expiredText(true) : `${first}${answeredBy(res.responded_by, res.channel)}`);
   }
 
   // setReady marks the first replay as complete enough to show the empty
@@ -397,9 +396,11 @@ export class Inbox {
     this.fresh = [];
     for (const card of this.cards.values()) {
       dismiss(card.id);
-      card.el.remove();
+      card.el?.remove();
     }
     this.cards.clear();
+    this.order = [];
+    this.win.reset();
     this.els.cards.replaceChildren();
     this.ended.reset();
     this.pages.reset();
@@ -407,30 +408,6 @@ export class Inbox {
     this.ready = false;
     this.summarized = false;
     this.render();
-  }
-
-  // reconcile drops the cards that are not in pending (the ids a full
-  // replay listed): their questions ended while the page was not
-  // listening, so what became of each is fetched and shown. After a paged
-  // replay, a card beyond the first page may still be pending: it stays.
-  async reconcile(pending) {
-    for (const card of [...this.cards.values()]) {
-      if (card.resolved || pending.has(card.id)) continue;
-      const r = await getInteraction(card.id);
-      if (card.resolved) continue;
-      if (!r.ok) {
-        if (r.status === 404) card.resolve("gone", "This question no longer exists.");
-        continue;
-      }
-      const it = r.data;
-      const res = it.result || {};
-      if (it.status === "answered") {
-        card.answeredElsewhere(res.timed_out ? card.stakes.expiredText(true) : answeredBy(res.responded_by, res.channel));
-        if (!res.timed_out && !card.sent) card.update(chosenText(card.q, res));
-      } else if (it.status === "cancelled" || it.status === "expired") {
-        card.resolve("cancelled", endText(card, it.status === "expired" ? "timeout" : res.reason));
-      }
-    }
   }
 
   // online runs when the live channel is back: answers that could not be
@@ -467,11 +444,12 @@ export class Inbox {
   }
 
   render() {
+    this.win.schedule();
     const n = this.pending();
     const { empty, sub, count } = this.els;
     count.textContent = String(n);
     count.hidden = n === 0;
-    const shown = this.els.cards.children.length;
+    const shown = this.order.length;
     empty.hidden = !this.ready || shown > 0;
     const filtered = this.triage.filtered();
     empty.querySelector(".empty-title").textContent = filtered ? "Nothing matches" : "No questions waiting";

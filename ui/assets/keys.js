@@ -15,7 +15,7 @@ export function setupKeys({ inbox, triage, dialog, opener, active, announce }) {
   let rejecting = null; // the card whose reject awaits its confirmation
   let rejectTimer = null;
   const clearReject = () => {
-    rejecting?.article.classList.remove("is-confirming");
+    rejecting?.article?.classList.remove("is-confirming");
     rejecting = null;
     clearTimeout(rejectTimer);
   };

@@ -3,11 +3,14 @@
 // a "1 new question ↑" pill says where they went.
 
 // NewPill is the pill; el is its button (with a .pill-text), cards the
-// list, and focusTop(cards) focuses the topmost of the new cards.
+// list, focusTop(cards) focuses the topmost of the new cards and
+// above(card) says whether a card (on the page or not) is above the
+// screen.
 export class NewPill {
-  constructor(el, cards, focusTop) {
+  constructor(el, cards, focusTop, above) {
     this.el = el;
     this.cards = cards;
+    this.above = above;
     this.unseen = new Set();
     el.addEventListener("click", () => {
       const seen = [...this.unseen];
@@ -24,7 +27,7 @@ export class NewPill {
   // screen while the page is scrolled; it reports whether it did.
   offer(fresh) {
     if (window.scrollY <= 0) return false;
-    const above = fresh.filter((c) => c.el.isConnected && c.el.getBoundingClientRect().bottom < 60);
+    const above = fresh.filter((c) => this.above(c));
     if (above.length === 0) return false;
     for (const c of above) this.unseen.add(c);
     const n = this.unseen.size;
@@ -47,7 +50,7 @@ export class NewPill {
   // inserting above it does not move what the person is reading.
   anchor() {
     if (window.scrollY <= 0) return null;
-    for (const el of this.cards.children) {
+    for (const el of this.cards.querySelectorAll(":scope > .card-wrap")) {
       const top = el.getBoundingClientRect().top;
       if (top >= 0) return { el, top };
     }

@@ -10,6 +10,7 @@
 
 import { h, icon, speak } from "./dom.js";
 import { getJSON, postJSON } from "./api.js";
+import { SettingsDialog } from "./settingsdialog.js";
 
 const CONFIG_URL = "/api/human-feedback/slack/config";
 const TEST_URL = "/api/human-feedback/slack/test";
@@ -42,37 +43,14 @@ const LABELS = {
 };
 
 // SlackSettings is the header's Slack button and the dialog it opens.
-export class SlackSettings {
+export class SlackSettings extends SettingsDialog {
   // hooks: {announce(text)}
   constructor(button, dialog, hooks) {
-    this.button = button;
-    this.dialog = dialog;
+    super(button, dialog, CONFIG_URL);
     this.hooks = hooks;
-    this.busy = false;
-    this.gen = 0;
     this.fields = {};
     this.build();
     button.prepend(icon("slack"));
-    button.addEventListener("click", () => this.open());
-    dialog.addEventListener("close", () => {
-      if (!this.button.hidden) this.button.focus();
-    });
-  }
-
-  // probe shows the button when the caller may change the Slack settings
-  // and the server runs the Slack channel.
-  async probe() {
-    const gen = ++this.gen;
-    const r = await getJSON(CONFIG_URL);
-    if (gen !== this.gen) return;
-    this.button.hidden = !r.ok;
-  }
-
-  // hide hides the button and closes the dialog (signing out).
-  hide() {
-    this.gen++;
-    this.button.hidden = true;
-    if (this.dialog.open) this.dialog.close();
   }
 
   build() {

@@ -20,11 +20,22 @@ function clock(ms, now) {
 // defaultText renders a default answer for the stakes line.
 function defaultText(q) {
   const v = q.default_response;
+  if (q.interaction_type === "action") return decisionText(v);
   if (q.interaction_type === "approval") return v === true ? "approve" : v === false ? "reject" : JSON.stringify(v);
   const label = (key) => q.options?.find((o) => o.key === key)?.label ?? key;
   if (q.interaction_type === "single_choice") return label(v);
   if (q.interaction_type === "multi_choice" && Array.isArray(v)) return v.map(label).join(", ") || "nothing";
   const s = typeof v === "string" ? v : JSON.stringify(v);
+  return s.length > 80 ? `${s.slice(0, 79)}…` : s;
+}
+
+// decisionText renders an action's default decision: "reject: nobody
+// answered", "approve".
+function decisionText(v) {
+  const d = typeof v === "object" && v ? v.decision : v;
+  const words = { approve: "approve", edit: "approve as edited", reject: "reject", respond: "respond" }[d] || JSON.stringify(v);
+  const msg = typeof v?.message === "string" && v.message ? `: ${v.message}` : "";
+  const s = `${words}${msg}`;
   return s.length > 80 ? `${s.slice(0, 79)}…` : s;
 }
 
@@ -40,7 +51,7 @@ export class Stakes {
     this.onTimeout = this.hasDefault ? (q.on_timeout || null) : "cancel";
     this.outcomeEl = h("span", { class: "stakes-outcome" });
     this.whenEl = h("span", { class: "stakes-when" });
-    const use = this.hasDefault && q.interaction_type !== "action"
+    const use = this.hasDefault
       ? h("button", { type: "button", class: "btn btn-quiet btn-small stakes-use", onclick: useDefault },
         "Use default", h("span", { class: "sr-only", text: ` (${defaultText(q)}): ${q.question.length > 60 ? `${q.question.slice(0, 59)}…` : q.question}` }))
       : null;
@@ -54,6 +65,7 @@ export class Stakes {
     const r = await getInteraction(this.q.interaction_id);
     if (!r.ok) return;
     this.onTimeout = r.data.on_timeout === "default" ? "default" : "cancel";
+    this.q.on_timeout = this.onTimeout; // a card built again does not ask again
     this.render();
   }
 

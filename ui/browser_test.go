@@ -1,0 +1,244 @@
+package ui_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// chromiumPath is Debian's Chromium, which test.sh installs.
+const chromiumPath = "/usr/bin/chromium"
+
+// One browser for the whole test binary; each test opens its own tab.
+var browser struct {
+	once   sync.Once
+	ctx    context.Context
+	cancel func()
+	err    error
+	dir    string
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if browser.cancel != nil {
+		browser.cancel()
+	}
+	if browser.dir != "" {
+		os.RemoveAll(browser.dir)
+	}
+	os.Exit(code)
+}
+
+// requireChromium skips the test when Chromium is missing, except in CI
+// (CI is set), where a missing browser is a failure.
+func requireChromium(t *testing.T) {
+	t.Helper()
+	if _, err := os.Stat(chromiumPath); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s is missing (CI is set, so this fails): test.sh installs the chromium package", chromiumPath)
+		}
+		t.Skipf("browser test skipped: %s is missing (run ./test.sh, which installs the chromium package)", chromiumPath)
+	}
+}
+
+// startBrowser starts the shared headless Chromium once.
+func startBrowser() (context.Context, error) {
+	browser.once.Do(func() {
+		dir, err := os.MkdirTemp("", "hitl-ui-chromium-")
+		if err != nil {
+			browser.err = err
+			return
+		}
+		browser.dir = dir
+		allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+			chromedp.ExecPath(chromiumPath),
+			chromedp.Headless,
+			chromedp.NoSandbox,
+			chromedp.DisableGPU,
+			chromedp.NoFirstRun,
+			chromedp.NoDefaultBrowserCheck,
+			chromedp.UserDataDir(dir),
+			chromedp.WindowSize(1100, 900),
+			chromedp.Flag("disable-background-networking", true),
+			chromedp.Flag("disable-component-update", true),
+			chromedp.Flag("disable-sync", true),
+			chromedp.Flag("disable-quic", true),
+			chromedp.Flag("disable-extensions", true),
+			chromedp.Flag("disable-dev-shm-usage", true),
+			chromedp.Flag("disable-background-timer-throttling", true),
+			chromedp.Flag("disable-backgrounding-occluded-windows", true),
+			chromedp.Flag("disable-renderer-backgrounding", true),
+			chromedp.Flag("disable-features", "Translate,MediaRouter,OptimizationHints"),
+			chromedp.Flag("metrics-recording-only", true),
+			chromedp.Flag("password-store", "basic"),
+			chromedp.Flag("hide-scrollbars", true),
+			chromedp.Flag("mute-audio", true),
+			chromedp.Flag("lang", "en-US"),
+		)
+		ctx, cancelBrowser := chromedp.NewContext(allocCtx)
+		browser.ctx = ctx
+		browser.cancel = func() { cancelBrowser(); cancelAlloc() }
+		browser.err = chromedp.Do(ctx) // starts the browser
+	})
+	return browser.ctx, browser.err
+}
+
+// page is one browser tab on a server.
+type page struct {
+	t   *testing.T
+	ctx context.Context
+	srv *hitlServer
+
+	mu       sync.Mutex
+	problems []string // CSP violations and uncaught exceptions
+}
+
+// openPage opens a new tab, optionally runs setup steps before loading
+// the inbox, loads it and waits until it is live.
+func openPage(t *testing.T, srv *hitlServer, setup ...chromedp.Action[chromedp.Void]) *page {
+	t.Helper()
+	p := openTab(t, srv, false, setup...)
+	p.waitJS(`document.getElementById("conn").dataset.state === "live"`)
+	return p
+}
+
+// openSignIn opens the page in a browser context of its own (its own
+// cookies: one person signed in per context) and waits for the sign-in
+// view.
+func openSignIn(t *testing.T, srv *hitlServer, setup ...chromedp.Action[chromedp.Void]) *page {
+	t.Helper()
+	p := openTab(t, srv, true, setup...)
+	p.waitJS(`!document.getElementById("view-login").hidden && document.getElementById("login-form").checkVisibility()`)
+	return p
+}
+
+// openTab opens a new tab, in a new browser context when isolated, runs
+// setup steps and loads the inbox.
+func openTab(t *testing.T, srv *hitlServer, isolated bool, setup ...chromedp.Action[chromedp.Void]) *page {
+	t.Helper()
+	return openTabWithin(t, srv, isolated, 60*time.Second, setup...)
+}
+
+// openTabWithin is openTab for a tab that may stay open for timeout.
+func openTabWithin(t *testing.T, srv *hitlServer, isolated bool, timeout time.Duration, setup ...chromedp.Action[chromedp.Void]) *page {
+	t.Helper()
+	requireChromium(t)
+	bctx, err := startBrowser()
+	if err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	var opts []chromedp.ContextOption
+	if isolated {
+		opts = append(opts, chromedp.WithNewBrowserContext())
+	}
+	tabCtx, cancelTab := chromedp.NewContext(bctx, opts...)
+	if err := chromedp.Do(tabCtx); err != nil {
+		cancelTab()
+		t.Fatalf("open tab: %v", err)
+	}
+	ctx, cancelTimeout := context.WithTimeout(tabCtx, timeout)
+	p := &page{t: t, ctx: ctx, srv: srv}
+	messages := chromedp.Console(tabCtx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for m, err := range messages {
+			if err != nil {
+				return
+			}
+			text := m.String()
+			if m.IsException() || strings.Contains(text, "Content Security Policy") || strings.Contains(text, "Refused to") {
+				p.mu.Lock()
+				p.problems = append(p.problems, text)
+				p.mu.Unlock()
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		cancelTimeout()
+		cancelTab()
+		<-done
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		for _, m := range p.problems {
+			t.Errorf("browser console: %s", m)
+		}
+	})
+	p.do(setup...)
+	p.do(chromedp.Navigate(srv.URL + "/"))
+	return p
+}
+
+// do runs browser steps, failing the test on error.
+func (p *page) do(steps ...chromedp.Action[chromedp.Void]) {
+	p.t.Helper()
+	if len(steps) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(p.ctx, 20*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		p.t.Fatalf("browser: %v", err)
+	}
+}
+
+// waitJS waits until the JavaScript expression is truthy.
+func (p *page) waitJS(expr string) {
+	p.t.Helper()
+	_, err := chromedp.Run(p.ctx, chromedp.Poll[chromedp.Void](expr,
+		chromedp.WithPollingInterval(40*time.Millisecond), chromedp.WithPollingTimeout(20*time.Second)))
+	if err != nil {
+		p.t.Fatalf("waiting for %s: %v", expr, err)
+	}
+}
+
+// eval evaluates a JavaScript expression and decodes its value.
+func eval[T any](p *page, expr string) T {
+	p.t.Helper()
+	v, err := chromedp.Run(p.ctx, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
+	if err != nil {
+		p.t.Fatalf("evaluate %s: %v", expr, err)
+	}
+	return v
+}
+
+// card is the CSS selector of the card of interaction id.
+func card(id string) string {
+	return fmt.Sprintf(`article.card[data-id=%q]`, id)
+}
+
+// js quotes s as a JavaScript string literal.
+func js(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// waitCardText waits until the card of id contains text.
+func (p *page) waitCardText(id, text string) {
+	p.t.Helper()
+	p.waitJS(fmt.Sprintf(`(document.querySelector(%s)?.textContent || "").includes(%s)`, js(card(id)), js(text)))
+}
+
+// waitCardGone waits until the card of id has left the page.
+func (p *page) waitCardGone(id string) {
+	p.t.Helper()
+	p.waitJS(fmt.Sprintf(`!document.querySelector(%s)`, js(card(id))))
+}
+
+// waitCard waits until the card of id is on the page.
+func (p *page) waitCard(id string) {
+	p.t.Helper()
+	p.waitJS(fmt.Sprintf(`document.querySelector(%s)?.checkVisibility()`, js(card(id))))
+}
+
+// ctrlEnter presses Ctrl+Enter in the focused element.
+func ctrlEnter() chromedp.Action[chromedp.Void] {
+	return chromedp.KeyEvent("\r", chromedp.KeyModifiers(chromedp.ModifierCtrl))
+}
