@@ -13,8 +13,28 @@ import (
 func TestListWorkflowUsesItsIndex(t *testing.T) {
 	s := openInternal(t)
 	where, args := listWhere(hitl.ListFilter{Status: hitl.StatusPending, Workflow: true}, true, true)
-	q := `EXPLAIN QUERY PLAN SELECT ` + cols + ` FROM interactions` + whereSQL(where) + ` ORDER BY created_at DESC, id DESC LIMIT 500`
-	rows, err := s.r.Query(q, args...)
+	got := queryPlan(t, s, `SELECT `+cols+` FROM interactions`+whereSQL(where)+` ORDER BY created_at DESC, id DESC LIMIT 500`, args...)
+	if !strings.Contains(got, "interactions_workflow") || strings.Contains(got, "TEMP B-TREE") {
+		t.Errorf("plan %q: want a range of interactions_workflow in order, with no sort", got)
+	}
+}
+
+// TestCountPendingReadsItsIndex: the inbox's counts of pending questions
+// read interactions_pending_counts alone (a covering index), in the order
+// the grouping wants, not every pending row of the table.
+func TestCountPendingReadsItsIndex(t *testing.T) {
+	s := openInternal(t)
+	got := queryPlan(t, s, `SELECT source_agent, type, count(*), coalesce(sum(deadline IS NOT NULL AND deadline <= 0), 0)
+		FROM interactions INDEXED BY interactions_pending_counts WHERE status = 'pending' GROUP BY source_agent, type`)
+	if !strings.Contains(got, "COVERING INDEX interactions_pending_counts") || strings.Contains(got, "TEMP B-TREE") {
+		t.Errorf("plan %q: want the covering index interactions_pending_counts in order, with no sort", got)
+	}
+}
+
+// queryPlan returns SQLite's plan for q, its steps joined by "; ".
+func queryPlan(t *testing.T, s *Store, q string, args ...any) string {
+	t.Helper()
+	rows, err := s.r.Query(`EXPLAIN QUERY PLAN `+q, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,37 +51,5 @@ func TestListWorkflowUsesItsIndex(t *testing.T) {
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
-	got := strings.Join(plan, "; ")
-	if !strings.Contains(got, "interactions_workflow") || strings.Contains(got, "TEMP B-TREE") {
-		t.Errorf("plan %q: want a range of interactions_workflow in order, with no sort", got)
-	}
-}
-
-// TestCountPendingReadsItsIndex: the inbox's counts of pending questions
-// read interactions_pending_counts alone (a covering index), in the order
-// the grouping wants, not every pending row of the table.
-func TestCountPendingReadsItsIndex(t *testing.T) {
-	s := openInternal(t)
-	plan, err := s.r.Query(`EXPLAIN QUERY PLAN SELECT source_agent, type, count(*), coalesce(sum(deadline IS NOT NULL AND deadline <= 0), 0)
-		FROM interactions INDEXED BY interactions_pending_counts WHERE status = 'pending' GROUP BY source_agent, type`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer plan.Close()
-	var steps []string
-	for plan.Next() {
-		var id, parent, unused int
-		var detail string
-		if err := plan.Scan(&id, &parent, &unused, &detail); err != nil {
-			t.Fatal(err)
-		}
-		steps = append(steps, detail)
-	}
-	if err := plan.Err(); err != nil {
-		t.Fatal(err)
-	}
-	got := strings.Join(steps, "; ")
-	if !strings.Contains(got, "COVERING INDEX interactions_pending_counts") || strings.Contains(got, "TEMP B-TREE") {
-		t.Errorf("plan %q: want the covering index interactions_pending_counts in order, with no sort", got)
-	}
+	return strings.Join(plan, "; ")
 }

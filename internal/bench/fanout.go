@@ -83,6 +83,17 @@ func (f *fanout) read(ws *wsConn, i int, tag string) {
 	}
 }
 
+// close closes the subscribers' connections (subs, as openSubscribers
+// filled it) and waits until their readers have stopped.
+func (f *fanout) close(subs []*wsConn) {
+	for _, ws := range subs {
+		if ws != nil {
+			ws.Close()
+		}
+	}
+	f.readers.Wait()
+}
+
 // disconnected says how many subscribers stopped early, and why the first
 // did.
 func (f *fanout) disconnected() string {

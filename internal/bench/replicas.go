@@ -140,14 +140,7 @@ func replicaFanout(ctx context.Context, cfg Config, srvs []*Server, a *api, f *R
 	progress("replicas: %d: opening %d WebSockets", len(srvs), n)
 	fan := newFanout(n, cfg.FanoutTrials)
 	subs := make([]*wsConn, n)
-	defer func() {
-		for _, ws := range subs {
-			if ws != nil {
-				ws.Close()
-			}
-		}
-		fan.readers.Wait()
-	}()
+	defer fan.close(subs)
 	if err := openSubscribers(ctx, srvs, fan, tag, 0, subs); err != nil {
 		return err
 	}

@@ -92,14 +92,7 @@ func streams(ctx context.Context, srv *Server, waiters, subscribers, trials int,
 	progress("streams: opening %d WebSockets", subscribers)
 	fan := newFanout(subscribers, trials)
 	subs := make([]*wsConn, subscribers)
-	defer func() {
-		for _, ws := range subs {
-			if ws != nil {
-				ws.Close()
-			}
-		}
-		fan.readers.Wait()
-	}()
+	defer fan.close(subs)
 	if err := openSubscribers(ctx, []*Server{srv}, fan, tag, waiters, subs); err != nil {
 		return res, fmt.Errorf("streams: %w", err)
 	}
