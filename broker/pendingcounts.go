@@ -23,8 +23,11 @@ type pendingCounts struct {
 	// inSnapshot holds the events after the observer's start that the
 	// snapshot already counted: told of later, they are skipped.
 	inSnapshot map[int64]bool
-	// early holds the events told before the snapshot was read.
-	early []*hitl.Event
+	// early holds the events told before the snapshot was read, up to
+	// maxEarly; beyond that the counts give up (abandoned) and Counts keeps
+	// reading the store.
+	early     []*hitl.Event
+	abandoned bool
 	// loaded is closed once the snapshot is read.
 	loaded chan struct{}
 }
@@ -33,6 +36,9 @@ type groupKey struct {
 	agent string
 	typ   hitl.Type
 }
+
+// maxEarly bounds the events held while the snapshot cannot be read.
+const maxEarly = 100_000
 
 // snapshotRetry is how long the counts wait before reading the snapshot
 // again after a store error.
@@ -52,6 +58,10 @@ func (pc *pendingCounts) start(ctx context.Context, b *Broker) {
 				pc.load(groups, seen)
 				return
 			}
+			if pc.gaveUp() {
+				b.log.Error("read the counts of pending interactions: gave up after too many events; the inbox's counts read the store", "error", err)
+				return
+			}
 			b.log.Warn("read the counts of pending interactions; the inbox's counts read the store meanwhile", "error", err)
 			select {
 			case <-ctx.Done():
@@ -67,6 +77,9 @@ func (pc *pendingCounts) start(ctx context.Context, b *Broker) {
 func (pc *pendingCounts) load(groups []hitl.CountGroup, seen []int64) {
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
+	if pc.abandoned {
+		return
+	}
 	pc.groups = make(map[groupKey]int, len(groups))
 	for _, g := range groups {
 		pc.groups[groupKey{g.Agent, g.Type}] = g.N
@@ -86,11 +99,22 @@ func (pc *pendingCounts) load(groups []hitl.CountGroup, seen []int64) {
 func (pc *pendingCounts) observe(ev *hitl.Event) {
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
-	if !pc.ready {
+	switch {
+	case pc.abandoned:
+	case !pc.ready && len(pc.early) >= maxEarly:
+		pc.early, pc.abandoned = nil, true
+	case !pc.ready:
 		pc.early = append(pc.early, ev)
-		return
+	default:
+		pc.apply(ev)
 	}
-	pc.apply(ev)
+}
+
+// gaveUp reports whether the counts were abandoned.
+func (pc *pendingCounts) gaveUp() bool {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	return pc.abandoned
 }
 
 // apply counts one event in or out, unless the snapshot counted it.
