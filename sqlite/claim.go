@@ -36,14 +36,37 @@ func (l leased) claimSQL() string {
 		RETURNING ` + l.returning
 }
 
+// dueSQL reads whether any row of l has work due. Its arguments are now
+// and work's arguments.
+func (l leased) dueSQL() string {
+	return `SELECT EXISTS (SELECT 1 FROM ` + l.table + `
+		WHERE due_at IS NOT NULL AND due_at <= ? AND ` + l.work + `)`
+}
+
+// anyDue reports whether a row of l has work due at now, read on a reader
+// so that a worker woken with nothing to do (a question that no one is
+// to be told of by its channel) does not take the writer: the claim
+// after it runs only when there is work. A row that becomes due after
+// this read is the next step's, as its worker is woken by it.
+func (s *Store) anyDue(ctx context.Context, l leased, now time.Time, workArgs []any) (bool, error) {
+	st, err := s.reader(ctx, l.dueSQL())
+	if err != nil {
+		return false, err
+	}
+	var due bool
+	err = st.QueryRowContext(ctx, append([]any{now.UnixMilli()}, workArgs...)...).Scan(&due)
+	return due, err
+}
+
 // claimRows claims up to limit rows of l due at now in tx, with work's
 // arguments, and returns them read by scan.
-func claimRows[T any](ctx context.Context, tx *sql.Tx, l leased, now, leaseUntil time.Time, limit int, workArgs []any, scan func(scanner) (*T, error)) ([]*T, error) {
+func claimRows[T any](ctx context.Context, s *Store, tx *sql.Tx, l leased, now, leaseUntil time.Time, limit int, workArgs []any, scan func(scanner) (*T, error)) ([]*T, error) {
 	if limit <= 0 {
 		limit = hitl.MaxListLimit
 	}
+	st := tx.StmtContext(ctx, s.st.claims[l.table])
 	args := append(append([]any{leaseUntil.UnixMilli(), now.UnixMilli()}, workArgs...), limit)
-	rows, err := tx.QueryContext(ctx, l.claimSQL(), args...)
+	rows, err := st.QueryContext(ctx, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -67,10 +90,13 @@ func claimRows[T any](ctx context.Context, tx *sql.Tx, l leased, now, leaseUntil
 // interaction ID and where its interaction goes.
 func claimWithInteractions[T any](ctx context.Context, s *Store, l leased, now, leaseUntil time.Time, limit int, workArgs []any,
 	scan func(scanner) (*T, error), of func(*T) (string, **hitl.Interaction)) ([]*T, error) {
+	if due, err := s.anyDue(ctx, l, now, workArgs); err != nil || !due {
+		return nil, err
+	}
 	var out []*T
 	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var err error
-		if out, err = claimRows(ctx, tx, l, now, leaseUntil, limit, workArgs, scan); err != nil {
+		if out, err = claimRows(ctx, s, tx, l, now, leaseUntil, limit, workArgs, scan); err != nil {
 			return err
 		}
 		for _, r := range out {

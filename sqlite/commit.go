@@ -43,7 +43,8 @@ type writeReq struct {
 type writeQueue struct {
 	mu      sync.Mutex
 	queue   []*writeReq
-	leading bool // a batch is being committed
+	leading bool  // a batch is being committed
+	taken   int64 // writes ever queued
 }
 
 // write runs fn in a write transaction on the single writer connection and
@@ -73,6 +74,7 @@ func (s *Store) enqueue(ctx context.Context, fn func(ctx context.Context, tx *sq
 	q := &s.wq
 	q.mu.Lock()
 	q.queue = append(q.queue, r)
+	q.taken++
 	lead := !q.leading
 	q.leading = true
 	q.mu.Unlock()

@@ -126,8 +126,11 @@ func (s *Store) UnnotifiedInteractions(ctx context.Context, f hitl.UnnotifiedFil
 // channel.
 func (s *Store) NextNotificationDue(ctx context.Context, channel string) (time.Time, bool, error) {
 	var ms sql.NullInt64
-	err := s.r.QueryRowContext(ctx, `SELECT min(due_at) FROM notifications
-		WHERE channel = ? AND due_at IS NOT NULL AND state IN ('scheduled', 'sending')`, channel).Scan(&ms)
+	st, err := s.reader(ctx, `SELECT min(due_at) FROM notifications
+		WHERE channel = ? AND due_at IS NOT NULL AND state IN ('scheduled', 'sending')`)
+	if err == nil {
+		err = st.QueryRowContext(ctx, channel).Scan(&ms)
+	}
 	if err != nil {
 		return time.Time{}, false, fmt.Errorf("next notification due: %w", err)
 	}
@@ -244,8 +247,12 @@ func (s *Store) SavePushSubscription(ctx context.Context, p *hitl.PushSubscripti
 // PushSubscriptions returns user's subscriptions (everyone's for ""),
 // oldest first.
 func (s *Store) PushSubscriptions(ctx context.Context, user string) ([]*hitl.PushSubscription, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT endpoint, user_name, p256dh, auth, untargeted, created_at
-		FROM push_subscriptions WHERE ? = '' OR user_name = ? ORDER BY created_at, endpoint`, user, user)
+	st, err := s.reader(ctx, `SELECT endpoint, user_name, p256dh, auth, untargeted, created_at
+		FROM push_subscriptions WHERE ? = '' OR user_name = ? ORDER BY created_at, endpoint`)
+	if err != nil {
+		return nil, fmt.Errorf("list push subscriptions: %w", err)
+	}
+	rows, err := st.QueryContext(ctx, user, user)
 	if err != nil {
 		return nil, fmt.Errorf("list push subscriptions: %w", err)
 	}

@@ -122,7 +122,10 @@ func (s *Store) UnscheduledSlackInteractions(ctx context.Context, limit int) ([]
 // NextSlackDue returns the earliest due time of a row with work to do.
 func (s *Store) NextSlackDue(ctx context.Context) (time.Time, bool, error) {
 	var ms sql.NullInt64
-	err := s.r.QueryRowContext(ctx, `SELECT min(due_at) FROM slack_messages WHERE state IN `+sqlSlackWork).Scan(&ms)
+	st, err := s.reader(ctx, `SELECT min(due_at) FROM slack_messages WHERE state IN `+sqlSlackWork)
+	if err == nil {
+		err = st.QueryRowContext(ctx).Scan(&ms)
+	}
 	if err != nil {
 		return time.Time{}, false, fmt.Errorf("next slack due: %w", err)
 	}

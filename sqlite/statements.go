@@ -118,6 +118,10 @@ type statements struct {
 	session      *sql.Stmt
 	activeRules  *sql.Stmt
 
+	// claims are the claiming UPDATEs of the leased tables, by table, on
+	// the writer.
+	claims map[string]*sql.Stmt
+
 	all []*sql.Stmt
 }
 
@@ -149,6 +153,15 @@ func (st *statements) prepare(ctx context.Context, w, r *sql.DB) error {
 			return fmt.Errorf("prepare %q: %w", firstWords(p.query), err)
 		}
 		*p.dst = stmt
+		st.all = append(st.all, stmt)
+	}
+	st.claims = map[string]*sql.Stmt{}
+	for _, l := range []leased{notificationLease, slackLease, deliveryLease} {
+		stmt, err := w.PrepareContext(ctx, l.claimSQL())
+		if err != nil {
+			return fmt.Errorf("prepare the claim of %s: %w", l.table, err)
+		}
+		st.claims[l.table] = stmt
 		st.all = append(st.all, stmt)
 	}
 	return nil

@@ -57,15 +57,16 @@ var ErrInUse = errors.New("the database is in use by another server")
 
 // Store is a hitl.Store backed by one SQLite database file.
 type Store struct {
-	path string
-	w    *sql.DB // one connection: every write, in a transaction
-	r    *sql.DB // read-only pool; the same as w for ":memory:"
-	st   statements
-	wq   writeQueue    // writes waiting for the next group commit
-	cp   *checkpointer // background checkpoints; nil for ":memory:"
-	lock *os.File      // holds the Exclusive lock; nil without
-	now  func() time.Time
-	log  *slog.Logger
+	path  string
+	w     *sql.DB // one connection: every write, in a transaction
+	r     *sql.DB // read-only pool; the same as w for ":memory:"
+	st    statements
+	cache stmtCache     // statements prepared on first use
+	wq    writeQueue    // writes waiting for the next group commit
+	cp    *checkpointer // background checkpoints; nil for ":memory:"
+	lock  *os.File      // holds the Exclusive lock; nil without
+	now   func() time.Time
+	log   *slog.Logger
 }
 
 // Open opens (creating if needed) the database at path, applies any
@@ -224,7 +225,7 @@ func (s *Store) Ping(ctx context.Context) error {
 // close checkpoints the WAL into the database file.
 func (s *Store) Close() error {
 	s.stopCheckpointer()
-	errs := []error{s.st.close()}
+	errs := []error{s.st.close(), s.cache.close()}
 	if s.r != nil && s.r != s.w {
 		errs = append(errs, s.r.Close())
 	}

@@ -37,7 +37,11 @@ func (s *Store) CreateWebhook(ctx context.Context, w *hitl.WebhookSubscription) 
 
 // Webhooks returns every subscription, oldest first.
 func (s *Store) Webhooks(ctx context.Context) ([]*hitl.WebhookSubscription, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+webhookCols+` FROM webhook_subscriptions ORDER BY created_at, id`)
+	st, err := s.reader(ctx, `SELECT `+webhookCols+` FROM webhook_subscriptions ORDER BY created_at, id`)
+	if err != nil {
+		return nil, fmt.Errorf("list webhooks: %w", err)
+	}
+	rows, err := st.QueryContext(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list webhooks: %w", err)
 	}
@@ -139,7 +143,11 @@ func (s *Store) InitWebhookSecret(ctx context.Context, sealed string) (string, e
 // WebhookCursor returns the last event turned into deliveries.
 func (s *Store) WebhookCursor(ctx context.Context) (int64, error) {
 	var seq int64
-	if err := s.r.QueryRowContext(ctx, `SELECT event_cursor FROM webhook_state WHERE id = 1`).Scan(&seq); err != nil {
+	st, err := s.reader(ctx, `SELECT event_cursor FROM webhook_state WHERE id = 1`)
+	if err == nil {
+		err = st.QueryRowContext(ctx).Scan(&seq)
+	}
+	if err != nil {
 		return 0, fmt.Errorf("read webhook cursor: %w", err)
 	}
 	return seq, nil
@@ -177,7 +185,10 @@ func (s *Store) EnqueueWebhookDeliveries(ctx context.Context, from, to int64, ds
 // NextWebhookDue returns the earliest due time of a delivery with work.
 func (s *Store) NextWebhookDue(ctx context.Context) (time.Time, bool, error) {
 	var ms sql.NullInt64
-	err := s.r.QueryRowContext(ctx, `SELECT min(due_at) FROM webhook_deliveries WHERE state IN ('pending', 'sending')`).Scan(&ms)
+	st, err := s.reader(ctx, `SELECT min(due_at) FROM webhook_deliveries WHERE state IN ('pending', 'sending')`)
+	if err == nil {
+		err = st.QueryRowContext(ctx).Scan(&ms)
+	}
 	if err != nil {
 		return time.Time{}, false, fmt.Errorf("next webhook due: %w", err)
 	}
@@ -187,10 +198,17 @@ func (s *Store) NextWebhookDue(ctx context.Context) (time.Time, bool, error) {
 // ClaimWebhookDeliveries claims up to limit deliveries due at now in one
 // write transaction (the single writer makes it a compare-and-set).
 func (s *Store) ClaimWebhookDeliveries(ctx context.Context, now, leaseUntil time.Time, limit int) ([]*hitl.WebhookDelivery, error) {
+	due, err := s.anyDue(ctx, deliveryLease, now, nil)
+	if err != nil {
+		return nil, fmt.Errorf("claim webhook deliveries: %w", err)
+	}
+	if !due {
+		return nil, nil
+	}
 	var out []*hitl.WebhookDelivery
-	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err = s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var err error
-		if out, err = claimRows(ctx, tx, deliveryLease, now, leaseUntil, limit, nil, scanDeliveryWithBody); err != nil {
+		if out, err = claimRows(ctx, s, tx, deliveryLease, now, leaseUntil, limit, nil, scanDeliveryWithBody); err != nil {
 			return err
 		}
 		secrets := map[string]string{}

@@ -20,16 +20,30 @@ type envelope struct {
 	Data      *hitl.Interaction `json:"data"`
 }
 
-// enqueue turns the events after the store's cursor into delivery rows,
-// one batch, and reports whether more events are waiting. Only events the
+// enqueue turns the events after the cursor into delivery rows, one
+// batch, and reports whether more events are waiting. Only events the
 // feed has delivered are read: every event up to that number is
 // committed, so none is skipped while another replica is still committing
 // it.
+//
+// Events that make no row (no subscription wants them and they have no
+// callback: most events, on most servers) move the cursor in memory only,
+// so that they cost the single writer nothing; the store's cursor catches
+// up with the next rows, or once it has lagged for cursorFlush. After a
+// crash those events are read again and make no rows again: a
+// subscription gets only the events after it was made (see deliveriesOf).
 func (s *Service) enqueue(ctx context.Context) (more bool, err error) {
 	horizon := s.feed.Delivered()
-	from, err := s.store.WebhookCursor(ctx)
-	if err != nil || from >= horizon {
+	stored, err := s.store.WebhookCursor(ctx)
+	if err != nil {
 		return false, err
+	}
+	if s.scanned < stored { // another replica went further
+		s.scanned, s.heldSince = 0, time.Time{}
+	}
+	from := max(stored, s.scanned)
+	if from >= horizon {
+		return false, s.flushHeld(ctx, stored)
 	}
 	evs, err := s.store.Events(ctx, from, scanBatch)
 	if err != nil {
@@ -55,16 +69,38 @@ func (s *Service) enqueue(ctx context.Context) (more bool, err error) {
 	if len(evs) < scanBatch {
 		to = horizon // read everything up to it (the rest was purged)
 	}
-	if _, err := s.store.EnqueueWebhookDeliveries(ctx, from, to, ds); err != nil {
-		return false, err
+	if len(ds) == 0 {
+		s.scanned = to
+		if s.heldSince.IsZero() {
+			s.heldSince = s.now()
+		}
+		return to < horizon, s.flushHeld(ctx, stored)
 	}
 	// Lost the compare-and-set: another replica enqueued these; either
 	// way, look again.
-	return to < horizon, nil
+	_, err = s.store.EnqueueWebhookDeliveries(ctx, stored, to, ds)
+	s.scanned, s.heldSince = 0, time.Time{}
+	return to < horizon, err
+}
+
+// cursorFlush is how long the store's cursor may lag behind the events
+// read that made no rows.
+const cursorFlush = 10 * time.Second
+
+// flushHeld writes the cursor held in memory once it has lagged the
+// store's (at stored) for cursorFlush.
+func (s *Service) flushHeld(ctx context.Context, stored int64) error {
+	if s.scanned <= stored || s.now().Sub(s.heldSince) < cursorFlush {
+		return nil
+	}
+	_, err := s.store.EnqueueWebhookDeliveries(ctx, stored, s.scanned, nil)
+	s.scanned, s.heldSince = 0, time.Time{}
+	return err
 }
 
 // deliveriesOf returns the rows ev makes: one per subscription that wants
-// it, and the interaction's callback when ev ends it.
+// it and was made before it, and the interaction's callback when ev ends
+// it.
 func (s *Service) deliveriesOf(ev *hitl.Event, subs []*hitl.WebhookSubscription) ([]*hitl.WebhookDelivery, error) {
 	kind, ok := hitl.WebhookEventOf(ev.Type)
 	if !ok || ev.Interaction == nil {
@@ -79,7 +115,7 @@ func (s *Service) deliveriesOf(ev *hitl.Event, subs []*hitl.WebhookSubscription)
 	var out []*hitl.WebhookDelivery
 	var wrapped []byte
 	for _, sub := range subs {
-		if !sub.Wants(kind) {
+		if !sub.Wants(kind) || sub.CreatedAt.After(ev.At) {
 			continue
 		}
 		if wrapped == nil {

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -34,6 +35,7 @@ type replica struct {
 	b       *broker.Broker
 	s       *Service
 	stepped chan struct{} // receives after each worker step
+	scanned atomic.Int64  // the worker's cursor held in memory, after its last step
 	close   func()        // closes the broker and the store
 	once    sync.Once
 }
@@ -66,6 +68,7 @@ func startWith(t *testing.T, w hitltest.DB, opts Options) *replica {
 	}
 	r.s = New(r.store, r.b, &opts)
 	r.s.stepDone = func() {
+		r.scanned.Store(r.s.scanned)
 		select {
 		case r.stepped <- struct{}{}:
 		default:

@@ -117,6 +117,12 @@ type Service struct {
 	once   sync.Once
 	wg     sync.WaitGroup
 
+	// scanned is the last event read when it is past the store's cursor
+	// (events that made no rows, not yet written; see enqueue), else 0;
+	// heldSince is when it first was. The worker alone uses them.
+	scanned   int64
+	heldSince time.Time
+
 	// stepDone, when set (by tests), is called after each worker step.
 	stepDone func()
 }
