@@ -194,7 +194,9 @@ func TestTwoReplicasPostOnce(t *testing.T) {
 			t.Fatalf("start: %v", err)
 		}
 	}
-	fake.WaitFor("chat.postMessage", n, nil)
+	for _, id := range ids {
+		fake.WaitFor("chat.postMessage", 1, func(c slackfake.Call) bool { return strings.Contains(c.Blocks(), id) })
+	}
 	for _, id := range ids {
 		if got := posts(fake, id); got != 1 {
 			t.Errorf("interaction %s posted %d times, want once", id, got)
