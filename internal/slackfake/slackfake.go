@@ -9,7 +9,6 @@ package slackfake
 import (
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -140,13 +139,4 @@ func (s *Server) FailPosts(code string) {
 	s.mu.Lock()
 	s.failPost = code
 	s.mu.Unlock()
-}
-
-// bearer returns the token of a request: its Authorization header, or its
-// token form field (both of which Slack accepts).
-func bearer(r *http.Request, form func(string) string) string {
-	if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && tok != "" {
-		return tok
-	}
-	return form("token")
 }

@@ -44,7 +44,7 @@ func (s *Server) method(name string, a answer) http.HandlerFunc {
 		} else if form, err := url.ParseQuery(string(body)); err == nil {
 			c.Form = form
 		}
-		c.Token = bearer(r, c.Form.Get)
+		c.Token = bearer(r, c.Form)
 		accepted := s.record(c)
 		var reply map[string]any
 		switch app := strings.HasPrefix(c.Token, "xapp-"); {
@@ -60,6 +60,15 @@ func (s *Server) method(name string, a answer) http.HandlerFunc {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(reply)
 	}
+}
+
+// bearer returns the token of a request: its Authorization header, or its
+// token form field (both of which Slack accepts).
+func bearer(r *http.Request, form url.Values) string {
+	if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && tok != "" {
+		return tok
+	}
+	return form.Get("token")
 }
 
 // failure is the answer of a call that failed with code.
