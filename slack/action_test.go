@@ -128,7 +128,7 @@ func TestActionCardBash(t *testing.T) {
 	in := h.askAction("Bash", `{"command":"terraform apply -auto-approve","description":"Apply the plan","timeout":600}`,
 		func(r *hitl.CreateRequest) { r.Action.Description = "Apply the **staging** plan" })
 	post, _ := h.waitPosted(in)
-	blocks := post.blocks()
+	blocks := post.Blocks()
 
 	for _, want := range []string{`"text":"Action to review"`, `"text":"Run Bash?"`, "*Bash*  ·  🤖 claude-code\\nApply the **staging** plan"} {
 		if !strings.Contains(blocks, want) {
@@ -156,7 +156,7 @@ func TestActionCardBash(t *testing.T) {
 	if !strings.Contains(blocks, "or reply in this thread: `approve`, `edit` and a JSON object, `reject` and a reason, or anything else to answer instead") {
 		t.Errorf("card lacks the thread hint:\n%s", blocks)
 	}
-	if text := post.form.Get("text"); text != "Action to review: Run Bash?" {
+	if text := post.Form.Get("text"); text != "Action to review: Run Bash?" {
 		t.Errorf("notification text: got %q", text)
 	}
 }
@@ -171,7 +171,7 @@ func TestActionCardWriteAndEdit(t *testing.T) {
 	content, _ := json.Marshal(strings.Join(lines, "\n") + "\n")
 	write := h.askAction("Write", `{"file_path":"/repo/docs/notes.md","content":`+string(content)+`}`, nil)
 	post, _ := h.waitPosted(write)
-	blocks := post.blocks()
+	blocks := post.Blocks()
 	got := code(t, blocks)
 	if len(got) != 1 {
 		t.Fatalf("Write: want one diff, got %q", got)
@@ -190,19 +190,19 @@ func TestActionCardWriteAndEdit(t *testing.T) {
 	edit := h.askAction("Edit", `{"file_path":"src/main.go","old_string":"func main() {\n\tfmt.Println(\"hi\")\n}","new_string":"func main() {\n\tfmt.Println(\"hello\")\n\tos.Exit(0)\n}","replace_all":false}`, nil)
 	post, _ = h.waitPosted(edit)
 	wantDiff := " func main() {\n-\tfmt.Println(\"hi\")\n+\tfmt.Println(\"hello\")\n+\tos.Exit(0)\n }"
-	if got := code(t, post.blocks()); !cmp.Equal(got, []string{wantDiff}) {
+	if got := code(t, post.Blocks()); !cmp.Equal(got, []string{wantDiff}) {
 		t.Errorf("Edit diff: got %q, want %q", got, wantDiff)
 	}
-	if strings.Contains(post.blocks(), "more line") {
-		t.Errorf("a short diff says it was cut:\n%s", post.blocks())
+	if strings.Contains(post.Blocks(), "more line") {
+		t.Errorf("a short diff says it was cut:\n%s", post.Blocks())
 	}
-	if diff := cmp.Diff([][2]string{{"*file_path*", "src/main.go"}, {"*replace_all*", "false"}}, fieldPairs(t, post.blocks())); diff != "" {
+	if diff := cmp.Diff([][2]string{{"*file_path*", "src/main.go"}, {"*replace_all*", "false"}}, fieldPairs(t, post.Blocks())); diff != "" {
 		t.Errorf("Edit fields (-want +got):\n%s", diff)
 	}
 
 	multi := h.askAction("MultiEdit", `{"file_path":"a.txt","edits":[{"old_string":"a","new_string":"b"},{"old_string":"c","new_string":"d"}]}`, nil)
 	post, _ = h.waitPosted(multi)
-	if got, want := code(t, post.blocks()), []string{"@@ edit 1 of 2 @@\n-a\n+b\n@@ edit 2 of 2 @@\n-c\n+d"}; !cmp.Equal(got, want) {
+	if got, want := code(t, post.Blocks()), []string{"@@ edit 1 of 2 @@\n-a\n+b\n@@ edit 2 of 2 @@\n-c\n+d"}; !cmp.Equal(got, want) {
 		t.Errorf("MultiEdit diff: got %q, want %q", got, want)
 	}
 }
@@ -217,7 +217,7 @@ func TestActionCardGeneric(t *testing.T) {
 			r.Decisions = []hitl.Decision{hitl.DecisionApprove, hitl.DecisionReject}
 		})
 	post, _ := h.waitPosted(in)
-	blocks := post.blocks()
+	blocks := post.Blocks()
 	want := [][2]string{
 		{"*to*", "ops@example.com"}, {"*subject*", "*Weekly* report :tada:"}, {"*body*", strings.Repeat("x", maxArgValue-1) + "…"},
 		{"*cc*", `["a@example.com"]`}, {"*priority*", "2"},
@@ -246,11 +246,11 @@ func TestActionCardGeneric(t *testing.T) {
 	}
 	many := h.askAction("configure", "{"+strings.Join(args, ",")+"}", nil)
 	post, _ = h.waitPosted(many)
-	if n := len(fieldPairs(t, post.blocks())); n != maxArgPairs*maxArgSections {
+	if n := len(fieldPairs(t, post.Blocks())); n != maxArgPairs*maxArgSections {
 		t.Errorf("23 arguments: %d shown, want %d", n, maxArgPairs*maxArgSections)
 	}
-	if !strings.Contains(post.blocks(), "…and 3 more arguments — <https://hitl.example.com/") {
-		t.Errorf("card does not count the arguments left out:\n%s", post.blocks())
+	if !strings.Contains(post.Blocks(), "…and 3 more arguments — <https://hitl.example.com/") {
+		t.Errorf("card does not count the arguments left out:\n%s", post.Blocks())
 	}
 }
 
@@ -279,16 +279,16 @@ func TestActionHostileText(t *testing.T) {
 			}
 		}
 	}
-	check("card", post.blocks())
-	if got := code(t, post.blocks()); len(got) != 1 || got[0] != "echo '"+evil+"'" {
+	check("card", post.Blocks())
+	if got := code(t, post.Blocks()); len(got) != 1 || got[0] != "echo '"+evil+"'" {
 		t.Errorf("the command is not shown as it runs: %q", got)
 	}
-	pairs := fieldPairs(t, post.blocks())
+	pairs := fieldPairs(t, post.Blocks())
 	if len(pairs) != 1 || pairs[0][1] != evil || !strings.Contains(pairs[0][0], "&lt;!channel&gt;") {
 		t.Errorf("hostile argument: got %q, want the name escaped and the value as plain text", pairs)
 	}
-	if strings.Contains(post.form.Get("text"), "<") {
-		t.Errorf("notification text: %q", post.form.Get("text"))
+	if strings.Contains(post.Form.Get("text"), "<") {
+		t.Errorf("notification text: %q", post.Form.Get("text"))
 	}
 
 	// The reason of a rejection is shown, escaped.
@@ -297,9 +297,9 @@ func TestActionHostileText(t *testing.T) {
 	h.submit(view, map[string]any{blockMessage: map[string]any{valueAction: map[string]any{"type": "plain_text_input", "value": evil}}})
 	h.waitEnded(in.ID)
 	upd := h.waitUpdated(in)
-	check("updated message", upd.blocks())
-	if !strings.Contains(upd.blocks(), "❌ Rejected by *alice* via slack at ") || !strings.Contains(upd.blocks(), ": &lt;!channel&gt; &lt;@U0BOSS&gt;") {
-		t.Errorf("the reason is not shown, escaped:\n%s", upd.blocks())
+	check("updated message", upd.Blocks())
+	if !strings.Contains(upd.Blocks(), "❌ Rejected by *alice* via slack at ") || !strings.Contains(upd.Blocks(), ": &lt;!channel&gt; &lt;@U0BOSS&gt;") {
+		t.Errorf("the reason is not shown, escaped:\n%s", upd.Blocks())
 	}
 }
 
@@ -377,12 +377,12 @@ func TestActionCardWithinSlackLimits(t *testing.T) {
 		r.Question = lt(3000)
 	})
 	post, _ := h.waitPosted(in)
-	withinLimits(t, "card", post.blocks())
+	withinLimits(t, "card", post.Blocks())
 	view := h.openModal(post, "Reject")
 	withinLimits(t, "reject modal", mustJSON(t, view["blocks"]))
 	h.submit(view, map[string]any{blockMessage: text(lt(3000))})
 	h.waitEnded(in.ID)
-	withinLimits(t, "updated message", h.waitUpdated(in).blocks())
+	withinLimits(t, "updated message", h.waitUpdated(in).Blocks())
 }
 
 func withinLimits(t *testing.T, what, blocks string) {

@@ -66,13 +66,13 @@ func TestActionApproveButton(t *testing.T) {
 	}
 	wantResult(t, h.waitEnded(in.ID), `{"decision":"approve"}`, "alice")
 	upd := h.waitUpdated(in)
-	if !strings.Contains(upd.blocks(), "✅ Approved by *alice* via slack at <!date^") {
-		t.Errorf("updated message:\n%s", upd.blocks())
+	if !strings.Contains(upd.Blocks(), "✅ Approved by *alice* via slack at <!date^") {
+		t.Errorf("updated message:\n%s", upd.Blocks())
 	}
-	if got := code(t, upd.blocks()); !cmp.Equal(got, []string{"make deploy"}) {
+	if got := code(t, upd.Blocks()); !cmp.Equal(got, []string{"make deploy"}) {
 		t.Errorf("the updated message should still show what ran: code %q", got)
 	}
-	if got := upd.form.Get("text"); got != "Action to review: Run Bash? — approved" {
+	if got := upd.Form.Get("text"); got != "Action to review: Run Bash? — approved" {
 		t.Errorf("updated text: %q", got)
 	}
 	wantNoActions(t, upd)
@@ -103,8 +103,8 @@ func TestActionRejectModal(t *testing.T) {
 	}
 	wantResult(t, h.waitEnded(in.ID), `{"decision":"reject","message":"not on a Friday"}`, "alice")
 	upd := h.waitUpdated(in)
-	if !strings.Contains(upd.blocks(), "❌ Rejected by *alice* via slack at ") || !strings.Contains(upd.blocks(), "UTC>: not on a Friday") {
-		t.Errorf("updated message does not give the reason:\n%s", upd.blocks())
+	if !strings.Contains(upd.Blocks(), "❌ Rejected by *alice* via slack at ") || !strings.Contains(upd.Blocks(), "UTC>: not on a Friday") {
+		t.Errorf("updated message does not give the reason:\n%s", upd.Blocks())
 	}
 	wantNoActions(t, upd)
 }
@@ -124,8 +124,8 @@ func TestActionRespondModal(t *testing.T) {
 	}
 	wantResult(t, h.waitEnded(in.ID), `{"decision":"respond","message":"Run terraform plan first and show me"}`, "alice")
 	upd := h.waitUpdated(in)
-	if !strings.Contains(upd.blocks(), "💬 Answered instead by *alice* via slack at ") || !strings.Contains(upd.blocks(), ": Run terraform plan first and show me") {
-		t.Errorf("updated message does not give the reply:\n%s", upd.blocks())
+	if !strings.Contains(upd.Blocks(), "💬 Answered instead by *alice* via slack at ") || !strings.Contains(upd.Blocks(), ": Run terraform plan first and show me") {
+		t.Errorf("updated message does not give the reply:\n%s", upd.Blocks())
 	}
 }
 
@@ -160,11 +160,11 @@ func TestActionEditFields(t *testing.T) {
 		t.Errorf("args_diff: %s", d)
 	}
 	upd := h.waitUpdated(in)
-	if !strings.Contains(upd.blocks(), "✏️ Edited and approved by *alice* via slack at ") || !strings.Contains(upd.blocks(), "UTC>: command → `terraform plan`") {
-		t.Errorf("updated message does not say what changed:\n%s", upd.blocks())
+	if !strings.Contains(upd.Blocks(), "✏️ Edited and approved by *alice* via slack at ") || !strings.Contains(upd.Blocks(), "UTC>: command → `terraform plan`") {
+		t.Errorf("updated message does not say what changed:\n%s", upd.Blocks())
 	}
 	want := []string{"terraform apply -auto-approve", "command\n-terraform apply -auto-approve\n+terraform plan"}
-	if diff := cmp.Diff(want, code(t, upd.blocks())); diff != "" {
+	if diff := cmp.Diff(want, code(t, upd.Blocks())); diff != "" {
 		t.Errorf("updated message: the proposal and the edit's diff (-want +got):\n%s", diff)
 	}
 }
@@ -187,8 +187,8 @@ func TestActionEditJSON(t *testing.T) {
 		t.Fatalf("valid edit: %s", body)
 	}
 	wantResult(t, h.waitEnded(in.ID), `{"decision":"edit","args":{"replicas":1,"service":"api"}}`, "alice")
-	if upd := h.waitUpdated(in); !strings.Contains(upd.blocks(), ": replicas → `1`") {
-		t.Errorf("updated message:\n%s", upd.blocks())
+	if upd := h.waitUpdated(in); !strings.Contains(upd.Blocks(), ": replicas → `1`") {
+		t.Errorf("updated message:\n%s", upd.Blocks())
 	}
 
 	// A schema Slack has no inputs for: JSON too, and what it refuses is shown.
@@ -260,8 +260,8 @@ func TestActionAlwaysAllow(t *testing.T) {
 		t.Errorf("rule expiry: %v after %v, want a day", r.ExpiresAt, r.CreatedAt)
 	}
 	upd := h.waitUpdated(in)
-	if want := "🔁 From now on allowed without asking: `command` starting with `git status` (rule `" + r.ID + "`, until <!date^"; !strings.Contains(upd.blocks(), want) {
-		t.Errorf("updated message lacks %q:\n%s", want, upd.blocks())
+	if want := "🔁 From now on allowed without asking: `command` starting with `git status` (rule `" + r.ID + "`, until <!date^"; !strings.Contains(upd.Blocks(), want) {
+		t.Errorf("updated message lacks %q:\n%s", want, upd.Blocks())
 	}
 
 	// The next identical call is decided by the rule, and never posted.
@@ -271,8 +271,8 @@ func TestActionAlwaysAllow(t *testing.T) {
 	}
 	other := h.askAction("Bash", `{"command":"git push"}`, nil)
 	h.waitPosted(other)
-	for _, c := range h.fake.called("chat.postMessage") {
-		if strings.Contains(c.blocks(), next.ID) {
+	for _, c := range h.fake.Calls("chat.postMessage") {
+		if strings.Contains(c.Blocks(), next.ID) {
 			t.Errorf("an action a rule decided was posted")
 		}
 	}

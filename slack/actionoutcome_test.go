@@ -28,17 +28,17 @@ func TestActionAnsweredElsewhere(t *testing.T) {
 	post, _ := h.waitPosted(edited)
 	respond(edited.ID, `{"decision":"edit","args":{"command":"terraform plan"}}`)
 	upd := h.waitUpdated(edited)
-	if !strings.Contains(upd.blocks(), "✏️ Edited and approved by *bob* via web at ") || !strings.Contains(upd.blocks(), "UTC>: command → `terraform plan`") {
-		t.Errorf("edited on the web:\n%s", upd.blocks())
+	if !strings.Contains(upd.Blocks(), "✏️ Edited and approved by *bob* via web at ") || !strings.Contains(upd.Blocks(), "UTC>: command → `terraform plan`") {
+		t.Errorf("edited on the web:\n%s", upd.Blocks())
 	}
-	if got := upd.form.Get("text"); got != "Action to review: Run Bash? — edited and approved" {
+	if got := upd.Form.Get("text"); got != "Action to review: Run Bash? — edited and approved" {
 		t.Errorf("updated text: %q", got)
 	}
 	wantNoActions(t, upd)
 	h.interact(click(slackAlice, post, actionIDs(t, post)["Approve"], nil))
-	eph := h.fake.waitFor("chat.postEphemeral", 1, nil)[0]
-	if !strings.Contains(eph.form.Get("text"), "Already answered: ✏️ Edited and approved by *bob* via web") {
-		t.Errorf("late click: %v", eph.form)
+	eph := h.fake.WaitFor("chat.postEphemeral", 1, nil)[0]
+	if !strings.Contains(eph.Form.Get("text"), "Already answered: ✏️ Edited and approved by *bob* via web") {
+		t.Errorf("late click: %v", eph.Form)
 	}
 
 	// A rejection that makes a deny rule.
@@ -46,7 +46,7 @@ func TestActionAnsweredElsewhere(t *testing.T) {
 	h.waitPosted(denied)
 	respond(denied.ID, `{"decision":"reject","message":"never force-push","always":{"match":{"arg":"command","prefix":"git push"}}}`)
 	upd = h.waitUpdated(denied)
-	blocks := upd.blocks()
+	blocks := upd.Blocks()
 	if !strings.Contains(blocks, "❌ Rejected by *bob* via web at ") || !strings.Contains(blocks, "UTC>: never force-push") {
 		t.Errorf("rejected on the web:\n%s", blocks)
 	}
@@ -59,11 +59,11 @@ func TestActionAnsweredElsewhere(t *testing.T) {
 	h.waitPosted(write)
 	respond(write.ID, `{"decision":"edit","args":{"file_path":"notes.md","content":"a\nB\nc\n"}}`)
 	upd = h.waitUpdated(write)
-	if !strings.Contains(upd.blocks(), "✏️ Edited and approved by *bob* via web at ") || strings.Contains(upd.blocks(), "content →") {
-		t.Errorf("multi-line edit:\n%s", upd.blocks())
+	if !strings.Contains(upd.Blocks(), "✏️ Edited and approved by *bob* via web at ") || strings.Contains(upd.Blocks(), "content →") {
+		t.Errorf("multi-line edit:\n%s", upd.Blocks())
 	}
 	want := []string{"+a\n+b\n+c", "content\n a\n-b\n+B\n c"}
-	if diff := cmp.Diff(want, code(t, upd.blocks())); diff != "" {
+	if diff := cmp.Diff(want, code(t, upd.Blocks())); diff != "" {
 		t.Errorf("the proposal and the edit's diff (-want +got):\n%s", diff)
 	}
 
@@ -71,8 +71,8 @@ func TestActionAnsweredElsewhere(t *testing.T) {
 	replied := h.askAction("Bash", `{"command":"make"}`, nil)
 	h.waitPosted(replied)
 	respond(replied.ID, `{"decision":"respond","message":"use *make check*"}`)
-	if upd := h.waitUpdated(replied); !strings.Contains(upd.blocks(), "💬 Answered instead by *bob* via web at ") || !strings.Contains(upd.blocks(), ": use *make check*") {
-		t.Errorf("respond on the web:\n%s", upd.blocks())
+	if upd := h.waitUpdated(replied); !strings.Contains(upd.Blocks(), "💬 Answered instead by *bob* via web at ") || !strings.Contains(upd.Blocks(), ": use *make check*") {
+		t.Errorf("respond on the web:\n%s", upd.Blocks())
 	}
 }
 
@@ -85,10 +85,10 @@ func TestActionExpiredDefault(t *testing.T) {
 	})
 	h.waitPosted(in)
 	upd := h.waitUpdated(in)
-	if !strings.Contains(upd.blocks(), "; the default answer was used: rejected: nobody answered") {
-		t.Errorf("expired with a default:\n%s", upd.blocks())
+	if !strings.Contains(upd.Blocks(), "; the default answer was used: rejected: nobody answered") {
+		t.Errorf("expired with a default:\n%s", upd.Blocks())
 	}
-	if got := upd.form.Get("text"); got != "Action to review: Run Bash? — expired" {
+	if got := upd.Form.Get("text"); got != "Action to review: Run Bash? — expired" {
 		t.Errorf("updated text: %q", got)
 	}
 }

@@ -56,8 +56,8 @@ func TestActionThreadReplies(t *testing.T) {
 	_, row := h.waitPosted(edited)
 	send(1, row, slackAlice, "edit {\"command\": \"make deploy-staging\"}")
 	wantResult(t, h.waitEnded(edited.ID), `{"decision":"edit","args":{"command":"make deploy-staging"}}`, "alice")
-	if upd := h.waitUpdated(edited); !strings.Contains(upd.blocks(), "✏️ Edited and approved by *alice* via slack") {
-		t.Errorf("updated message:\n%s", upd.blocks())
+	if upd := h.waitUpdated(edited); !strings.Contains(upd.Blocks(), "✏️ Edited and approved by *alice* via slack") {
+		t.Errorf("updated message:\n%s", upd.Blocks())
 	}
 
 	rejected := h.askAction("Bash", `{"command":"rm -rf build"}`, nil)
@@ -70,14 +70,14 @@ func TestActionThreadReplies(t *testing.T) {
 	})
 	_, row = h.waitPosted(strict)
 	send(3, row, slackAlice, "hmm, which release?")
-	eph := h.fake.waitFor("chat.postEphemeral", 1, nil)[0]
-	if eph.form.Get("thread_ts") != row.TS || !strings.Contains(eph.form.Get("text"), "reply `approve` or `reject` and a reason") {
-		t.Errorf("a reply that is no answer: ephemeral %v", eph.form)
+	eph := h.fake.WaitFor("chat.postEphemeral", 1, nil)[0]
+	if eph.Form.Get("thread_ts") != row.TS || !strings.Contains(eph.Form.Get("text"), "reply `approve` or `reject` and a reason") {
+		t.Errorf("a reply that is no answer: ephemeral %v", eph.Form)
 	}
 	send(4, row, slackAlice, `edit {"command":"make release-candidate"}`)
-	eph = h.fake.waitFor("chat.postEphemeral", 2, nil)[1]
-	if !strings.Contains(eph.form.Get("text"), "That answer was not accepted: edit is not allowed for this action; allowed: approve, reject") {
-		t.Errorf("a decision not allowed: ephemeral %v", eph.form)
+	eph = h.fake.WaitFor("chat.postEphemeral", 2, nil)[1]
+	if !strings.Contains(eph.Form.Get("text"), "That answer was not accepted: edit is not allowed for this action; allowed: approve, reject") {
+		t.Errorf("a decision not allowed: ephemeral %v", eph.Form)
 	}
 	if got := h.get(strict.ID).Status; got != hitl.StatusPending {
 		t.Fatalf("after replies that are no answer: %s", got)

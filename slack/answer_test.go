@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/internal/slackfake"
 )
 
 // Slack users of the tests: alice is a hitl user (same email), bob is not.
@@ -41,10 +42,8 @@ func withUsers(t *testing.T, h *harness) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.fake.mu.Lock()
-	h.fake.users[slackAlice] = "alice@example.com"
-	h.fake.users[slackBob] = "bob@elsewhere.example"
-	h.fake.mu.Unlock()
+	h.fake.SetUser(slackAlice, "alice@example.com")
+	h.fake.SetUser(slackBob, "bob@elsewhere.example")
 }
 
 // interact posts an interactivity payload, signed, and returns the status
@@ -61,7 +60,7 @@ func (h *harness) interact(payload any) (int, string) {
 
 // click is a block_actions payload: user clicks the element with the
 // action ID in the message posted by call.
-func click(user string, call apiCall, actionID string, extra map[string]any) map[string]any {
+func click(user string, call slackfake.Call, actionID string, extra map[string]any) map[string]any {
 	action := map[string]any{"action_id": actionID, "block_id": "hitl_actions", "type": "button", "value": actionID, "action_ts": "1700000002.000001"}
 	for k, v := range extra {
 		action[k] = v
@@ -69,18 +68,18 @@ func click(user string, call apiCall, actionID string, extra map[string]any) map
 	return map[string]any{
 		"type": "block_actions", "trigger_id": "TRIGGER1",
 		"user":      map[string]any{"id": user},
-		"channel":   map[string]any{"id": call.form.Get("channel")},
-		"container": map[string]any{"type": "message", "channel_id": call.form.Get("channel")},
+		"channel":   map[string]any{"id": call.Form.Get("channel")},
+		"container": map[string]any{"type": "message", "channel_id": call.Form.Get("channel")},
 		"actions":   []any{action},
 	}
 }
 
 // options returns the option values (tokens) of the select or checkboxes
 // of a posted message, by label.
-func options(t *testing.T, c apiCall) (element string, values map[string]string) {
+func options(t *testing.T, c slackfake.Call) (element string, values map[string]string) {
 	t.Helper()
 	var blocks []map[string]any
-	if err := json.Unmarshal([]byte(c.blocks()), &blocks); err != nil {
+	if err := json.Unmarshal([]byte(c.Blocks()), &blocks); err != nil {
 		t.Fatal(err)
 	}
 	values = map[string]string{}
@@ -118,10 +117,10 @@ func wantResult(t *testing.T, in *hitl.Interaction, value, by string) {
 
 // wantNoActions fails unless a message's blocks hold no element to
 // answer with.
-func wantNoActions(t *testing.T, c apiCall) {
+func wantNoActions(t *testing.T, c slackfake.Call) {
 	t.Helper()
-	if strings.Contains(c.blocks(), `"type":"actions"`) || strings.Contains(c.blocks(), `"action_id"`) {
-		t.Errorf("updated message still has elements to answer with: %s", c.blocks())
+	if strings.Contains(c.Blocks(), `"type":"actions"`) || strings.Contains(c.Blocks(), `"action_id"`) {
+		t.Errorf("updated message still has elements to answer with: %s", c.Blocks())
 	}
 }
 
@@ -141,8 +140,8 @@ func TestApprovalButton(t *testing.T) {
 		"<!date^" + strconv.FormatInt(in.Deadline.Unix(), 10), "deploy-bot", "https://hitl.example.com/?interaction=" + in.ID,
 		"hitl request `" + in.ID + "`", `"style":"primary"`, `"style":"danger"`,
 	} {
-		if !strings.Contains(post.blocks(), want) {
-			t.Errorf("posted blocks lack %q:\n%s", want, post.blocks())
+		if !strings.Contains(post.Blocks(), want) {
+			t.Errorf("posted blocks lack %q:\n%s", want, post.Blocks())
 		}
 	}
 	ids := actionIDs(t, post)
@@ -166,11 +165,11 @@ func TestApprovalButton(t *testing.T) {
 	wantResult(t, h.waitEnded(in.ID), "true", "alice")
 
 	upd := h.waitUpdated(in)
-	if upd.form.Get("ts") != row.TS || upd.form.Get("channel") != testChannel {
-		t.Errorf("chat.update of %s/%s, want the posted message %s/%s", upd.form.Get("channel"), upd.form.Get("ts"), testChannel, row.TS)
+	if upd.Form.Get("ts") != row.TS || upd.Form.Get("channel") != testChannel {
+		t.Errorf("chat.update of %s/%s, want the posted message %s/%s", upd.Form.Get("channel"), upd.Form.Get("ts"), testChannel, row.TS)
 	}
-	if !strings.Contains(upd.blocks(), "✅ Approved by *alice* via slack at <!date^") {
-		t.Errorf("updated message does not say who approved:\n%s", upd.blocks())
+	if !strings.Contains(upd.Blocks(), "✅ Approved by *alice* via slack at <!date^") {
+		t.Errorf("updated message does not say who approved:\n%s", upd.Blocks())
 	}
 	wantNoActions(t, upd)
 	h.waitRow(in.ID, hitl.SlackClosed)
@@ -180,7 +179,7 @@ func TestApprovalButton(t *testing.T) {
 // each of the worker's steps (rows move only there).
 func (h *harness) waitRow(id string, state hitl.SlackState) {
 	h.t.Helper()
-	deadline := time.NewTimer(10 * time.Second)
+	deadline := time.NewTimer(slackfake.Bound)
 	defer deadline.Stop()
 	for {
 		ch := h.stepSignal()
@@ -190,7 +189,7 @@ func (h *harness) waitRow(id string, state hitl.SlackState) {
 		select {
 		case <-ch:
 		case <-deadline.C:
-			h.t.Fatalf("row of %s: got %s after 10s, want %s", id, h.row(id).State, state)
+			h.t.Fatalf("row of %s: got %s after %v, want %s", id, h.row(id).State, slackfake.Bound, state)
 		}
 	}
 }
@@ -206,8 +205,8 @@ func TestSingleChoiceSelect(t *testing.T) {
 	}
 	in := h.ask(hitl.CreateRequest{Type: hitl.TypeSingleChoice, Options: opts})
 	post, _ := h.waitPosted(in)
-	if !strings.Contains(post.blocks(), `"type":"static_select"`) {
-		t.Fatalf("7 options: want a static select, got:\n%s", post.blocks())
+	if !strings.Contains(post.Blocks(), `"type":"static_select"`) {
+		t.Fatalf("7 options: want a static select, got:\n%s", post.Blocks())
 	}
 	sel, values := options(t, post)
 	if len(values) != len(labels) || values["Gamma"] == "" {
@@ -221,8 +220,8 @@ func TestSingleChoiceSelect(t *testing.T) {
 	}
 	wantResult(t, h.waitEnded(in.ID), `"gamma_key"`, "slack:"+slackBob)
 	upd := h.waitUpdated(in)
-	if !strings.Contains(upd.blocks(), "✅ Answered by <@"+slackBob+"> via slack at") || !strings.Contains(upd.blocks(), "*Gamma*") {
-		t.Errorf("updated message does not give the choice:\n%s", upd.blocks())
+	if !strings.Contains(upd.Blocks(), "✅ Answered by <@"+slackBob+"> via slack at") || !strings.Contains(upd.Blocks(), "*Gamma*") {
+		t.Errorf("updated message does not give the choice:\n%s", upd.Blocks())
 	}
 	wantNoActions(t, upd)
 }
@@ -248,8 +247,8 @@ func TestMultiChoiceCheckboxes(t *testing.T) {
 	post, _ := h.waitPosted(in)
 	box, values := options(t, post)
 	submit := actionIDs(t, post)["Submit"]
-	if !strings.Contains(post.blocks(), `"type":"checkboxes"`) || submit == "" {
-		t.Fatalf("want checkboxes and a Submit button, got:\n%s", post.blocks())
+	if !strings.Contains(post.Blocks(), `"type":"checkboxes"`) || submit == "" {
+		t.Fatalf("want checkboxes and a Submit button, got:\n%s", post.Blocks())
 	}
 	// Ticking a box answers nothing.
 	h.interact(click(slackAlice, post, box, map[string]any{"type": "checkboxes", "selected_options": []any{map[string]any{"value": values["Apples"]}}}))
@@ -262,27 +261,27 @@ func TestMultiChoiceCheckboxes(t *testing.T) {
 	h.interact(payload)
 	wantResult(t, h.waitEnded(in.ID), `["a","c"]`, "alice")
 	upd := h.waitUpdated(in)
-	if !strings.Contains(upd.blocks(), "*Apples*, *Cherries*") {
-		t.Errorf("updated message does not list the choices:\n%s", upd.blocks())
+	if !strings.Contains(upd.Blocks(), "*Apples*, *Cherries*") {
+		t.Errorf("updated message does not list the choices:\n%s", upd.Blocks())
 	}
 	wantNoActions(t, upd)
 }
 
 // openModal clicks the message's primary button and returns the modal
 // views.open was asked for.
-func (h *harness) openModal(post apiCall, button string) map[string]any {
+func (h *harness) openModal(post slackfake.Call, button string) map[string]any {
 	h.t.Helper()
 	id := actionIDs(h.t, post)[button]
 	if id == "" {
-		h.t.Fatalf("no %q button in:\n%s", button, post.blocks())
+		h.t.Fatalf("no %q button in:\n%s", button, post.Blocks())
 	}
-	n := len(h.fake.called("views.open"))
+	n := len(h.fake.Calls("views.open"))
 	h.interact(click(slackAlice, post, id, nil))
-	call := h.fake.waitFor("views.open", n+1, nil)[n]
-	if call.body["trigger_id"] != "TRIGGER1" {
-		h.t.Errorf("views.open trigger: got %v, want the click's", call.body["trigger_id"])
+	call := h.fake.WaitFor("views.open", n+1, nil)[n]
+	if call.Body["trigger_id"] != "TRIGGER1" {
+		h.t.Errorf("views.open trigger: got %v, want the click's", call.Body["trigger_id"])
 	}
-	view, _ := call.body["view"].(map[string]any)
+	view, _ := call.Body["view"].(map[string]any)
 	return view
 }
 
@@ -318,11 +317,11 @@ func TestFreeTextModal(t *testing.T) {
 	}
 	wantResult(t, h.waitEnded(in.ID), `"582491"`, "alice")
 	upd := h.waitUpdated(in)
-	if strings.Contains(upd.blocks(), "582491") {
-		t.Errorf("the updated message repeats a free-text answer (it may be a secret):\n%s", upd.blocks())
+	if strings.Contains(upd.Blocks(), "582491") {
+		t.Errorf("the updated message repeats a free-text answer (it may be a secret):\n%s", upd.Blocks())
 	}
-	if !strings.Contains(upd.blocks(), "✅ Answered by *alice* via slack") {
-		t.Errorf("updated message: %s", upd.blocks())
+	if !strings.Contains(upd.Blocks(), "✅ Answered by *alice* via slack") {
+		t.Errorf("updated message: %s", upd.Blocks())
 	}
 }
 
@@ -395,8 +394,8 @@ func TestFormNotMappableLinksToInbox(t *testing.T) {
 	if _, ok := ids["Fill in"]; ok {
 		t.Errorf("a form with an array property got a modal button")
 	}
-	if ids["Open in hitl"] == "" || !strings.Contains(post.blocks(), "answered in the web inbox") {
-		t.Errorf("want the link to the web inbox, got:\n%s", post.blocks())
+	if ids["Open in hitl"] == "" || !strings.Contains(post.Blocks(), "answered in the web inbox") {
+		t.Errorf("want the link to the web inbox, got:\n%s", post.Blocks())
 	}
 }
 
@@ -432,9 +431,9 @@ func TestThreadReply(t *testing.T) {
 
 	// A later reply is told, in the thread, that it is too late.
 	h.post(events, "application/json", reply("Ev3", slackBob, testChannel, row.TS, "no"), time.Now(), testSecret, nil)
-	eph := h.fake.waitFor("chat.postEphemeral", 1, nil)[0]
-	if eph.form.Get("user") != slackBob || eph.form.Get("thread_ts") != row.TS || !strings.Contains(eph.form.Get("text"), "Already answered: ✅ Approved by *alice*") {
-		t.Errorf("late reply: got ephemeral %v", eph.form)
+	eph := h.fake.WaitFor("chat.postEphemeral", 1, nil)[0]
+	if eph.Form.Get("user") != slackBob || eph.Form.Get("thread_ts") != row.TS || !strings.Contains(eph.Form.Get("text"), "Already answered: ✅ Approved by *alice*") {
+		t.Errorf("late reply: got ephemeral %v", eph.Form)
 	}
 }
 
@@ -448,16 +447,16 @@ func TestWebAnswerUpdatesMessage(t *testing.T) {
 		t.Fatalf("respond on the web: %v", err)
 	}
 	upd := h.waitUpdated(in)
-	if !strings.Contains(upd.blocks(), "❌ Rejected by *bob* via web at <!date^") {
-		t.Errorf("updated message: %s", upd.blocks())
+	if !strings.Contains(upd.Blocks(), "❌ Rejected by *bob* via web at <!date^") {
+		t.Errorf("updated message: %s", upd.Blocks())
 	}
 	wantNoActions(t, upd)
 
 	// A late click is told who answered, and changes nothing.
 	h.interact(click(slackBob, post, actionIDs(t, post)["Approve"], nil))
-	eph := h.fake.waitFor("chat.postEphemeral", 1, nil)[0]
-	if eph.form.Get("user") != slackBob || !strings.Contains(eph.form.Get("text"), "Already answered: ❌ Rejected by *bob* via web") {
-		t.Errorf("late click: got ephemeral %v", eph.form)
+	eph := h.fake.WaitFor("chat.postEphemeral", 1, nil)[0]
+	if eph.Form.Get("user") != slackBob || !strings.Contains(eph.Form.Get("text"), "Already answered: ❌ Rejected by *bob* via web") {
+		t.Errorf("late click: got ephemeral %v", eph.Form)
 	}
 	if got := h.get(in.ID); string(got.Result.Value) != "false" || got.Result.RespondedBy != "bob" {
 		t.Errorf("after a late click: got %s by %s, want false by bob", got.Result.Value, got.Result.RespondedBy)
@@ -475,11 +474,11 @@ func TestCancelAndExpiryUpdateMessage(t *testing.T) {
 	if _, err := h.b.Cancel(agent, cancelled.ID, ""); err != nil {
 		t.Fatal(err)
 	}
-	if upd := h.waitUpdated(cancelled); !strings.Contains(upd.blocks(), "🚫 Cancelled by the agent") {
-		t.Errorf("cancelled: %s", upd.blocks())
+	if upd := h.waitUpdated(cancelled); !strings.Contains(upd.Blocks(), "🚫 Cancelled by the agent") {
+		t.Errorf("cancelled: %s", upd.Blocks())
 	}
-	if upd := h.waitUpdated(expiring); !strings.Contains(upd.blocks(), "⌛ Expired at <!date^") {
-		t.Errorf("expired: %s", upd.blocks())
+	if upd := h.waitUpdated(expiring); !strings.Contains(upd.Blocks(), "⌛ Expired at <!date^") {
+		t.Errorf("expired: %s", upd.Blocks())
 	}
 }
 
@@ -491,9 +490,9 @@ func TestTargetedInteraction(t *testing.T) {
 	post, _ := h.waitPosted(in)
 	approve := actionIDs(t, post)["Approve"]
 	h.interact(click(slackBob, post, approve, nil))
-	eph := h.fake.waitFor("chat.postEphemeral", 1, nil)[0]
-	if eph.form.Get("user") != slackBob || !strings.Contains(eph.form.Get("text"), "meant for someone else") {
-		t.Errorf("unmapped user on a targeted interaction: got ephemeral %v", eph.form)
+	eph := h.fake.WaitFor("chat.postEphemeral", 1, nil)[0]
+	if eph.Form.Get("user") != slackBob || !strings.Contains(eph.Form.Get("text"), "meant for someone else") {
+		t.Errorf("unmapped user on a targeted interaction: got ephemeral %v", eph.Form)
 	}
 	if got := h.get(in.ID).Status; got != hitl.StatusPending {
 		t.Fatalf("after a refused click: %s, want pending", got)
@@ -511,9 +510,9 @@ func TestUnmappedUsersNone(t *testing.T) {
 	in := h.ask(hitl.CreateRequest{Type: hitl.TypeApproval})
 	post, _ := h.waitPosted(in)
 	h.interact(click(slackBob, post, actionIDs(t, post)["Approve"], nil))
-	eph := h.fake.waitFor("chat.postEphemeral", 1, nil)[0]
-	if !strings.Contains(eph.form.Get("text"), "not linked to a hitl user") {
-		t.Errorf("unmapped user when no one unmapped may answer: got ephemeral %v", eph.form)
+	eph := h.fake.WaitFor("chat.postEphemeral", 1, nil)[0]
+	if !strings.Contains(eph.Form.Get("text"), "not linked to a hitl user") {
+		t.Errorf("unmapped user when no one unmapped may answer: got ephemeral %v", eph.Form)
 	}
 	if got := h.get(in.ID).Status; got != hitl.StatusPending {
 		t.Fatalf("status %s, want pending", got)
@@ -526,14 +525,14 @@ func TestNotifyOverrides(t *testing.T) {
 	off := h.ask(hitl.CreateRequest{Question: "not on Slack", Notify: &hitl.Notify{Slack: &hitl.SlackNotify{Off: true}}})
 	elsewhere := h.ask(hitl.CreateRequest{Question: "elsewhere", Notify: &hitl.Notify{Slack: &hitl.SlackNotify{ChannelID: "C0OTHER01"}}})
 	post, row := h.waitPosted(elsewhere)
-	if post.form.Get("channel") != "C0OTHER01" || row.ChannelID != "C0OTHER01" {
-		t.Errorf("posted to %q (row %q), want the interaction's channel C0OTHER01", post.form.Get("channel"), row.ChannelID)
+	if post.Form.Get("channel") != "C0OTHER01" || row.ChannelID != "C0OTHER01" {
+		t.Errorf("posted to %q (row %q), want the interaction's channel C0OTHER01", post.Form.Get("channel"), row.ChannelID)
 	}
 	if got := h.row(off.ID).State; got != hitl.SlackSkipped {
 		t.Errorf("row of an interaction with Slack off: got %s, want skipped", got)
 	}
-	for _, c := range h.fake.called("chat.postMessage") {
-		if strings.Contains(c.blocks(), off.ID) {
+	for _, c := range h.fake.Calls("chat.postMessage") {
+		if strings.Contains(c.Blocks(), off.ID) {
 			t.Errorf("an interaction with Slack off was posted")
 		}
 	}
@@ -543,19 +542,17 @@ func TestMentionAndPostFailure(t *testing.T) {
 	t.Parallel()
 	cfg := httpConfig()
 	cfg.Mention = MentionHere
-	fake := newFake(t)
-	fake.failPost = "not_in_channel"
+	fake := slackfake.NewUnstarted(t, nil)
+	fake.FailPosts("not_in_channel")
 	h := newHarness(t, harnessOptions{config: cfg, fake: fake})
 	in := h.ask(hitl.CreateRequest{})
 	// A permanent error: given up at once, not retried.
-	fake.waitFor("chat.postMessage", 1, nil)
+	fake.WaitFor("chat.postMessage", 1, nil)
 	h.waitRow(in.ID, hitl.SlackFailed)
-	fake.mu.Lock()
-	fake.failPost = ""
-	fake.mu.Unlock()
+	fake.FailPosts("")
 	in2 := h.ask(hitl.CreateRequest{})
 	post, _ := h.waitPosted(in2)
-	if !strings.HasPrefix(post.form.Get("text"), "<!here> ") || !strings.Contains(post.blocks(), "<!here> Deploy") {
-		t.Errorf("mention here: text %q, blocks %s", post.form.Get("text"), post.blocks())
+	if !strings.HasPrefix(post.Form.Get("text"), "<!here> ") || !strings.Contains(post.Blocks(), "<!here> Deploy") {
+		t.Errorf("mention here: text %q, blocks %s", post.Form.Get("text"), post.Blocks())
 	}
 }

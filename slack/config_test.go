@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/internal/slackfake"
 	_ "modernc.org/sqlite"
 )
 
@@ -227,11 +228,13 @@ func TestConnectionTest(t *testing.T) {
 	if !res.Success || !strings.Contains(res.Message, "Slack connection test successful") {
 		t.Fatalf("test: got %+v", res)
 	}
-	posted := h.fake.waitFor("chat.postMessage", 1, func(c apiCall) bool { return strings.Contains(c.form.Get("text"), "test of its Slack connection") })
-	if posted[0].form.Get("channel") != testChannel {
-		t.Errorf("test message posted to %q, want %s", posted[0].form.Get("channel"), testChannel)
+	posted := h.fake.WaitFor("chat.postMessage", 1, func(c slackfake.Call) bool {
+		return strings.Contains(c.Form.Get("text"), "test of its Slack connection")
+	})
+	if posted[0].Form.Get("channel") != testChannel {
+		t.Errorf("test message posted to %q, want %s", posted[0].Form.Get("channel"), testChannel)
 	}
-	if len(h.fake.called("auth.test")) == 0 {
+	if len(h.fake.Calls("auth.test")) == 0 {
 		t.Errorf("auth.test was not called")
 	}
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/internal/hitltest"
+	"github.com/hitl-sh/hitl/internal/slackfake"
 )
 
 // The delay runs on the store's due times and one timer; these tests run
@@ -25,10 +26,10 @@ func delayed() *hitl.SlackConfig {
 }
 
 // posts returns the posts of the message of id so far.
-func posts(f *fakeSlack, id string) int {
+func posts(f *slackfake.Server, id string) int {
 	n := 0
-	for _, c := range f.called("chat.postMessage") {
-		if strings.Contains(c.blocks(), id) {
+	for _, c := range f.Calls("chat.postMessage") {
+		if strings.Contains(c.Blocks(), id) {
 			n++
 		}
 	}
@@ -111,10 +112,10 @@ func TestDelayCancelledByEarlierAnswer(t *testing.T) {
 		}
 		time.Sleep(120 * time.Second)
 		synctest.Wait()
-		if n := len(h.fake.called("chat.postMessage")); n != 1 || posts(h.fake, waiting.ID) != 1 {
+		if n := len(h.fake.Calls("chat.postMessage")); n != 1 || posts(h.fake, waiting.ID) != 1 {
 			t.Fatalf("after the delay: %d posts, want only the waiting interaction's", n)
 		}
-		if n := len(h.fake.called("chat.update")); n != 0 {
+		if n := len(h.fake.Calls("chat.update")); n != 0 {
 			t.Errorf("%d messages updated, want none (nothing ended after posting)", n)
 		}
 	})
@@ -123,7 +124,7 @@ func TestDelayCancelledByEarlierAnswer(t *testing.T) {
 func TestDelaySurvivesRestart(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		db := hitltest.SQLiteDB(t)
-		fake := newFake(t)
+		fake := slackfake.NewUnstarted(t, nil)
 		start := func() *harness {
 			return newHarness(t, harnessOptions{config: delayed(), inProcess: true, db: db, fake: fake})
 		}
@@ -136,12 +137,12 @@ func TestDelaySurvivesRestart(t *testing.T) {
 		// Back before the delay ends: posted when it does, once.
 		h = start()
 		synctest.Wait()
-		if n := len(fake.called("chat.postMessage")); n != 0 {
+		if n := len(fake.Calls("chat.postMessage")); n != 0 {
 			t.Fatalf("restarted at 60 s: %d posts, want none yet", n)
 		}
 		time.Sleep(59 * time.Second)
 		synctest.Wait()
-		if n := len(fake.called("chat.postMessage")); n != 0 {
+		if n := len(fake.Calls("chat.postMessage")); n != 0 {
 			t.Fatalf("at 119 s: %d posts, want none yet", n)
 		}
 		h.stop() // down again, before the delay ends
@@ -158,7 +159,7 @@ func TestDelaySurvivesRestart(t *testing.T) {
 		start()
 		time.Sleep(10 * time.Minute)
 		synctest.Wait()
-		if n := len(fake.called("chat.postMessage")); n != 2 {
+		if n := len(fake.Calls("chat.postMessage")); n != 2 {
 			t.Fatalf("after another restart: %d posts in all, want 2", n)
 		}
 	})
@@ -169,7 +170,7 @@ func TestDelaySurvivesRestart(t *testing.T) {
 func TestTwoReplicasPostOnce(t *testing.T) {
 	t.Parallel()
 	db := hitltest.SQLiteDB(t)
-	fake := newFake(t)
+	fake := slackfake.NewUnstarted(t, nil)
 	off := httpConfig()
 	off.Enabled = false
 	h := newHarness(t, harnessOptions{config: off, db: db, fake: fake})
@@ -193,7 +194,9 @@ func TestTwoReplicasPostOnce(t *testing.T) {
 			t.Fatalf("start: %v", err)
 		}
 	}
-	fake.waitFor("chat.postMessage", n, nil)
+	for _, id := range ids {
+		fake.WaitFor("chat.postMessage", 1, func(c slackfake.Call) bool { return strings.Contains(c.Blocks(), id) })
+	}
 	for _, id := range ids {
 		if got := posts(fake, id); got != 1 {
 			t.Errorf("interaction %s posted %d times, want once", id, got)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/internal/slackfake"
 )
 
 // TestEscalationRepliesInTheThread: a posted question's reminder and
@@ -19,16 +20,16 @@ func TestEscalationRepliesInTheThread(t *testing.T) {
 			{After: "3s", AddTargets: &hitl.Targets{Groups: []string{"sre-leads"}}, Channels: []string{hitl.ChannelSlack}},
 		}})
 	_, row := h.waitPosted(in)
-	isReply := func(c apiCall) bool { return c.form.Get("thread_ts") == row.TS }
-	replies := h.fake.waitFor("chat.postMessage", 2, isReply)
-	if got := replies[0].form; !strings.Contains(got.Get("text"), "Reminder") || got.Get("reply_broadcast") != "true" || got.Get("channel") != row.ChannelID {
+	isReply := func(c slackfake.Call) bool { return c.Form.Get("thread_ts") == row.TS }
+	replies := h.fake.WaitFor("chat.postMessage", 2, isReply)
+	if got := replies[0].Form; !strings.Contains(got.Get("text"), "Reminder") || got.Get("reply_broadcast") != "true" || got.Get("channel") != row.ChannelID {
 		t.Errorf("reminder: %v; want a broadcast reply in the thread", got)
 	}
-	if got := replies[1].form.Get("text"); !strings.Contains(got, "Escalated to @sre-leads") {
+	if got := replies[1].Form.Get("text"); !strings.Contains(got, "Escalated to @sre-leads") {
 		t.Errorf("escalation reply: %q, want it to name @sre-leads", got)
 	}
 	h.waitEvent(hitl.EventEscalated, in.ID)
-	if n := len(h.fake.called("chat.postMessage")); n != 3 {
+	if n := len(h.fake.Calls("chat.postMessage")); n != 3 {
 		t.Errorf("chat.postMessage called %d times, want 3 (the question and two replies; the email-only step posts none)", n)
 	}
 }

@@ -13,6 +13,16 @@ import (
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/broker"
 	"github.com/hitl-sh/hitl/internal/hitltest"
+	"github.com/hitl-sh/hitl/internal/slackfake"
+)
+
+// Credentials and the channel the tests configure, which the fake Slack
+// accepts.
+const (
+	testBotToken = slackfake.BotToken
+	testAppToken = slackfake.AppToken
+	testChannel  = slackfake.Channel
+	testSecret   = "8f742231b10e8888abcd99yyyzzz85a5"
 )
 
 // testKey seals secrets in tests.
@@ -27,7 +37,7 @@ type harness struct {
 	b     *broker.Broker
 	close func() // closes the broker and the store
 	s     *Service
-	fake  *fakeSlack
+	fake  *slackfake.Server
 	opts  harnessOptions
 
 	evMu     sync.Mutex
@@ -45,7 +55,7 @@ type harnessOptions struct {
 	now       func() time.Time
 	noCipher  bool
 	db        hitltest.DB // reuse a database (restart, replicas); zero means a new SQLite file
-	fake      *fakeSlack
+	fake      *slackfake.Server
 	noStart   bool // leave starting the channel to the test
 	log       *slog.Logger
 }
@@ -59,7 +69,7 @@ func newHarness(t *testing.T, o harnessOptions) *harness {
 	}
 	h := &harness{t: t, db: o.db, fake: o.fake, opts: o, evChange: make(chan struct{}), stepped: make(chan struct{})}
 	if h.fake == nil {
-		h.fake = newFake(t)
+		h.fake = slackfake.NewUnstarted(t, nil)
 	}
 	e := hitltest.OpenEngine(t, o.db, &hitltest.EngineOptions{Now: o.now})
 	h.store, h.b, h.close = e.Store, e.Broker, e.Close
@@ -90,9 +100,10 @@ func newHarness(t *testing.T, o harnessOptions) *harness {
 	}
 	opts := &Options{Settings: o.settings, Cipher: cipher, PublicURL: "https://hitl.example.com", Now: o.now, Logger: o.log, Identities: h.store}
 	if o.inProcess {
-		opts.APIURL, opts.HTTPClient = "http://slack.invalid/", h.fake.inProcess()
+		opts.APIURL, opts.HTTPClient = "http://slack.invalid/", h.fake.Client()
 	} else {
-		opts.APIURL = h.fake.serve()
+		h.fake.Start()
+		opts.APIURL = h.fake.URL + "/"
 	}
 	h.s, err = New(h.b, h.store, opts)
 	if err != nil {
@@ -164,17 +175,17 @@ func (h *harness) row(id string) *hitl.SlackMessage {
 
 // waitPosted waits for the message of in to be posted and recorded (its
 // notified event comes last) and returns the post and the row.
-func (h *harness) waitPosted(in *hitl.Interaction) (apiCall, *hitl.SlackMessage) {
+func (h *harness) waitPosted(in *hitl.Interaction) (slackfake.Call, *hitl.SlackMessage) {
 	h.t.Helper()
 	h.waitEvent(hitl.EventNotified, in.ID)
-	calls := h.fake.waitFor("chat.postMessage", 1, func(c apiCall) bool { return strings.Contains(c.blocks(), in.ID) })
+	calls := h.fake.WaitFor("chat.postMessage", 1, func(c slackfake.Call) bool { return strings.Contains(c.Blocks(), in.ID) })
 	return calls[0], h.row(in.ID)
 }
 
 // waitEvent waits for an event of type typ about interaction id.
 func (h *harness) waitEvent(typ hitl.EventType, id string) *hitl.Event {
 	h.t.Helper()
-	deadline := time.NewTimer(10 * time.Second)
+	deadline := time.NewTimer(slackfake.Bound)
 	defer deadline.Stop()
 	for {
 		h.evMu.Lock()
@@ -189,7 +200,7 @@ func (h *harness) waitEvent(typ hitl.EventType, id string) *hitl.Event {
 		select {
 		case <-ch:
 		case <-deadline.C:
-			h.t.Fatalf("waited 10s for a %s event of %s", typ, id)
+			h.t.Fatalf("waited %v for a %s event of %s", slackfake.Bound, typ, id)
 		}
 	}
 }
@@ -226,7 +237,7 @@ func (h *harness) record(ev *hitl.Event) {
 // waitEnded waits for the interaction to leave pending.
 func (h *harness) waitEnded(id string) *hitl.Interaction {
 	h.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), slackfake.Bound)
 	defer cancel()
 	in, err := h.b.Wait(ctx, id)
 	if err != nil {
@@ -237,9 +248,9 @@ func (h *harness) waitEnded(id string) *hitl.Interaction {
 
 // waitUpdated waits for the message of in to be updated and returns the
 // update.
-func (h *harness) waitUpdated(in *hitl.Interaction) apiCall {
+func (h *harness) waitUpdated(in *hitl.Interaction) slackfake.Call {
 	h.t.Helper()
-	return h.fake.waitFor("chat.update", 1, func(c apiCall) bool { return strings.Contains(c.blocks(), in.ID) })[0]
+	return h.fake.WaitFor("chat.update", 1, func(c slackfake.Call) bool { return strings.Contains(c.Blocks(), in.ID) })[0]
 }
 
 // post sends a signed request to one of the channel's HTTP handlers and
@@ -257,11 +268,11 @@ func (h *harness) post(handler http.Handler, contentType string, body []byte, ts
 
 // actionIDs returns the action IDs (tokens) of a posted message's
 // elements, with the text of each.
-func actionIDs(t *testing.T, c apiCall) map[string]string {
+func actionIDs(t *testing.T, c slackfake.Call) map[string]string {
 	t.Helper()
 	var blocks []map[string]any
-	if err := json.Unmarshal([]byte(c.blocks()), &blocks); err != nil {
-		t.Fatalf("blocks of %s: %v", c.method, err)
+	if err := json.Unmarshal([]byte(c.Blocks()), &blocks); err != nil {
+		t.Fatalf("blocks of %s: %v", c.Method, err)
 	}
 	out := map[string]string{}
 	for _, b := range blocks {

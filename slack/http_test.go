@@ -166,14 +166,14 @@ func TestHTTPReplay(t *testing.T) {
 	if code, _ := h.post(h.s.EventsHandler(), "application/json", reply("EvReplay2", slackBob, testChannel, row.TS, "second"), time.Now(), testSecret, nil); code != http.StatusOK {
 		t.Fatalf("second event: got %d", code)
 	}
-	h.fake.waitFor("chat.postEphemeral", 1, nil)
+	h.fake.WaitFor("chat.postEphemeral", 1, nil)
 	if got := h.get(in.ID); string(got.Result.Value) != `"first"` {
 		t.Errorf("value: got %s, want the first answer", got.Result.Value)
 	}
 	h.stop() // waits for every request being handled
 	var to []string
-	for _, c := range h.fake.called("chat.postEphemeral") {
-		to = append(to, c.form.Get("user"))
+	for _, c := range h.fake.Calls("chat.postEphemeral") {
+		to = append(to, c.Form.Get("user"))
 	}
 	if len(to) != 1 || to[0] != slackBob {
 		t.Errorf("ephemeral messages to %v, want one, to bob: the retry must not be handled", to)
@@ -206,9 +206,7 @@ func TestHTTPWhileOff(t *testing.T) {
 		t.Errorf("event while off: got %d, want 200", code)
 	}
 	h.stop()
-	h.fake.mu.Lock()
-	defer h.fake.mu.Unlock()
-	if n := len(h.fake.calls); n != 0 {
+	if n := len(h.fake.Calls("")); n != 0 {
 		t.Errorf("Slack was called %d times while off", n)
 	}
 }

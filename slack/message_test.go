@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/internal/slackfake"
 )
 
 // TestTextIsEscaped checks the text of the messages, which Slack shows in
@@ -18,7 +19,7 @@ func TestTextIsEscaped(t *testing.T) {
 	const want = "&lt;!channel&gt; Deploy? See &lt;https://evil.example|the runbook&gt; &amp; ask &lt;@U0BOSS&gt;"
 	in := h.ask(hitl.CreateRequest{Type: hitl.TypeApproval, Question: question})
 	post, _ := h.waitPosted(in)
-	if got := post.form.Get("text"); got != "Approval needed: "+want {
+	if got := post.Form.Get("text"); got != "Approval needed: "+want {
 		t.Errorf("posted text %q, want %q", got, "Approval needed: "+want)
 	}
 	agent := hitl.WithCaller(context.Background(), hitl.Caller{Name: "agent", Channel: hitl.ChannelAPI, Role: hitl.RoleAgent})
@@ -26,12 +27,12 @@ func TestTextIsEscaped(t *testing.T) {
 		t.Fatal(err)
 	}
 	upd := h.waitUpdated(in)
-	if got := upd.form.Get("text"); got != "Approval needed: "+want+" — cancelled" {
+	if got := upd.Form.Get("text"); got != "Approval needed: "+want+" — cancelled" {
 		t.Errorf("updated text %q, want %q", got, "Approval needed: "+want+" — cancelled")
 	}
-	for _, c := range []apiCall{post, upd} {
-		if strings.Contains(c.form.Get("text"), "<") || strings.Contains(c.blocks(), "<!channel>") {
-			t.Errorf("%s: markup from the question got through: text %q, blocks %s", c.method, c.form.Get("text"), c.blocks())
+	for _, c := range []slackfake.Call{post, upd} {
+		if strings.Contains(c.Form.Get("text"), "<") || strings.Contains(c.Blocks(), "<!channel>") {
+			t.Errorf("%s: markup from the question got through: text %q, blocks %s", c.Method, c.Form.Get("text"), c.Blocks())
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/internal/hitltest"
+	"github.com/hitl-sh/hitl/internal/slackfake"
 )
 
 // TestPostgresReplicas runs two servers over one PostgreSQL database:
@@ -16,7 +17,7 @@ import (
 func TestPostgresReplicas(t *testing.T) {
 	t.Parallel()
 	db := hitltest.PostgresDB(t) // skips without PostgreSQL
-	fake := newFake(t)
+	fake := slackfake.NewUnstarted(t, nil)
 	cfg := httpConfig()
 	cfg.DelaySeconds = 1
 	a := newHarness(t, harnessOptions{config: cfg, db: db, fake: fake})
@@ -37,7 +38,7 @@ func TestPostgresReplicas(t *testing.T) {
 			t.Fatalf("respond: %v", err)
 		}
 	}
-	fake.waitFor("chat.update", n, nil)
+	fake.WaitFor("chat.update", n, nil)
 	a.stop()
 	b.stop() // both done: nothing in flight
 	for _, id := range ids {
@@ -45,8 +46,8 @@ func TestPostgresReplicas(t *testing.T) {
 			t.Errorf("interaction %s posted %d times, want once", id, got)
 		}
 		updates := 0
-		for _, c := range fake.called("chat.update") {
-			if strings.Contains(c.blocks(), id) {
+		for _, c := range fake.Calls("chat.update") {
+			if strings.Contains(c.Blocks(), id) {
 				updates++
 			}
 		}
@@ -62,7 +63,7 @@ func TestPostgresReplicas(t *testing.T) {
 func TestPostgresAlwaysAllow(t *testing.T) {
 	t.Parallel()
 	db := hitltest.PostgresDB(t) // skips without PostgreSQL
-	fake := newFake(t)
+	fake := slackfake.NewUnstarted(t, nil)
 	a := newHarness(t, harnessOptions{config: httpConfig(), db: db, fake: fake})
 	b := newHarness(t, harnessOptions{config: httpConfig(), db: db, fake: fake})
 	withUsers(t, a)
@@ -76,8 +77,8 @@ func TestPostgresAlwaysAllow(t *testing.T) {
 	}
 	wantResult(t, a.waitEnded(in.ID), `{"decision":"approve"}`, "alice")
 	upd := a.waitUpdated(in)
-	if !strings.Contains(upd.blocks(), "🔁 From now on allowed without asking: `file_path` matching `/repo/src/**` (rule `") {
-		t.Errorf("updated message does not name the rule:\n%s", upd.blocks())
+	if !strings.Contains(upd.Blocks(), "🔁 From now on allowed without asking: `file_path` matching `/repo/src/**` (rule `") {
+		t.Errorf("updated message does not name the rule:\n%s", upd.Blocks())
 	}
 	next := b.askAction("Write", `{"file_path":"/repo/src/util/x.go","content":"package util\n"}`, nil)
 	if next.Status != hitl.StatusAnswered || next.Result.Channel != hitl.ChannelRule || next.Result.RuleID == "" {

@@ -163,8 +163,9 @@ func TestSlackSettings(t *testing.T) {
 	if got := p.text("#slack-result"); !strings.Contains(got, "hitl-test") || !strings.Contains(got, fakeChannel) {
 		t.Errorf("test result %q: want the team and the channel", got)
 	}
-	if posts := srv.Slack.postedTexts(); len(posts) != 1 || !strings.Contains(posts[0], "test of its Slack connection") {
-		t.Errorf("posted to Slack: %q, want one test message", posts)
+	if posts := srv.Slack.Calls("chat.postMessage"); len(posts) != 1 || !strings.Contains(posts[0].Form.Get("text"), "test of its Slack connection") ||
+		posts[0].Form.Get("channel") != fakeChannel || posts[0].Token != fakeBotToken {
+		t.Errorf("posted to Slack: %+v, want one test message to %s with the saved bot token", posts, fakeChannel)
 	}
 	if c := srv.slackConfig(t); c.ChannelID != "C0OLD0001" {
 		t.Errorf("testing saved the channel: %+v", c)

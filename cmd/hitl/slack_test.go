@@ -6,22 +6,19 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/hitl-sh/hitl/internal/hitltest"
+	"github.com/hitl-sh/hitl/internal/slackfake"
 	"github.com/hitl-sh/hitl/slack"
 	_ "modernc.org/sqlite"
 )
@@ -246,58 +243,13 @@ func startEnv(t *testing.T, env []string, args ...string) *proc {
 	return p
 }
 
-// fakeSlackAPI is the part of Slack's Web API hitl serve calls, recording
-// the messages it posts and updates.
-type fakeSlackAPI struct {
-	*httptest.Server
-	mu    sync.Mutex
-	calls []url.Values // chat.postMessage and chat.update, with "method" added
-}
-
-func newFakeSlackAPI(t *testing.T) *fakeSlackAPI {
-	t.Helper()
-	f := &fakeSlackAPI{}
-	n := 0
-	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r.ParseForm()
-		method := strings.TrimPrefix(r.URL.Path, "/")
-		w.Header().Set("Content-Type", "application/json")
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		switch method {
-		case "chat.postMessage", "chat.update":
-			form := r.PostForm
-			form.Set("method", method)
-			f.calls = append(f.calls, form)
-			n++
-			fmt.Fprintf(w, `{"ok":true,"channel":%q,"ts":"1700000000.%06d"}`, form.Get("channel"), n)
-		default:
-			fmt.Fprint(w, `{"ok":true}`)
-		}
-	}))
-	t.Cleanup(f.Close)
-	return f
-}
-
-// find returns the recorded call of method whose blocks mention text.
-func (f *fakeSlackAPI) find(method, text string) (url.Values, bool) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for _, c := range f.calls {
-		if c.Get("method") == method && strings.Contains(c.Get("blocks"), text) {
-			return c, true
-		}
-	}
-	return nil, false
-}
-
 // TestServeSlackEndToEnd runs hitl serve with Slack on (a fake Web API):
 // a question asked over HTTP is posted, and once answered over HTTP its
 // message is updated with who answered and through which channel.
 func TestServeSlackEndToEnd(t *testing.T) {
 	t.Parallel()
-	api := newFakeSlackAPI(t)
-	s := startSlackServer(t, "--slack-bot-token", "xoxb-1111-2222-endtoendtest", "--slack-channel", "C0E2E0001",
+	api := slackfake.New(t, nil)
+	s := startSlackServer(t, "--slack-bot-token", slackfake.BotToken, "--slack-channel", "C0E2E0001",
 		"--slack-delay", "0", "--slack-api-url", api.URL+"/")
 	code, body := slackCall(t, "POST", s.URL+"/api/v1/interactions", "application/json", `{"interaction_type":"approval","question":"Ship it?"}`, nil)
 	var in struct {
@@ -306,31 +258,19 @@ func TestServeSlackEndToEnd(t *testing.T) {
 	if code != http.StatusCreated || json.Unmarshal([]byte(body), &in) != nil {
 		t.Fatalf("create: got %d %s", code, body)
 	}
-	waitFor(t, "the question to be posted to Slack", func() bool {
-		c, ok := api.find("chat.postMessage", in.ID)
-		return ok && c.Get("channel") == "C0E2E0001"
-	})
+	about := func(c slackfake.Call) bool { return strings.Contains(c.Blocks(), in.ID) }
+	api.WaitFor("chat.postMessage", 1, func(c slackfake.Call) bool { return about(c) && c.Form.Get("channel") == "C0E2E0001" })
 	if code, body := slackCall(t, "POST", s.URL+"/api/v1/interactions/"+in.ID+"/respond", "application/json", `{"value":"approve"}`, nil); code != http.StatusOK {
 		t.Fatalf("respond: got %d %s", code, body)
 	}
-	var update url.Values
-	waitFor(t, "the Slack message to be updated", func() bool {
-		var ok bool
-		update, ok = api.find("chat.update", in.ID)
-		return ok
-	})
-	var blocks any
-	if err := json.Unmarshal([]byte(update.Get("blocks")), &blocks); err != nil {
-		t.Fatal(err)
-	}
-	text, _ := json.Marshal(blocks)
+	update := api.WaitFor("chat.update", 1, about)[0]
 	for _, want := range []string{"Approved by", "via api at"} {
-		if !strings.Contains(strings.ReplaceAll(string(text), `\u003c`, "<"), want) {
-			t.Errorf("updated message lacks %q: %s", want, text)
+		if !strings.Contains(update.Blocks(), want) {
+			t.Errorf("updated message lacks %q: %s", want, update.Blocks())
 		}
 	}
-	if strings.Contains(update.Get("blocks"), `"actions"`) {
-		t.Errorf("updated message still has buttons: %s", update.Get("blocks"))
+	if strings.Contains(update.Blocks(), `"actions"`) {
+		t.Errorf("updated message still has buttons: %s", update.Blocks())
 	}
 }
 
