@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -67,5 +68,57 @@ func TestSubscriptionMissesEarlierEventsAfterACrash(t *testing.T) {
 	}
 	if ds := second.deliveries(after.ID); len(ds) != 1 || ds[0].ID != g.id {
 		t.Errorf("deliveries of the question asked after the subscription: %v; want the one received, %s", ds, g.id)
+	}
+}
+
+// recent holds the delivered events the worker has not read, and says
+// when it does not hold them all.
+func TestRecentEvents(t *testing.T) {
+	var r recent
+	ev := func(seq int64) *hitl.Event { return &hitl.Event{Seq: seq} }
+	seqs := func(evs []*hitl.Event) []int64 {
+		var out []int64
+		for _, e := range evs {
+			out = append(out, e.Seq)
+		}
+		return out
+	}
+	r.add(ev(11)) // delivered before begin: held, but nothing is complete yet
+	if _, ok := r.since(10, 11, 10); ok {
+		t.Fatal("since before begin: complete")
+	}
+	r.begin(10)
+	for seq := int64(12); seq <= 15; seq++ {
+		r.add(ev(seq))
+	}
+	if got, ok := r.since(10, 14, 10); !ok || fmt.Sprint(seqs(got)) != "[11 12 13 14]" {
+		t.Errorf("since(10, horizon 14): %v, %v; want [11 12 13 14]", seqs(got), ok)
+	}
+	if got, ok := r.since(12, 15, 2); !ok || fmt.Sprint(seqs(got)) != "[13 14]" {
+		t.Errorf("since(12, limit 2): %v, %v; want [13 14]", seqs(got), ok)
+	}
+	if _, ok := r.since(9, 15, 10); ok {
+		t.Error("since(9): complete, but event 10 was never held")
+	}
+	r.drop(13)
+	if _, ok := r.since(12, 15, 10); ok {
+		t.Error("since(12) after drop(13): complete, but 13 was let go")
+	}
+	if got, ok := r.since(13, 15, 10); !ok || fmt.Sprint(seqs(got)) != "[14 15]" {
+		t.Errorf("since(13) after drop(13): %v, %v; want [14 15]", seqs(got), ok)
+	}
+	// Past maxRecent, the oldest go, and the range they were in is not
+	// complete any more.
+	for seq := int64(16); seq < 16+maxRecent; seq++ {
+		r.add(ev(seq))
+	}
+	if len(r.events) > maxRecent {
+		t.Errorf("%d events held, want at most %d", len(r.events), maxRecent)
+	}
+	if _, ok := r.since(13, 1<<40, 10); ok {
+		t.Error("since(13) after overflow: complete")
+	}
+	if got, ok := r.since(r.after, 1<<40, 1); !ok || len(got) != 1 || got[0].Seq != r.after+1 {
+		t.Errorf("since(after): %v, %v; want the next event", seqs(got), ok)
 	}
 }

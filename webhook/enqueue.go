@@ -33,19 +33,19 @@ type envelope struct {
 // crash those events are read again and make no rows again: a
 // subscription gets only the events after it was made (see deliveriesOf).
 func (s *Service) enqueue(ctx context.Context) (more bool, err error) {
+	c := &s.cursor
+	if !c.known {
+		stored, err := s.store.WebhookCursor(ctx)
+		if err != nil {
+			return false, err
+		}
+		*c = cursor{stored: stored, scanned: stored, known: true}
+	}
 	horizon := s.feed.Delivered()
-	stored, err := s.store.WebhookCursor(ctx)
-	if err != nil {
-		return false, err
+	if c.scanned >= horizon {
+		return false, s.flushHeld(ctx)
 	}
-	if s.scanned < stored { // another replica went further
-		s.scanned, s.heldSince = 0, time.Time{}
-	}
-	from := max(stored, s.scanned)
-	if from >= horizon {
-		return false, s.flushHeld(ctx, stored)
-	}
-	evs, err := s.store.Events(ctx, from, scanBatch)
+	evs, err := s.events(ctx, c.scanned, horizon)
 	if err != nil {
 		return false, err
 	}
@@ -53,7 +53,7 @@ func (s *Service) enqueue(ctx context.Context) (more bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	to := from
+	to := c.scanned
 	var ds []*hitl.WebhookDelivery
 	for _, ev := range evs {
 		if ev.Seq > horizon {
@@ -70,17 +70,40 @@ func (s *Service) enqueue(ctx context.Context) (more bool, err error) {
 		to = horizon // read everything up to it (the rest was purged)
 	}
 	if len(ds) == 0 {
-		s.scanned = to
-		if s.heldSince.IsZero() {
-			s.heldSince = s.now()
+		if c.scanned == c.stored {
+			c.heldSince = s.now()
 		}
-		return to < horizon, s.flushHeld(ctx, stored)
+		c.scanned = to
+		s.recent.drop(to)
+		return to < horizon, s.flushHeld(ctx)
 	}
-	// Lost the compare-and-set: another replica enqueued these; either
-	// way, look again.
-	_, err = s.store.EnqueueWebhookDeliveries(ctx, stored, to, ds)
-	s.scanned, s.heldSince = 0, time.Time{}
-	return to < horizon, err
+	return to < horizon, s.write(ctx, to, ds)
+}
+
+// events returns the events after from, one batch: those the feed
+// delivered, while they are all held in memory, else read from the store.
+func (s *Service) events(ctx context.Context, from, horizon int64) ([]*hitl.Event, error) {
+	if evs, ok := s.recent.since(from, horizon, scanBatch); ok {
+		return evs, nil
+	}
+	return s.store.Events(ctx, from, scanBatch)
+}
+
+// write inserts ds and moves the store's cursor to to, if it is still
+// where this worker last saw it. If another replica moved it (which also
+// means it enqueued these events), the cursor is read again.
+func (s *Service) write(ctx context.Context, to int64, ds []*hitl.WebhookDelivery) error {
+	ok, err := s.store.EnqueueWebhookDeliveries(ctx, s.cursor.stored, to, ds)
+	switch {
+	case err != nil:
+		return err
+	case !ok:
+		s.cursor.known = false
+	default:
+		s.cursor = cursor{stored: to, scanned: to, known: true}
+		s.recent.drop(to)
+	}
+	return nil
 }
 
 // cursorFlush is how long the store's cursor may lag behind the events
@@ -88,14 +111,13 @@ func (s *Service) enqueue(ctx context.Context) (more bool, err error) {
 const cursorFlush = 10 * time.Second
 
 // flushHeld writes the cursor held in memory once it has lagged the
-// store's (at stored) for cursorFlush.
-func (s *Service) flushHeld(ctx context.Context, stored int64) error {
-	if s.scanned <= stored || s.now().Sub(s.heldSince) < cursorFlush {
+// store's for cursorFlush.
+func (s *Service) flushHeld(ctx context.Context) error {
+	c := &s.cursor
+	if c.scanned <= c.stored || s.now().Sub(c.heldSince) < cursorFlush {
 		return nil
 	}
-	_, err := s.store.EnqueueWebhookDeliveries(ctx, stored, s.scanned, nil)
-	s.scanned, s.heldSince = 0, time.Time{}
-	return err
+	return s.write(ctx, c.scanned, nil)
 }
 
 // deliveriesOf returns the rows ev makes: one per subscription that wants

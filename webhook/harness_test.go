@@ -68,7 +68,7 @@ func startWith(t *testing.T, w hitltest.DB, opts Options) *replica {
 	}
 	r.s = New(r.store, r.b, &opts)
 	r.s.stepDone = func() {
-		r.scanned.Store(r.s.scanned)
+		r.scanned.Store(r.s.cursor.scanned)
 		select {
 		case r.stepped <- struct{}{}:
 		default:

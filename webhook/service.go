@@ -117,11 +117,8 @@ type Service struct {
 	once   sync.Once
 	wg     sync.WaitGroup
 
-	// scanned is the last event read when it is past the store's cursor
-	// (events that made no rows, not yet written; see enqueue), else 0;
-	// heldSince is when it first was. The worker alone uses them.
-	scanned   int64
-	heldSince time.Time
+	cursor cursor // where the worker is in the event log; the worker's alone
+	recent recent // the events delivered that the worker has not read
 
 	// stepDone, when set (by tests), is called after each worker step.
 	stepDone func()
@@ -193,7 +190,10 @@ func (s *Service) Start(ctx context.Context) error {
 	if err := s.loadServerSecret(ctx); err != nil {
 		return err
 	}
-	s.feed.Observe(func(*hitl.Event) { s.wake() })
+	s.recent.begin(s.feed.Observe(func(ev *hitl.Event) {
+		s.recent.add(ev)
+		s.wake()
+	}))
 	s.wg.Go(s.run)
 	return nil
 }
