@@ -83,7 +83,7 @@ func TestBenchWithAuth(t *testing.T) {
 	dir := t.TempDir()
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command(hitlBin, "bench", "--json", "--auth", "--dir", dir, "--keep",
-		"--samples", "20", "--duration", "1s", "--concurrency", "1,4", "--pending", "-1", "--streams", "-1")
+		"--samples", "20", "--duration", "1s", "--concurrency", "1,4", "--pending", "-1", "--ended", "-1", "--streams", "-1")
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("hitl bench --auth: %v\nstderr:\n%s", err, stderr.String())
