@@ -12,7 +12,6 @@ import (
 	"github.com/hitl-sh/hitl/broker"
 	"github.com/hitl-sh/hitl/internal/hitltest"
 	"github.com/hitl-sh/hitl/server"
-	"github.com/hitl-sh/hitl/sqlite"
 )
 
 // testServer is a real hitl server on a random loopback port, over a real
@@ -20,7 +19,7 @@ import (
 type testServer struct {
 	*httptest.Server
 	Broker *broker.Broker
-	Store  *sqlite.Store
+	Store  hitltest.Store
 	API    *server.Server
 	Path   string // the SQLite file
 
@@ -38,7 +37,7 @@ func newTestServer(t *testing.T) *testServer {
 // earlier through Stop.
 func startTestServer(t *testing.T, path string) *testServer {
 	t.Helper()
-	s := hitltest.Start(t, &hitltest.Options{Path: path})
+	s := hitltest.Start(t, &hitltest.Options{DB: hitltest.DB{Path: path}})
 	return &testServer{Server: s.Server, Broker: s.Broker, Store: s.Store, API: s.API, Path: s.Path, stop: s.Stop}
 }
 
