@@ -37,7 +37,13 @@ func newTestServer(t *testing.T) *testServer {
 // earlier through Stop.
 func startTestServer(t *testing.T, path string) *testServer {
 	t.Helper()
-	s := hitltest.Start(t, &hitltest.Options{DB: hitltest.DB{Path: path}})
+	return newTestServerWith(t, &hitltest.Options{DB: hitltest.DB{Path: path}})
+}
+
+// newTestServerWith starts a server as hitltest.Start does with opts.
+func newTestServerWith(t *testing.T, opts *hitltest.Options) *testServer {
+	t.Helper()
+	s := hitltest.Start(t, opts)
 	return &testServer{Server: s.Server, Broker: s.Broker, Store: s.Store, API: s.API, Path: s.Path, stop: s.Stop}
 }
 

@@ -195,10 +195,8 @@ func TestParkedWaitPipelined(t *testing.T) {
 
 func TestParkedWaitsAnsweredAtShutdown(t *testing.T) {
 	t.Parallel()
-	b := hitltest.StartBroker(t)
-	srv := server.New(b, nil)
-	ts := &testServer{Server: serveParked(t, srv), Broker: b, API: srv}
-	t.Cleanup(ts.Server.Close)
+	ts := newTestServer(t)
+	b, srv := ts.Broker, ts.API
 	in := ts.create(t, map[string]any{"question": "Still there at shutdown?"})
 
 	const n = 20
@@ -280,11 +278,8 @@ func TestHeadWaitIsNotParked(t *testing.T) {
 // timeout, and its registration ends.
 func TestParkedWaitAgentHangsUp(t *testing.T) {
 	t.Parallel()
-	b := hitltest.StartBroker(t)
-	srv := server.New(b, nil)
-	server.SetParkSweep(srv, 20*time.Millisecond)
-	ts := &testServer{Server: serveParked(t, srv), Broker: b, API: srv}
-	t.Cleanup(ts.Server.Close)
+	ts := newTestServerWith(t, &hitltest.Options{Prepare: func(s *server.Server) { server.SetParkSweep(s, 20*time.Millisecond) }})
+	b := ts.Broker
 	in := ts.create(t, map[string]any{"question": "Anyone there?"})
 
 	c, _ := rawConn(t, ts)

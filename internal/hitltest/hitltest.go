@@ -46,6 +46,10 @@ type Options struct {
 	// (Slack, email, Web Push, webhooks) over e's broker and store, and
 	// closes them through e.OnClose.
 	Configure func(t testing.TB, e *Engine, opts *server.Options)
+	// Prepare, if not nil, is called with the server after server.New and
+	// before it serves: for settings that only tests of package server can
+	// reach.
+	Prepare func(*server.Server)
 	// Addr is the address to listen on; "" means any free loopback port.
 	Addr string
 	// Wrap, if not nil, wraps the server's handler (outside the check of
@@ -98,6 +102,9 @@ func Start(t testing.TB, opts *Options) *Server {
 		AddPeople(t, e.Store)
 	}
 	srv := server.New(e.Broker, serverOptions(t, e, opts))
+	if opts.Prepare != nil {
+		opts.Prepare(srv)
+	}
 	var h http.Handler = srv.Handler()
 	if !opts.NoValidation {
 		h = ValidateResponses(t, h) // its cleanup runs after Stop
