@@ -47,17 +47,6 @@ func newTestServerWith(t *testing.T, opts *hitltest.Options) *testServer {
 	return &testServer{Server: s.Server, Broker: s.Broker, Store: s.Store, API: s.API, Path: s.Path, stop: s.Stop}
 }
 
-// serveParked serves srv on a loopback port through srv.Listener, as hitl
-// serve does, so long-polls are parked. Its responses are checked against
-// the OpenAPI document (hitltest.ValidateResponses).
-func serveParked(t *testing.T, srv *server.Server) *httptest.Server {
-	t.Helper()
-	hs := httptest.NewUnstartedServer(hitltest.ValidateResponses(t, srv.Handler()))
-	hs.Listener = srv.Listener(hs.Listener)
-	hs.Start()
-	return hs
-}
-
 // Stop shuts the server down as hitl serve does: broker first (releasing
 // long-polls and streams), then HTTP, then the store. Safe to call twice.
 func (ts *testServer) Stop() {

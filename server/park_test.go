@@ -92,6 +92,17 @@ func TestParkedWaitAnsweredKeepsTheConnection(t *testing.T) {
 	}
 }
 
+// serveParked serves srv on a loopback port through srv.Listener, as hitl
+// serve does, so long-polls are parked. Its responses are checked against
+// the OpenAPI document (hitltest.ValidateResponses).
+func serveParked(t *testing.T, srv *server.Server) *httptest.Server {
+	t.Helper()
+	hs := httptest.NewUnstartedServer(hitltest.ValidateResponses(t, srv.Handler()))
+	hs.Listener = srv.Listener(hs.Listener)
+	hs.Start()
+	return hs
+}
+
 // TestParkedWaitSameAsBlocking checks that a parked wait's response is the
 // one an ordinary handler writes: same status, headers and body.
 func TestParkedWaitSameAsBlocking(t *testing.T) {
