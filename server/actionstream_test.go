@@ -69,7 +69,7 @@ func TestActionOnTheStream(t *testing.T) {
 // only theirs, and revokes only theirs (others' are not found).
 func TestRulesAuthorization(t *testing.T) {
 	t.Parallel()
-	ts := newAuthServer(t, newSQLiteAuthStore(t), server.AuthOptions{})
+	ts := newAuthServer(t, server.AuthOptions{})
 	rule := map[string]any{"effect": "allow", "source_agent": "claude-code", "action_name": "Read"}
 	for _, a := range []actor{ts.alice, ts.agent, ts.anon} {
 		want := http.StatusForbidden

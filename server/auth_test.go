@@ -1,11 +1,8 @@
 package server_test
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,10 +11,8 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/hitl-sh/hitl"
-	"github.com/hitl-sh/hitl/broker"
 	"github.com/hitl-sh/hitl/internal/hitltest"
 	"github.com/hitl-sh/hitl/server"
-	"github.com/hitl-sh/hitl/sqlite"
 )
 
 // readQuestion reads WebSocket messages until a hitl:question and returns
@@ -40,7 +35,7 @@ func readQuestion(t *testing.T, c *websocket.Conn) string {
 // would come first.
 func TestNonTargetNeverReceivesTheQuestion(t *testing.T) {
 	t.Parallel()
-	ts := newAuthServer(t, newSQLiteAuthStore(t), server.AuthOptions{})
+	ts := newAuthServer(t, server.AuthOptions{})
 
 	aliceWS, _ := ts.dialWS(t, ts.alice)
 	bobWS, _ := ts.dialWS(t, ts.bob)
@@ -102,7 +97,7 @@ func TestNonTargetNeverReceivesTheQuestion(t *testing.T) {
 // from the inbox's own origin works.
 func TestCrossOriginPostWithCookieRefused(t *testing.T) {
 	t.Parallel()
-	ts := newAuthServer(t, newSQLiteAuthStore(t), server.AuthOptions{})
+	ts := newAuthServer(t, server.AuthOptions{})
 	in := ts.ask(t, nil)
 	body := map[string]any{"value": "yes"}
 	path := "/api/v1/interactions/" + in.ID + "/respond"
@@ -125,7 +120,7 @@ func TestCrossOriginPostWithCookieRefused(t *testing.T) {
 
 	// Logging in is a POST too: no logging a victim into the attacker's
 	// account from another site.
-	resp, _ = ts.call(t, ts.anon, "POST", "/api/v1/auth/login", map[string]string{"username": "bob", "password": bobPassword}, "Sec-Fetch-Site", "cross-site")
+	resp, _ = ts.call(t, ts.anon, "POST", "/api/v1/auth/login", map[string]string{"username": "bob", "password": hitltest.BobPassword}, "Sec-Fetch-Site", "cross-site")
 	if resp.StatusCode != http.StatusForbidden {
 		t.Errorf("cross-site login: %d, want 403", resp.StatusCode)
 	}
@@ -135,11 +130,9 @@ func TestCrossOriginPostWithCookieRefused(t *testing.T) {
 // database keeps only a hash of the session secret, and logout.
 func TestLoginSessionLogout(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "hitl.db")
-	store := openSQLiteAuthStore(t, path)
-	ts := newAuthServer(t, store, server.AuthOptions{SessionTTL: time.Hour})
+	ts := newAuthServer(t, server.AuthOptions{SessionTTL: time.Hour})
 
-	resp, body := ts.call(t, ts.anon, "POST", "/api/v1/auth/login", map[string]string{"username": "carol", "password": carolPassword})
+	resp, body := ts.call(t, ts.anon, "POST", "/api/v1/auth/login", map[string]string{"username": "carol", "password": hitltest.CarolPassword})
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("login: %d %s", resp.StatusCode, body)
 	}
@@ -168,7 +161,7 @@ func TestLoginSessionLogout(t *testing.T) {
 	}
 
 	// The database holds a hash of the cookie, not the cookie.
-	db := rawDB(t, path)
+	db := rawDB(t, ts.Path)
 	var n int
 	if err := db.QueryRow(`SELECT count(*) FROM sessions WHERE instr(CAST(hash AS TEXT), ?) > 0 OR instr(user_name, ?) > 0`, ck.Value, ck.Value).Scan(&n); err != nil || n != 0 {
 		t.Errorf("sessions holding the cookie's secret: %d (%v), want 0", n, err)
@@ -202,8 +195,8 @@ func TestLoginSessionLogout(t *testing.T) {
 // cookie is Secure.
 func TestSecureCookieBehindHTTPS(t *testing.T) {
 	t.Parallel()
-	ts := newAuthServer(t, newSQLiteAuthStore(t), server.AuthOptions{PublicURL: "https://hitl.example.com"})
-	resp, _ := ts.call(t, ts.anon, "POST", "/api/v1/auth/login", map[string]string{"username": "alice", "password": alicePassword})
+	ts := newAuthServer(t, server.AuthOptions{PublicURL: "https://hitl.example.com"})
+	resp, _ := ts.call(t, ts.anon, "POST", "/api/v1/auth/login", map[string]string{"username": "alice", "password": hitltest.AlicePassword})
 	for _, c := range resp.Cookies() {
 		if c.Name == "hitl_session" && !c.Secure {
 			t.Errorf("cookie %+v: want Secure", c)
@@ -219,9 +212,8 @@ func TestBruteForceLoginIsSlowed(t *testing.T) {
 	now := time.Now()
 	var mu sync.Mutex
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	store := newSQLiteAuthStore(t)
 	// The two logins of newAuthServer use 2 of the 5.
-	ts := newAuthServer(t, store, server.AuthOptions{Now: clock})
+	ts := newAuthServer(t, server.AuthOptions{Now: clock})
 	const guess = "Tr0ub4dor&3-guess"
 	for i := range 3 {
 		resp, body := ts.call(t, ts.anon, "POST", "/api/v1/auth/login", map[string]string{"username": "alice", "password": guess})
@@ -229,7 +221,7 @@ func TestBruteForceLoginIsSlowed(t *testing.T) {
 			t.Fatalf("attempt %d: %d %s, want 401", i+1, resp.StatusCode, body)
 		}
 	}
-	resp, body := ts.call(t, ts.anon, "POST", "/api/v1/auth/login", map[string]string{"username": "alice", "password": alicePassword})
+	resp, body := ts.call(t, ts.anon, "POST", "/api/v1/auth/login", map[string]string{"username": "alice", "password": hitltest.AlicePassword})
 	if resp.StatusCode != http.StatusTooManyRequests {
 		t.Fatalf("attempt after the burst: %d %s, want 429", resp.StatusCode, body)
 	}
@@ -245,12 +237,12 @@ func TestBruteForceLoginIsSlowed(t *testing.T) {
 	mu.Lock()
 	now = now.Add(12 * time.Second)
 	mu.Unlock()
-	resp, body = ts.call(t, ts.anon, "POST", "/api/v1/auth/login", map[string]string{"username": "alice", "password": alicePassword})
+	resp, body = ts.call(t, ts.anon, "POST", "/api/v1/auth/login", map[string]string{"username": "alice", "password": hitltest.AlicePassword})
 	if resp.StatusCode != http.StatusOK {
 		t.Errorf("after 12 s: %d %s, want 200", resp.StatusCode, body)
 	}
 
-	fails, err := store.LoginFailures(t.Context(), 10)
+	fails, err := ts.Store.LoginFailures(t.Context(), 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +258,7 @@ func TestBruteForceLoginIsSlowed(t *testing.T) {
 	if !strings.Contains(logs, "login failed") || !strings.Contains(logs, "username=alice") {
 		t.Errorf("logs lack the failed login:\n%s", logs)
 	}
-	for _, secret := range []string{guess, alicePassword, bobPassword} {
+	for _, secret := range []string{guess, hitltest.AlicePassword, hitltest.BobPassword} {
 		if strings.Contains(logs, secret) {
 			t.Errorf("a password is in the logs:\n%s", logs)
 		}
@@ -277,13 +269,12 @@ func TestBruteForceLoginIsSlowed(t *testing.T) {
 // like a wrong password, and is audited as such.
 func TestUnknownUserAudited(t *testing.T) {
 	t.Parallel()
-	store := newSQLiteAuthStore(t)
-	ts := newAuthServer(t, store, server.AuthOptions{})
+	ts := newAuthServer(t, server.AuthOptions{})
 	resp, body := ts.call(t, ts.anon, "POST", "/api/v1/auth/login", map[string]string{"username": "mallory\x00\n", "password": "whatever1"})
 	if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(string(body), "invalid username or password") {
 		t.Errorf("unknown user: %d %s, want 401 invalid username or password", resp.StatusCode, body)
 	}
-	fails, err := store.LoginFailures(t.Context(), 1)
+	fails, err := ts.Store.LoginFailures(t.Context(), 1)
 	if err != nil || len(fails) != 1 || fails[0].Username != "mallory" || fails[0].Reason != "unknown user" {
 		t.Errorf("audit: %+v, %v; want mallory (control characters dropped), unknown user", fails, err)
 	}
@@ -295,8 +286,8 @@ func TestUnknownUserAudited(t *testing.T) {
 // one reverse proxy do.
 func TestRespondIsRateLimited(t *testing.T) {
 	t.Parallel()
-	ts := newAuthServer(t, newSQLiteAuthStore(t), server.AuthOptions{RespondRate: 0.001, RespondBurst: 2})
-	aliceAgain := actor{name: "alice, second session", cookie: ts.login(t, "alice", alicePassword)}
+	ts := newAuthServer(t, server.AuthOptions{RespondRate: 0.001, RespondBurst: 2})
+	aliceAgain := actor{name: "alice, second session", cookie: ts.login(t, "alice", hitltest.AlicePassword)}
 	for i, c := range []struct {
 		who  actor
 		want int
@@ -326,7 +317,7 @@ func TestRespondIsRateLimited(t *testing.T) {
 // TestRevokedTokenRefused: a revoked token is refused at once.
 func TestRevokedTokenRefused(t *testing.T) {
 	t.Parallel()
-	ts := newAuthServer(t, newSQLiteAuthStore(t), server.AuthOptions{})
+	ts := newAuthServer(t, server.AuthOptions{})
 	if resp, _ := ts.call(t, ts.agent, "GET", "/api/v1/interactions", nil); resp.StatusCode != http.StatusOK {
 		t.Fatalf("before revoking: %d", resp.StatusCode)
 	}
@@ -349,7 +340,7 @@ func TestRevokedTokenRefused(t *testing.T) {
 // be used with another.
 func TestMCPSessionBoundToToken(t *testing.T) {
 	t.Parallel()
-	ts := newAuthServer(t, newSQLiteAuthStore(t), server.AuthOptions{})
+	ts := newAuthServer(t, server.AuthOptions{})
 	mcpHeaders := []string{"Accept", "application/json, text/event-stream", "Content-Type", "application/json"}
 	resp, body := ts.call(t, ts.agent, "POST", "/mcp", mcpInitialize, mcpHeaders...)
 	sid := resp.Header.Get("Mcp-Session-Id")
@@ -370,27 +361,15 @@ func TestMCPSessionBoundToToken(t *testing.T) {
 // the test moves.
 type localServer struct {
 	*testServer
-	store *sqlite.Store
-	mu    sync.Mutex
-	now   time.Time
+	mu  sync.Mutex
+	now time.Time
 }
 
 func newLocalServer(t *testing.T, opts server.AuthOptions) *localServer {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "hitl.db")
-	store, err := sqlite.Open(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := broker.New(store, nil)
-	if err := b.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	ls := &localServer{store: store, now: time.Now()}
+	ls := &localServer{now: time.Now()}
 	opts.Now = func() time.Time { ls.mu.Lock(); defer ls.mu.Unlock(); return ls.now }
-	opts.Identities = store
-	ls.testServer = &testServer{Server: httptest.NewServer(hitltest.ValidateResponses(t, server.New(b, &server.Options{Auth: opts}).Handler())), Broker: b, Store: store, Path: path}
-	t.Cleanup(ls.Stop)
+	ls.testServer = newTestServerWith(t, &hitltest.Options{Server: &server.Options{Auth: opts}})
 	return ls
 }
 
@@ -452,7 +431,7 @@ func TestLocalModeEndsWithTheFirstToken(t *testing.T) {
 	if me["name"] != "local" || me["role"] != "admin" || me["local_mode"] != true {
 		t.Errorf("me in local mode: %v", me)
 	}
-	token := mustToken(t, ls.store, "build-bot", hitl.RoleAgent)
+	token := hitltest.Token(t, ls.Store, "build-bot", hitl.RoleAgent)
 	ls.mu.Lock()
 	ls.now = ls.now.Add(2 * time.Second)
 	ls.mu.Unlock()
@@ -478,7 +457,7 @@ func TestLocalModeEndsWithTheFirstToken(t *testing.T) {
 // TestPublicMetrics: with PublicMetrics, /metrics needs no credentials.
 func TestPublicMetrics(t *testing.T) {
 	t.Parallel()
-	ts := newAuthServer(t, newSQLiteAuthStore(t), server.AuthOptions{PublicMetrics: true})
+	ts := newAuthServer(t, server.AuthOptions{PublicMetrics: true})
 	if resp, _ := ts.call(t, ts.anon, "GET", "/metrics", nil); resp.StatusCode != http.StatusOK {
 		t.Errorf("/metrics anonymously: %d, want 200", resp.StatusCode)
 	}

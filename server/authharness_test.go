@@ -10,25 +10,15 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/coder/websocket"
 	"github.com/hitl-sh/hitl"
-	"github.com/hitl-sh/hitl/auth"
 	"github.com/hitl-sh/hitl/broker"
-	"github.com/hitl-sh/hitl/mcpserver"
+	"github.com/hitl-sh/hitl/internal/hitltest"
 	"github.com/hitl-sh/hitl/server"
-	"github.com/hitl-sh/hitl/sqlite"
-)
-
-// Passwords of the test users.
-const (
-	alicePassword = "alice-correct-horse"
-	bobPassword   = "bob-battery-staple"
-	carolPassword = "carol-admin-secret"
 )
 
 // actor is someone calling the server: a bearer token, a session cookie,
@@ -63,7 +53,9 @@ type authServer struct {
 	URL    string
 	HS     *httptest.Server
 	Broker *broker.Broker
+	Store  hitltest.Store
 	IDs    hitl.Identities
+	Path   string // the SQLite file; "" on PostgreSQL
 	Logs   *syncBuffer
 
 	anon, agent, otherAgent, alice, bob, admin actor
@@ -87,28 +79,6 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
-// authStore is a store with identities.
-type authStore interface {
-	hitl.Store
-	hitl.Identities
-}
-
-// newSQLiteAuthStore opens a new SQLite file.
-func newSQLiteAuthStore(t *testing.T) authStore {
-	t.Helper()
-	return openSQLiteAuthStore(t, filepath.Join(t.TempDir(), "hitl.db"))
-}
-
-// openSQLiteAuthStore opens the SQLite file at path.
-func openSQLiteAuthStore(t *testing.T, path string) authStore {
-	t.Helper()
-	s, err := sqlite.Open(path, nil)
-	if err != nil {
-		t.Fatalf("open store: %v", err)
-	}
-	return s
-}
-
 // rawDB opens a plain read-only connection to the SQLite file at path, to
 // look at what is stored.
 func rawDB(t *testing.T, path string) *sql.DB {
@@ -121,77 +91,33 @@ func rawDB(t *testing.T, path string) *sql.DB {
 	return db
 }
 
-// newAuthServer starts a server over store with the test identities and
-// logs the two people in. opts.Identities is set to store.
-func newAuthServer(t *testing.T, store authStore, opts server.AuthOptions) *authServer {
+// newAuthServer starts a server over a new SQLite file with the test
+// identities and logs the two people in; its logs are kept in Logs.
+func newAuthServer(t *testing.T, opts server.AuthOptions) *authServer {
 	t.Helper()
-	ctx := context.Background()
-	for _, u := range []struct {
-		name, password string
-		groups         []string
-		admin          bool
-	}{
-		{"alice", alicePassword, nil, false},
-		{"bob", bobPassword, []string{"ops"}, false},
-		{"carol", carolPassword, []string{"ops"}, true},
-	} {
-		hash, err := auth.HashPassword(u.password)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := store.CreateUser(ctx, &hitl.User{Name: u.name, Groups: u.groups, Admin: u.admin, PasswordHash: hash}); err != nil {
-			t.Fatalf("create user %s: %v", u.name, err)
-		}
-	}
-	ts := &authServer{IDs: store, Logs: &syncBuffer{}}
-	ts.anon = actor{name: "anonymous"}
-	ts.agent = actor{name: "build-bot", token: mustToken(t, store, "build-bot", hitl.RoleAgent)}
-	ts.otherAgent = actor{name: "other-bot", token: mustToken(t, store, "other-bot", hitl.RoleAgent)}
-	ts.admin = actor{name: "root", token: mustToken(t, store, "root", hitl.RoleAdmin)}
-
-	b := broker.New(store, nil)
-	if err := b.Start(ctx); err != nil {
-		t.Fatalf("start broker: %v", err)
-	}
-	opts.Identities = store
-	log := slog.New(slog.NewTextHandler(ts.Logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	ts.HS = serveParked(t, server.New(b, &server.Options{Logger: log, Auth: opts, MCP: mcpserver.New(b, &mcpserver.Options{Logger: log}).Handler()}))
-	ts.URL, ts.Broker = ts.HS.URL, b
-	t.Cleanup(func() {
-		b.Close()
-		ts.HS.Close()
-		store.Close()
-	})
-	ts.alice = actor{name: "alice", cookie: ts.login(t, "alice", alicePassword)}
-	ts.bob = actor{name: "bob", cookie: ts.login(t, "bob", bobPassword)}
-	return ts
+	return startAuthServer(t, hitltest.SQLiteDB(t), opts)
 }
 
-// mustToken creates an API token and returns its secret.
-func mustToken(t *testing.T, ids hitl.Identities, name string, role hitl.Role) string {
+// startAuthServer is newAuthServer over db.
+func startAuthServer(t *testing.T, db hitltest.DB, opts server.AuthOptions) *authServer {
 	t.Helper()
-	secret, hash, prefix := auth.NewToken()
-	tok := &hitl.Token{ID: auth.NewID(), Name: name, Role: role, Prefix: prefix, Hash: hash}
-	if err := ids.CreateToken(context.Background(), tok); err != nil {
-		t.Fatalf("create token %s: %v", name, err)
-	}
-	return secret
+	logs := &syncBuffer{}
+	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	s := hitltest.Start(t, &hitltest.Options{DB: db, People: true, Server: &server.Options{Logger: log, Auth: opts}})
+	ts := &authServer{URL: s.URL, HS: s.Server, Broker: s.Broker, Store: s.Store, IDs: s.Store, Path: s.Path, Logs: logs}
+	ts.anon = actor{name: "anonymous"}
+	ts.agent = actor{name: "build-bot", token: s.Token(t, "build-bot", hitl.RoleAgent)}
+	ts.otherAgent = actor{name: "other-bot", token: s.Token(t, "other-bot", hitl.RoleAgent)}
+	ts.admin = actor{name: "root", token: s.Token(t, "root", hitl.RoleAdmin)}
+	ts.alice = actor{name: "alice", cookie: ts.login(t, "alice", hitltest.AlicePassword)}
+	ts.bob = actor{name: "bob", cookie: ts.login(t, "bob", hitltest.BobPassword)}
+	return ts
 }
 
 // login logs in over the API and returns the session cookie.
 func (ts *authServer) login(t *testing.T, username, password string) *http.Cookie {
 	t.Helper()
-	resp, body := ts.call(t, ts.anon, "POST", "/api/v1/auth/login", map[string]string{"username": username, "password": password})
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("login %s: status %d, want 200; body %s", username, resp.StatusCode, body)
-	}
-	for _, c := range resp.Cookies() {
-		if c.Name == "hitl_session" && c.Value != "" {
-			return &http.Cookie{Name: c.Name, Value: c.Value}
-		}
-	}
-	t.Fatalf("login %s: no hitl_session cookie in %v", username, resp.Header["Set-Cookie"])
-	return nil
+	return hitltest.Login(t, ts.URL, username, password)
 }
 
 // call sends a request as a, with body as JSON unless it is a string,

@@ -1,15 +1,13 @@
 package server_test
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/hitl-sh/hitl"
-	"github.com/hitl-sh/hitl/postgres"
-	"github.com/hitl-sh/hitl/postgres/pgtest"
+	"github.com/hitl-sh/hitl/internal/hitltest"
 	"github.com/hitl-sh/hitl/server"
 )
 
@@ -115,21 +113,15 @@ func TestRoleRouteMatrix(t *testing.T) {
 	t.Parallel()
 	stores := []struct {
 		name string
-		open func(t *testing.T) authStore
+		db   func(testing.TB) hitltest.DB
 	}{
-		{"SQLite", newSQLiteAuthStore},
-		{"PostgreSQL", func(t *testing.T) authStore {
-			s, err := postgres.Open(context.Background(), pgtest.DSN(), &postgres.Options{Schema: pgtest.Name(t), MaxConns: 4})
-			if err != nil {
-				t.Fatalf("open postgres: %v", err)
-			}
-			return s
-		}},
+		{"SQLite", hitltest.SQLiteDB},
+		{"PostgreSQL", hitltest.PostgresDB},
 	}
 	for _, st := range stores {
 		t.Run(st.name, func(t *testing.T) {
 			t.Parallel()
-			ts := newAuthServer(t, st.open(t), server.AuthOptions{LoginBurst: 100, LoginRate: 100})
+			ts := startAuthServer(t, st.db(t), server.AuthOptions{LoginBurst: 100, LoginRate: 100})
 			actors := [6]actor{ts.anon, ts.agent, ts.otherAgent, ts.alice, ts.bob, ts.admin}
 			for _, row := range matrix {
 				for i, a := range actors {
@@ -153,7 +145,7 @@ func TestRoleRouteMatrix(t *testing.T) {
 // API and the human_feedback contract's pending list.
 func TestListShowsOnlyVisible(t *testing.T) {
 	t.Parallel()
-	ts := newAuthServer(t, newSQLiteAuthStore(t), server.AuthOptions{})
+	ts := newAuthServer(t, server.AuthOptions{})
 	toAlice := ts.ask(t, &hitl.Targets{Users: []string{"alice"}})
 	toOps := ts.ask(t, &hitl.Targets{Groups: []string{"ops"}})
 	open := ts.ask(t, nil)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/internal/hitltest"
 	"github.com/hitl-sh/hitl/server"
 )
 
@@ -45,7 +46,7 @@ func wantEnded(t *testing.T, s *sseStream) {
 // revoked or its session logged out, so no later question reaches it.
 func TestStreamsEndWithTheirCredentials(t *testing.T) {
 	t.Parallel()
-	ts := newAuthServer(t, newSQLiteAuthStore(t), server.AuthOptions{StreamRecheck: 10 * time.Millisecond})
+	ts := newAuthServer(t, server.AuthOptions{StreamRecheck: 10 * time.Millisecond})
 	agentWS, _ := ts.dialWS(t, ts.agent)
 	agentSSE, _ := ts.openSSE(t, ts.agent, "")
 	aliceWS, _ := ts.dialWS(t, ts.alice)
@@ -75,7 +76,7 @@ func TestLocalStreamEndsWithLocalMode(t *testing.T) {
 	t.Parallel()
 	ls := newLocalServer(t, server.AuthOptions{StreamRecheck: 10 * time.Millisecond})
 	c := dialWS(t, ls.testServer, nil)
-	mustToken(t, ls.store, "build-bot", hitl.RoleAgent)
+	hitltest.Token(t, ls.Store, "build-bot", hitl.RoleAgent)
 	ls.mu.Lock()
 	ls.now = ls.now.Add(2 * time.Second)
 	ls.mu.Unlock()
@@ -88,7 +89,7 @@ func TestLocalStreamEndsWithLocalMode(t *testing.T) {
 // never another caller's list.
 func TestWebSocketReplayPerAudience(t *testing.T) {
 	t.Parallel()
-	ts := newAuthServer(t, newSQLiteAuthStore(t), server.AuthOptions{})
+	ts := newAuthServer(t, server.AuthOptions{})
 	toAlice := ts.ask(t, &hitl.Targets{Users: []string{"alice"}})
 	toOps := ts.ask(t, &hitl.Targets{Groups: []string{"ops"}})
 	// A first event after start-up, so the log position is settled.

@@ -15,7 +15,6 @@ import (
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/internal/hitltest"
-	"github.com/hitl-sh/hitl/mcpserver"
 	"github.com/hitl-sh/hitl/server"
 	"github.com/hitl-sh/hitl/tools"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -116,16 +115,11 @@ func TestBodyMustBeUnicode(t *testing.T) {
 	}
 }
 
-// slowBodyServer serves a hitl server through a plain httptest server
-// (no server-wide timeouts), with bodies given timeout to arrive.
+// slowBodyServer serves a hitl server through an httptest server (no
+// server-wide timeouts), with bodies given timeout to arrive.
 func slowBodyServer(t *testing.T, timeout time.Duration) *httptest.Server {
 	t.Helper()
-	b := hitltest.StartBroker(t)
-	srv := server.New(b, &server.Options{MCP: mcpserver.New(b, nil).Handler()})
-	server.SetBodyTimeout(srv, timeout)
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(hs.Close)
-	return hs
+	return hitltest.Start(t, &hitltest.Options{Prepare: func(s *server.Server) { server.SetBodyTimeout(s, timeout) }}).Server
 }
 
 // TestSlowBodyTimesOut checks that a client sending its body slowly, or
@@ -191,10 +185,11 @@ func (s signedRoutes) InteractivityHandler() http.Handler { return s.EventsHandl
 func TestSignedRouteBodyTime(t *testing.T) {
 	t.Parallel()
 	read := make(chan error, 1)
-	srv := server.New(hitltest.StartBroker(t), &server.Options{Slack: signedRoutes{read: read}})
-	server.SetBodyTimeout(srv, 200*time.Millisecond)
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(hs.Close)
+	hs := hitltest.Start(t, &hitltest.Options{
+		NoValidation: true, // the channel's answers are not the API's
+		Server:       &server.Options{Slack: signedRoutes{read: read}},
+		Prepare:      func(s *server.Server) { server.SetBodyTimeout(s, 200*time.Millisecond) },
+	}).Server
 	c, err := net.Dial("tcp", hs.Listener.Addr().String())
 	if err != nil {
 		t.Fatal(err)

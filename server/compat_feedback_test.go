@@ -44,7 +44,7 @@ type conflictError struct {
 // answers the right one.
 func TestFeedbackKeyOfTwoAgentsIsNeverGuessed(t *testing.T) {
 	t.Parallel()
-	ts := newAuthServer(t, newSQLiteAuthStore(t), server.AuthOptions{})
+	ts := newAuthServer(t, server.AuthOptions{})
 	ask := func(a actor, question, key string, targets *hitl.Targets) hitl.Interaction {
 		t.Helper()
 		body := map[string]any{"interaction_type": "approval", "question": question, "idempotency_key": key}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/internal/hitltest"
 	"github.com/hitl-sh/hitl/server"
 )
 
@@ -15,7 +16,7 @@ import (
 // pending; the native API shows the votes so far and refuses a second
 // vote; the second approval decides it, once, with both votes.
 func TestConsensusOverEveryRoute(t *testing.T) {
-	ts := newAuthServer(t, newSQLiteAuthStore(t), server.AuthOptions{})
+	ts := newAuthServer(t, server.AuthOptions{})
 	var in hitl.Interaction
 	ts.mustCall(t, ts.agent, "POST", "/api/v1/interactions", map[string]any{
 		"interaction_type": "approval", "question": "Deploy 1432 to production?", "idempotency_key": "deploy-1432",
@@ -62,7 +63,7 @@ func TestConsensusOverEveryRoute(t *testing.T) {
 
 // TestClaimRoutes: bob claims, carol is told bob is on it, bob releases.
 func TestClaimRoutes(t *testing.T) {
-	ts := newAuthServer(t, newSQLiteAuthStore(t), server.AuthOptions{})
+	ts := newAuthServer(t, server.AuthOptions{})
 	var in hitl.Interaction
 	ts.mustCall(t, ts.agent, "POST", "/api/v1/interactions", map[string]any{
 		"interaction_type": "approval", "question": "Restart the database?", "claim": "exclusive",
@@ -97,7 +98,7 @@ func TestClaimRoutes(t *testing.T) {
 // carolSession logs carol (an admin in ops) in.
 func (ts *authServer) carolSession(t *testing.T) actor {
 	t.Helper()
-	return actor{name: "carol", cookie: ts.login(t, "carol", carolPassword)}
+	return actor{name: "carol", cookie: ts.login(t, "carol", hitltest.CarolPassword)}
 }
 
 // mustCall calls and checks the status, decoding the body into out.

@@ -6,45 +6,28 @@ import (
 	"encoding/json"
 	"net"
 	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/hitl-sh/hitl"
-	"github.com/hitl-sh/hitl/broker"
 	"github.com/hitl-sh/hitl/email"
 	"github.com/hitl-sh/hitl/internal/hitltest"
 	"github.com/hitl-sh/hitl/secret"
 	"github.com/hitl-sh/hitl/server"
-	"github.com/hitl-sh/hitl/sqlite"
 )
 
 func TestEmailConfigAPI(t *testing.T) {
-	store, err := sqlite.Open(filepath.Join(t.TempDir(), "hitl.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ss := &slackServer{admin: mustToken(t, store, "root", hitl.RoleAdmin), responder: mustToken(t, store, "bob", hitl.RoleResponder)}
-	b := broker.New(store, nil)
-	if err := b.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	cipher, err := secret.NewCipher(bytes.Repeat([]byte{7}, secret.KeySize), "email")
-	if err != nil {
-		t.Fatal(err)
-	}
-	em := email.New(b, store, &email.Options{Cipher: cipher, Identities: store})
-	if err := em.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(hitltest.ValidateResponses(t, server.New(b, &server.Options{Email: em, Auth: server.AuthOptions{Identities: store}}).Handler()))
-	ss.url = hs.URL
-	t.Cleanup(func() {
-		b.Close()
-		hs.Close()
-		em.Close()
-		store.Close()
+	ss := newChannelServer(t, func(t testing.TB, e *hitltest.Engine, opts *server.Options) {
+		cipher, err := secret.NewCipher(bytes.Repeat([]byte{7}, secret.KeySize), "email")
+		if err != nil {
+			t.Fatal(err)
+		}
+		em := email.New(e.Broker, e.Store, &email.Options{Cipher: cipher, Identities: e.Store})
+		if err := em.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		e.OnClose(func() { em.Close() })
+		opts.Email = em
 	})
 
 	if code, _ := ss.call(t, ss.responder, "GET", "/api/v1/email/config", ""); code != http.StatusForbidden {
@@ -73,7 +56,7 @@ func TestEmailConfigAPI(t *testing.T) {
 	if v.SMTPURL != "smtp://hitl:xxxxx@"+dead || strings.Contains(string(body), "pa55word-42") {
 		t.Errorf("saved config shows smtp_url %q; want the password masked", v.SMTPURL)
 	}
-	raw, err := store.ChannelSettings(context.Background(), hitl.ChannelEmail)
+	raw, err := ss.store.ChannelSettings(context.Background(), hitl.ChannelEmail)
 	if err != nil || bytes.Contains(raw, []byte("pa55word-42")) {
 		t.Errorf("stored settings: %v; the password must be sealed, got %s", err, raw)
 	}

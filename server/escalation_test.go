@@ -15,7 +15,7 @@ import (
 // bob (in ops) sees nothing of it until it is escalated, then the
 // question and the step; the timeline lists both steps.
 func TestEscalationOverHTTP(t *testing.T) {
-	ts := newAuthServer(t, newSQLiteAuthStore(t), server.AuthOptions{})
+	ts := newAuthServer(t, server.AuthOptions{})
 	aliceStream, _ := ts.openSSE(t, ts.alice, "")
 	bobStream, _ := ts.openSSE(t, ts.bob, "")
 	var in hitl.Interaction
@@ -76,7 +76,7 @@ func TestEscalationOverHTTP(t *testing.T) {
 // TestEscalationRefused: a request's escalation is checked, with a 400
 // that says which step and why.
 func TestEscalationRefused(t *testing.T) {
-	ts := newAuthServer(t, newSQLiteAuthStore(t), server.AuthOptions{})
+	ts := newAuthServer(t, server.AuthOptions{})
 	for _, tt := range []struct {
 		steps []map[string]any
 		want  string

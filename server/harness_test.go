@@ -12,7 +12,6 @@ import (
 	"github.com/hitl-sh/hitl/broker"
 	"github.com/hitl-sh/hitl/internal/hitltest"
 	"github.com/hitl-sh/hitl/server"
-	"github.com/hitl-sh/hitl/sqlite"
 )
 
 // testServer is a real hitl server on a random loopback port, over a real
@@ -20,7 +19,7 @@ import (
 type testServer struct {
 	*httptest.Server
 	Broker *broker.Broker
-	Store  *sqlite.Store
+	Store  hitltest.Store
 	API    *server.Server
 	Path   string // the SQLite file
 
@@ -38,19 +37,14 @@ func newTestServer(t *testing.T) *testServer {
 // earlier through Stop.
 func startTestServer(t *testing.T, path string) *testServer {
 	t.Helper()
-	s := hitltest.Start(t, &hitltest.Options{Path: path})
-	return &testServer{Server: s.Server, Broker: s.Broker, Store: s.Store, API: s.API, Path: s.Path, stop: s.Stop}
+	return newTestServerWith(t, &hitltest.Options{DB: hitltest.DB{Path: path}})
 }
 
-// serveParked serves srv on a loopback port through srv.Listener, as hitl
-// serve does, so long-polls are parked. Its responses are checked against
-// the OpenAPI document (hitltest.ValidateResponses).
-func serveParked(t *testing.T, srv *server.Server) *httptest.Server {
+// newTestServerWith starts a server as hitltest.Start does with opts.
+func newTestServerWith(t *testing.T, opts *hitltest.Options) *testServer {
 	t.Helper()
-	hs := httptest.NewUnstartedServer(hitltest.ValidateResponses(t, srv.Handler()))
-	hs.Listener = srv.Listener(hs.Listener)
-	hs.Start()
-	return hs
+	s := hitltest.Start(t, opts)
+	return &testServer{Server: s.Server, Broker: s.Broker, Store: s.Store, API: s.API, Path: s.Path, stop: s.Stop}
 }
 
 // Stop shuts the server down as hitl serve does: broker first (releasing

@@ -175,8 +175,8 @@ func TestClaudeCodeHookEndpointRefuses(t *testing.T) {
 func TestClaudeCodeHookEndpointAuth(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t)
-	agent := mustToken(t, ts.Store, "claude", hitl.RoleAgent)
-	responder := mustToken(t, ts.Store, "alice", hitl.RoleResponder)
+	agent := hitltest.Token(t, ts.Store, "claude", hitl.RoleAgent)
+	responder := hitltest.Token(t, ts.Store, "alice", hitl.RoleResponder)
 	body, _ := json.Marshal(hookInput("PreToolUse", "Bash", map[string]string{"command": "ls"}))
 	send := func(ctx context.Context, token string) (*http.Response, []byte, error) {
 		req, _ := http.NewRequestWithContext(ctx, "POST", ts.URL+"/api/v1/hooks/claude-code", bytes.NewReader(body))

@@ -17,7 +17,7 @@ import (
 // contract's route, as that contract has it).
 func TestRespondIdempotencyKey(t *testing.T) {
 	t.Parallel()
-	ts := newAuthServer(t, newSQLiteAuthStore(t), server.AuthOptions{})
+	ts := newAuthServer(t, server.AuthOptions{})
 	routes := []struct {
 		name     string
 		path     func(id string) string

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hitl-sh/hitl/internal/hitltest"
 	"github.com/hitl-sh/hitl/server"
 )
 
@@ -14,7 +15,7 @@ import (
 // post, stays on this site, and logs out.
 func TestLoginPage(t *testing.T) {
 	t.Parallel()
-	ts := newAuthServer(t, newSQLiteAuthStore(t), server.AuthOptions{LoginRate: 100, LoginBurst: 100})
+	ts := newAuthServer(t, server.AuthOptions{LoginRate: 100, LoginBurst: 100})
 	resp, body := ts.call(t, ts.anon, "GET", "/login?next=/inbox%3Fx%3D1", nil)
 	page := string(body)
 	if resp.StatusCode != http.StatusOK || !strings.Contains(page, `<form method="post" action="/login">`) || !strings.Contains(page, `type="password"`) {
@@ -41,7 +42,7 @@ func TestLoginPage(t *testing.T) {
 		t.Errorf("wrong password: %d\n%s", resp.StatusCode, page)
 	}
 	for next, want := range map[string]string{"/inbox?x=1": "/inbox?x=1", "//evil.example/": "/", "https://evil.example/": "/", "/\\evil.example": "/"} {
-		resp, page = form(url.Values{"username": {"alice"}, "password": {alicePassword}, "next": {next}})
+		resp, page = form(url.Values{"username": {"alice"}, "password": {hitltest.AlicePassword}, "next": {next}})
 		if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != want {
 			t.Errorf("login with next %q: %d to %q, want 303 to %q\n%s", next, resp.StatusCode, resp.Header.Get("Location"), want, page)
 		}
@@ -85,7 +86,7 @@ func TestLoginPageInLocalMode(t *testing.T) {
 // site (it drops tabs and newlines, and reads a backslash as a slash).
 func TestLoginNextStaysOnSite(t *testing.T) {
 	t.Parallel()
-	ts := newAuthServer(t, newSQLiteAuthStore(t), server.AuthOptions{LoginRate: 100, LoginBurst: 100})
+	ts := newAuthServer(t, server.AuthOptions{LoginRate: 100, LoginBurst: 100})
 	cases := map[string]string{
 		"/inbox?x=1":                    "/inbox?x=1",
 		"/a/b#c":                        "/a/b#c",
@@ -109,7 +110,7 @@ func TestLoginNextStaysOnSite(t *testing.T) {
 		"/" + strings.Repeat("a", 3000): "/",
 	}
 	for next, want := range cases {
-		resp, body := ts.call(t, ts.anon, "POST", "/login", url.Values{"username": {"alice"}, "password": {alicePassword}, "next": {next}}.Encode(), "Content-Type", "application/x-www-form-urlencoded")
+		resp, body := ts.call(t, ts.anon, "POST", "/login", url.Values{"username": {"alice"}, "password": {hitltest.AlicePassword}, "next": {next}}.Encode(), "Content-Type", "application/x-www-form-urlencoded")
 		if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != want {
 			t.Errorf("login with next %q: %d to %q, want 303 to %q\n%s", next, resp.StatusCode, resp.Header.Get("Location"), want, body)
 		}

@@ -160,7 +160,7 @@ func TestOpenAPIDocumentIsValid(t *testing.T) {
 // document without credentials once authentication is on, and that HEAD
 // works too.
 func TestOpenAPIServedToAnyone(t *testing.T) {
-	ts := newAuthServer(t, newSQLiteAuthStore(t), server.AuthOptions{})
+	ts := newAuthServer(t, server.AuthOptions{})
 	resp, body := ts.call(t, ts.anon, "GET", "/api/v1/openapi.json", nil)
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("status %d, want 200; body %s", resp.StatusCode, body)

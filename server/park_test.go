@@ -92,6 +92,17 @@ func TestParkedWaitAnsweredKeepsTheConnection(t *testing.T) {
 	}
 }
 
+// serveParked serves srv on a loopback port through srv.Listener, as hitl
+// serve does, so long-polls are parked. Its responses are checked against
+// the OpenAPI document (hitltest.ValidateResponses).
+func serveParked(t *testing.T, srv *server.Server) *httptest.Server {
+	t.Helper()
+	hs := httptest.NewUnstartedServer(hitltest.ValidateResponses(t, srv.Handler()))
+	hs.Listener = srv.Listener(hs.Listener)
+	hs.Start()
+	return hs
+}
+
 // TestParkedWaitSameAsBlocking checks that a parked wait's response is the
 // one an ordinary handler writes: same status, headers and body.
 func TestParkedWaitSameAsBlocking(t *testing.T) {
@@ -195,10 +206,8 @@ func TestParkedWaitPipelined(t *testing.T) {
 
 func TestParkedWaitsAnsweredAtShutdown(t *testing.T) {
 	t.Parallel()
-	b := hitltest.StartBroker(t)
-	srv := server.New(b, nil)
-	ts := &testServer{Server: serveParked(t, srv), Broker: b, API: srv}
-	t.Cleanup(ts.Server.Close)
+	ts := newTestServer(t)
+	b, srv := ts.Broker, ts.API
 	in := ts.create(t, map[string]any{"question": "Still there at shutdown?"})
 
 	const n = 20
@@ -280,11 +289,8 @@ func TestHeadWaitIsNotParked(t *testing.T) {
 // timeout, and its registration ends.
 func TestParkedWaitAgentHangsUp(t *testing.T) {
 	t.Parallel()
-	b := hitltest.StartBroker(t)
-	srv := server.New(b, nil)
-	server.SetParkSweep(srv, 20*time.Millisecond)
-	ts := &testServer{Server: serveParked(t, srv), Broker: b, API: srv}
-	t.Cleanup(ts.Server.Close)
+	ts := newTestServerWith(t, &hitltest.Options{Prepare: func(s *server.Server) { server.SetParkSweep(s, 20*time.Millisecond) }})
+	b := ts.Broker
 	in := ts.create(t, map[string]any{"question": "Anyone there?"})
 
 	c, _ := rawConn(t, ts)

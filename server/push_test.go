@@ -8,44 +8,27 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"testing"
 
 	"github.com/hitl-sh/hitl"
-	"github.com/hitl-sh/hitl/broker"
 	"github.com/hitl-sh/hitl/internal/hitltest"
 	"github.com/hitl-sh/hitl/secret"
 	"github.com/hitl-sh/hitl/server"
-	"github.com/hitl-sh/hitl/sqlite"
 	"github.com/hitl-sh/hitl/webpush"
 )
 
 func TestPushAPI(t *testing.T) {
-	store, err := sqlite.Open(filepath.Join(t.TempDir(), "hitl.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ss := &slackServer{admin: mustToken(t, store, "root", hitl.RoleAdmin), responder: mustToken(t, store, "bob", hitl.RoleResponder)}
-	b := broker.New(store, nil)
-	if err := b.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	cipher, err := secret.NewCipher(bytes.Repeat([]byte{7}, secret.KeySize), hitl.ChannelPush)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wp := webpush.New(b, store, &webpush.Options{Cipher: cipher, Identities: store, AllowPrivate: true})
-	if err := wp.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(hitltest.ValidateResponses(t, server.New(b, &server.Options{Push: wp, Auth: server.AuthOptions{Identities: store}}).Handler()))
-	ss.url = hs.URL
-	t.Cleanup(func() {
-		b.Close()
-		hs.Close()
-		wp.Close()
-		store.Close()
+	ss := newChannelServer(t, func(t testing.TB, e *hitltest.Engine, opts *server.Options) {
+		cipher, err := secret.NewCipher(bytes.Repeat([]byte{7}, secret.KeySize), hitl.ChannelPush)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wp := webpush.New(e.Broker, e.Store, &webpush.Options{Cipher: cipher, Identities: e.Store, AllowPrivate: true})
+		if err := wp.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		e.OnClose(func() { wp.Close() })
+		opts.Push = wp
 	})
 
 	if code, _ := ss.call(t, "", "GET", "/api/v1/push/key", ""); code != http.StatusUnauthorized {
@@ -76,7 +59,7 @@ func TestPushAPI(t *testing.T) {
 	if code, body = ss.call(t, ss.responder, "POST", "/api/v1/push/subscriptions", sub(endpoint)); code != http.StatusCreated || bytes.Contains(body, []byte("p256dh")) {
 		t.Fatalf("POST /api/v1/push/subscriptions: %d %s; want 201 without the keys", code, body)
 	}
-	subs, err := store.PushSubscriptions(context.Background(), "bob")
+	subs, err := ss.store.PushSubscriptions(context.Background(), "bob")
 	if err != nil || len(subs) != 1 || subs[0].Endpoint != endpoint || !subs[0].Untargeted {
 		t.Fatalf("bob's subscriptions = %+v, %v; want the one posted", subs, err)
 	}

@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"sync"
@@ -10,17 +9,13 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/hitl-sh/hitl"
-	"github.com/hitl-sh/hitl/broker"
 	"github.com/hitl-sh/hitl/internal/hitltest"
-	"github.com/hitl-sh/hitl/postgres"
 	"github.com/hitl-sh/hitl/postgres/pgtest"
-	"github.com/hitl-sh/hitl/server"
 )
 
 // replica is one hitl server of several sharing a PostgreSQL schema.
 type replica struct {
 	*testServer
-	Store *postgres.Store
 	// App is the application_name of its connections; its event listener
 	// connects as App + " listener".
 	App string
@@ -31,26 +26,11 @@ type replica struct {
 // serve processes would.
 func newReplicas(t *testing.T, n int) []*replica {
 	t.Helper()
-	schema := pgtest.Name(t)
+	db := hitltest.PostgresDB(t)
 	rs := make([]*replica, n)
 	for i := range rs {
-		app := fmt.Sprintf("hitl %s %c", schema, 'a'+i)
-		store, err := postgres.Open(context.Background(), pgtest.WithParam(pgtest.DSN(), "application_name", app),
-			&postgres.Options{Schema: schema, MaxConns: 4})
-		if err != nil {
-			t.Fatalf("open replica %d: %v", i, err)
-		}
-		b := broker.New(store, nil)
-		if err := b.Start(context.Background()); err != nil {
-			t.Fatalf("start replica %d: %v", i, err)
-		}
-		hs := serveParked(t, server.New(b, nil))
-		rs[i] = &replica{testServer: &testServer{Server: hs, Broker: b}, Store: store, App: app}
-		t.Cleanup(func() {
-			b.Close()
-			hs.Close()
-			store.Close()
-		})
+		app := fmt.Sprintf("hitl %s %c", db.Schema, 'a'+i)
+		rs[i] = &replica{testServer: newTestServerWith(t, &hitltest.Options{DB: db, App: app}), App: app}
 	}
 	return rs
 }

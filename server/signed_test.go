@@ -1,18 +1,14 @@
 package server_test
 
 import (
-	"context"
 	"io"
 	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/hitl-sh/hitl"
-	"github.com/hitl-sh/hitl/broker"
+	"github.com/hitl-sh/hitl/internal/hitltest"
 	"github.com/hitl-sh/hitl/server"
-	"github.com/hitl-sh/hitl/sqlite"
 )
 
 // signedEcho is a Slack channel whose signed routes answer 200 with the
@@ -34,26 +30,15 @@ func (e signedEcho) InteractivityHandler() http.Handler { return e.EventsHandler
 // and cross-origin; other routes still ask for credentials.
 func TestSignedRoutesSkipAuthentication(t *testing.T) {
 	t.Parallel()
-	serve := func(t *testing.T, withUsers bool) *httptest.Server {
+	// The channel's answers are not the API's: they are not checked
+	// against the OpenAPI document.
+	serve := func(t *testing.T, withUsers bool) *hitltest.Server {
 		t.Helper()
-		store, err := sqlite.Open(filepath.Join(t.TempDir(), "hitl.db"), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := hitltest.Start(t, &hitltest.Options{NoValidation: true, Server: &server.Options{Slack: signedEcho{}}})
 		if withUsers {
-			mustToken(t, store, "build-bot", hitl.RoleAgent)
+			s.Token(t, "build-bot", hitl.RoleAgent)
 		}
-		b := broker.New(store, nil)
-		if err := b.Start(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		hs := httptest.NewServer(server.New(b, &server.Options{Slack: signedEcho{}, Auth: server.AuthOptions{Identities: store}}).Handler())
-		t.Cleanup(func() {
-			hs.Close()
-			b.Close()
-			store.Close()
-		})
-		return hs
+		return s
 	}
 	post := func(t *testing.T, url, host string, headers ...string) (int, string) {
 		t.Helper()

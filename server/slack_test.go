@@ -6,17 +6,13 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hitl-sh/hitl"
-	"github.com/hitl-sh/hitl/broker"
 	"github.com/hitl-sh/hitl/internal/hitltest"
 	"github.com/hitl-sh/hitl/server"
 	"github.com/hitl-sh/hitl/slack"
-	"github.com/hitl-sh/hitl/sqlite"
 )
 
 // slackServer is a hitl server with the Slack channel (not connected to
@@ -25,39 +21,35 @@ import (
 type slackServer struct {
 	url              string
 	admin, responder string
+	store            hitltest.Store
 }
 
+// newSlackServer starts a slackServer.
 func newSlackServer(t *testing.T) *slackServer {
 	t.Helper()
-	store, err := sqlite.Open(filepath.Join(t.TempDir(), "hitl.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ss := &slackServer{admin: mustToken(t, store, "root", hitl.RoleAdmin), responder: mustToken(t, store, "bob", hitl.RoleResponder)}
-	b := broker.New(store, nil)
-	if err := b.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	cipher, err := slack.NewCipher(bytes.Repeat([]byte{7}, slack.KeySize))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sl, err := slack.New(b, store, &slack.Options{Cipher: cipher, Identities: store})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sl.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(hitltest.ValidateResponses(t, server.New(b, &server.Options{Slack: sl, Auth: server.AuthOptions{Identities: store}}).Handler()))
-	ss.url = hs.URL
-	t.Cleanup(func() {
-		b.Close()
-		hs.Close()
-		sl.Close()
-		store.Close()
+	return newChannelServer(t, func(t testing.TB, e *hitltest.Engine, opts *server.Options) {
+		cipher, err := slack.NewCipher(bytes.Repeat([]byte{7}, slack.KeySize))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sl, err := slack.New(e.Broker, e.Store, &slack.Options{Cipher: cipher, Identities: e.Store})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sl.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		e.OnClose(func() { sl.Close() })
+		opts.Slack = sl
 	})
-	return ss
+}
+
+// newChannelServer starts a server with the channel that configure starts
+// and authentication on: an admin token and a responder token.
+func newChannelServer(t *testing.T, configure func(testing.TB, *hitltest.Engine, *server.Options)) *slackServer {
+	t.Helper()
+	s := hitltest.Start(t, &hitltest.Options{Configure: configure})
+	return &slackServer{url: s.URL, store: s.Store, admin: s.Token(t, "root", hitl.RoleAdmin), responder: s.Token(t, "bob", hitl.RoleResponder)}
 }
 
 func (ss *slackServer) call(t *testing.T, token, method, path string, body string) (int, []byte) {

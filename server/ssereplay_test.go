@@ -1,19 +1,14 @@
 package server_test
 
 import (
-	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hitl-sh/hitl"
-	"github.com/hitl-sh/hitl/broker"
-	"github.com/hitl-sh/hitl/server"
-	"github.com/hitl-sh/hitl/sqlite"
+	"github.com/hitl-sh/hitl/internal/hitltest"
 )
 
 // TestStreamsOutliveARequestReadDeadline: a read deadline set on the
@@ -24,22 +19,14 @@ import (
 func TestStreamsOutliveARequestReadDeadline(t *testing.T) {
 	t.Parallel()
 	const readDeadline = 300 * time.Millisecond
-	store, err := sqlite.Open(filepath.Join(t.TempDir(), "hitl.db"), nil)
-	if err != nil {
-		t.Fatal(err)
+	bounded := func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(readDeadline))
+			h.ServeHTTP(w, r)
+		})
 	}
-	b := broker.New(store, nil)
-	if err := b.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	srv := server.New(b, nil)
-	bounded := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(readDeadline))
-		srv.Handler().ServeHTTP(w, r)
-	})
-	hs := httptest.NewServer(bounded)
-	ts := &testServer{Server: hs, Broker: b, Store: store, API: srv}
-	t.Cleanup(ts.Stop)
+	ts := newTestServerWith(t, &hitltest.Options{Wrap: bounded})
+	b := ts.Broker
 
 	s := openSSE(t, ts, "", "")
 	s.replay(t)
@@ -65,18 +52,11 @@ func TestStreamsOutliveARequestReadDeadline(t *testing.T) {
 // rather than each holding a copy of every pending question.
 func TestSSEReplaysShareTheList(t *testing.T) {
 	t.Parallel()
-	store, err := sqlite.Open(filepath.Join(t.TempDir(), "hitl.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	counted := &listCounter{Store: store}
-	b := broker.New(counted, nil)
-	if err := b.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	srv := server.New(b, nil)
-	ts := &testServer{Server: httptest.NewServer(srv.Handler()), Broker: b, Store: store, API: srv}
-	t.Cleanup(ts.Stop)
+	var counted *listCounter
+	ts := newTestServerWith(t, &hitltest.Options{WrapStore: func(s hitl.Store) hitl.Store {
+		counted = &listCounter{Store: s}
+		return counted
+	}})
 	var ids []string
 	for i := range 3 {
 		ids = append(ids, ts.create(t, map[string]any{"question": fmt.Sprintf("Question %d?", i), "context": strings.Repeat("x", 10<<10)}).ID)

@@ -128,7 +128,7 @@ func TestListTriageRefusals(t *testing.T) {
 
 func TestCountsSeeWhatTheListSees(t *testing.T) {
 	t.Parallel()
-	ts := newAuthServer(t, newSQLiteAuthStore(t), server.AuthOptions{})
+	ts := newAuthServer(t, server.AuthOptions{})
 	ts.ask(t, &hitl.Targets{Users: []string{"alice"}})
 	ts.ask(t, &hitl.Targets{Users: []string{"bob"}})
 	ts.ask(t, nil)

@@ -21,29 +21,21 @@ import (
 // refusing private addresses unless allowPrivate.
 func webhookServer(t *testing.T, allowPrivate bool) (admin, agent *client.Client, b *broker.Broker) {
 	t.Helper()
-	store := newSQLiteAuthStore(t)
-	b = broker.New(store, nil)
-	if err := b.Start(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	cipher, err := slack.NewCipher([]byte("0123456789abcdef0123456789abcdef"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	hooks := webhook.New(store.(webhook.Store), b, &webhook.Options{Sealer: cipher, AllowPrivate: allowPrivate})
-	if err := hooks.Start(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	hs := serveParked(t, server.New(b, &server.Options{Webhooks: hooks, Auth: server.AuthOptions{Identities: store}}))
-	t.Cleanup(func() {
-		hooks.Close()
-		b.Close()
-		hs.Close()
-		store.Close()
-	})
-	admin = client.New(hs.URL, &client.Options{Token: mustToken(t, store, "root", hitl.RoleAdmin)})
-	agent = client.New(hs.URL, &client.Options{Token: mustToken(t, store, "build-bot", hitl.RoleAgent)})
-	return admin, agent, b
+	s := hitltest.Start(t, &hitltest.Options{Configure: func(t testing.TB, e *hitltest.Engine, opts *server.Options) {
+		cipher, err := slack.NewCipher([]byte("0123456789abcdef0123456789abcdef"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		hooks := webhook.New(e.Store, e.Broker, &webhook.Options{Sealer: cipher, AllowPrivate: allowPrivate})
+		if err := hooks.Start(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		e.OnClose(func() { hooks.Close() })
+		opts.Webhooks = hooks
+	}})
+	admin = client.New(s.URL, &client.Options{Token: s.Token(t, "root", hitl.RoleAdmin)})
+	agent = client.New(s.URL, &client.Options{Token: s.Token(t, "build-bot", hitl.RoleAgent)})
+	return admin, agent, s.Broker
 }
 
 func TestWebhooksAPI(t *testing.T) {

@@ -4,17 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http/httptest"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/coder/websocket"
 	"github.com/hitl-sh/hitl"
-	"github.com/hitl-sh/hitl/broker"
-	"github.com/hitl-sh/hitl/server"
-	"github.com/hitl-sh/hitl/sqlite"
+	"github.com/hitl-sh/hitl/internal/hitltest"
 )
 
 // listCounter is a store that counts the pages of interactions listed.
@@ -36,22 +32,12 @@ func (s *listCounter) ListInteractions(ctx context.Context, f hitl.ListFilter) (
 // gets every question exactly once.
 func TestWebSocketsConnectingTogetherShareTheReplayRead(t *testing.T) {
 	t.Parallel()
-	store, err := sqlite.Open(filepath.Join(t.TempDir(), "hitl.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	counted := &listCounter{Store: store}
-	b := broker.New(counted, nil)
-	if err := b.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(server.New(b, nil).Handler())
-	t.Cleanup(func() {
-		b.Close()
-		hs.Close()
-		store.Close()
-	})
-	ts := &testServer{Server: hs}
+	var counted *listCounter
+	ts := newTestServerWith(t, &hitltest.Options{WrapStore: func(s hitl.Store) hitl.Store {
+		counted = &listCounter{Store: s}
+		return counted
+	}})
+	b := ts.Broker
 
 	const before, during, inboxes = 1100, 30, 30 // more than one page (500) and the cache (1,000)
 	var (

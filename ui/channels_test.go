@@ -6,18 +6,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hitl-sh/hitl/broker"
 	"github.com/hitl-sh/hitl/email"
+	"github.com/hitl-sh/hitl/internal/hitltest"
 	"github.com/hitl-sh/hitl/secret"
 	"github.com/hitl-sh/hitl/server"
-	"github.com/hitl-sh/hitl/sqlite"
 	"github.com/hitl-sh/hitl/webhook"
 	"github.com/hitl-sh/hitl/webpush"
 )
 
 // addChannels starts the Web Push and email channels and the webhooks o
 // asks for, and gives them to the server's options.
-func addChannels(t *testing.T, b *broker.Broker, store *sqlite.Store, o serverOptions, opts *server.Options) {
+func addChannels(t testing.TB, e *hitltest.Engine, o serverOptions, opts *server.Options) {
+	b, store := e.Broker, e.Store
 	t.Helper()
 	key := bytes.Repeat([]byte{7}, secret.KeySize)
 	if o.push {
@@ -29,7 +29,7 @@ func addChannels(t *testing.T, b *broker.Broker, store *sqlite.Store, o serverOp
 		if err := wp.Start(context.Background()); err != nil {
 			t.Fatalf("start web push: %v", err)
 		}
-		t.Cleanup(func() { wp.Close() })
+		e.OnClose(func() { wp.Close() })
 		opts.Push = wp
 	}
 	if o.webhooks {
@@ -42,7 +42,7 @@ func addChannels(t *testing.T, b *broker.Broker, store *sqlite.Store, o serverOp
 		if err := hooks.Start(context.Background()); err != nil {
 			t.Fatalf("start webhooks: %v", err)
 		}
-		t.Cleanup(func() { hooks.Close() })
+		e.OnClose(func() { hooks.Close() })
 		opts.Webhooks = hooks
 	}
 	if o.email {
@@ -54,7 +54,7 @@ func addChannels(t *testing.T, b *broker.Broker, store *sqlite.Store, o serverOp
 		if err := em.Start(context.Background()); err != nil {
 			t.Fatalf("start email: %v", err)
 		}
-		t.Cleanup(func() { em.Close() })
+		e.OnClose(func() { em.Close() })
 		opts.Email = em
 	}
 }

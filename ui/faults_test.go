@@ -20,6 +20,16 @@ type faults struct {
 	heldPosts  chan struct{}
 }
 
+// track is the HTTP server's ConnState: it keeps the hijacked
+// connections, the WebSockets, for the test to cut.
+func (f *faults) track(c net.Conn, state http.ConnState) {
+	if state == http.StateHijacked {
+		f.mu.Lock()
+		f.sockets = append(f.sockets, c)
+		f.mu.Unlock()
+	}
+}
+
 func (f *faults) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		f.mu.Lock()

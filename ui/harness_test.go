@@ -3,20 +3,15 @@ package ui_test
 import (
 	"bytes"
 	"context"
-	"net"
-	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/hitl-sh/hitl"
-	"github.com/hitl-sh/hitl/auth"
 	"github.com/hitl-sh/hitl/broker"
 	"github.com/hitl-sh/hitl/internal/hitltest"
 	"github.com/hitl-sh/hitl/server"
 	"github.com/hitl-sh/hitl/slack"
-	"github.com/hitl-sh/hitl/sqlite"
 	"golang.org/x/time/rate"
 )
 
@@ -35,11 +30,12 @@ type hitlServer struct {
 	token string
 }
 
-// Test users of a server with authentication on (serverOptions.auth).
+// Passwords of the test people of a server with authentication on
+// (serverOptions.auth; see hitltest.AddPeople).
 const (
-	alicePassword = "alice-correct-horse" // alice: responder
-	bobPassword   = "bob-battery-staple"  // bob: responder, group ops
-	carolPassword = "carol-admin-secret"  // carol: admin
+	alicePassword = hitltest.AlicePassword // alice: responder
+	bobPassword   = hitltest.BobPassword   // bob: responder, group ops
+	carolPassword = hitltest.CarolPassword // carol: admin
 )
 
 // serverOptions configure newServerWith; the zero value is a server in
@@ -71,92 +67,65 @@ func newServer(t *testing.T) *hitlServer {
 
 func newServerWith(t *testing.T, o serverOptions) *hitlServer {
 	t.Helper()
-	store, err := sqlite.Open(filepath.Join(t.TempDir(), "hitl.db"), nil)
-	if err != nil {
-		t.Fatalf("open store: %v", err)
+	srv := &hitlServer{Slack: newFakeSlack(t)}
+	f := &faults{}
+	loginRate, loginBurst := o.loginRate, o.loginBurst
+	if loginRate == 0 {
+		loginRate = rate.Inf
 	}
-	srv := &hitlServer{IDs: store, Slack: newFakeSlack(t)}
+	s := hitltest.Start(t, &hitltest.Options{
+		People: o.auth,
+		Server: &server.Options{Auth: server.AuthOptions{
+			StreamRecheck: o.streamRecheck, LoginRate: loginRate, LoginBurst: loginBurst,
+		}},
+		Configure: func(t testing.TB, e *hitltest.Engine, opts *server.Options) {
+			opts.Slack = startSlack(t, e, o, srv.Slack.URL)
+			addChannels(t, e, o, opts)
+		},
+		Wrap: f.wrap,
+		// Long-polls are not parked: the connections taken from the HTTP
+		// server are the WebSockets, which the test can cut.
+		NoParking: true,
+		ConnState: f.track,
+	})
 	if o.auth {
-		addUsers(t, store)
-		srv.token = newToken(t, store, "build-bot", hitl.RoleAgent)
+		srv.token = s.Token(t, "build-bot", hitl.RoleAgent)
 	}
-	b := broker.New(store, nil)
-	if err := b.Start(context.Background()); err != nil {
-		t.Fatalf("start broker: %v", err)
-	}
+	srv.Server, srv.Broker, srv.IDs, srv.faults = s.Server, s.Broker, s.Store, f
+	return srv
+}
+
+// startSlack starts the Slack channel on e, talking to the fake Slack at
+// apiURL, with o's settings.
+func startSlack(t testing.TB, e *hitltest.Engine, o serverOptions, apiURL string) *slack.Service {
+	t.Helper()
 	var cipher *slack.Cipher
 	if !o.noSecretKey {
+		var err error
 		if cipher, err = slack.NewCipher(bytes.Repeat([]byte{7}, slack.KeySize)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	sl, err := slack.New(b, store, &slack.Options{Identities: store, Settings: o.slack, Cipher: cipher, APIURL: srv.Slack.URL + "/"})
+	sl, err := slack.New(e.Broker, e.Store, &slack.Options{Identities: e.Store, Settings: o.slack, Cipher: cipher, APIURL: apiURL + "/"})
 	if err != nil {
 		t.Fatalf("new slack: %v", err)
 	}
 	if err := sl.Start(context.Background()); err != nil {
 		t.Fatalf("start slack: %v", err)
 	}
-	loginRate, loginBurst := o.loginRate, o.loginBurst
-	if loginRate == 0 {
-		loginRate = rate.Inf
-	}
-	opts := &server.Options{Slack: sl, Auth: server.AuthOptions{
-		Identities:    store,
-		StreamRecheck: o.streamRecheck, LoginRate: loginRate, LoginBurst: loginBurst,
-	}}
-	addChannels(t, b, store, o, opts)
-	f := &faults{}
-	ts := httptest.NewUnstartedServer(f.wrap(hitltest.ValidateResponses(t, server.New(b, opts).Handler())))
-	// Hijacked connections are the WebSockets; the test can cut them.
-	ts.Config.ConnState = func(c net.Conn, state http.ConnState) {
-		if state == http.StateHijacked {
-			f.mu.Lock()
-			f.sockets = append(f.sockets, c)
-			f.mu.Unlock()
-		}
-	}
-	ts.Start()
-	srv.Server, srv.Broker, srv.faults = ts, b, f
-	t.Cleanup(func() {
-		b.Close()
-		srv.Close()
-		sl.Close()
-		store.Close()
-	})
-	return srv
+	e.OnClose(func() { sl.Close() })
+	return sl
 }
 
 // addUsers adds alice, bob and carol, as hitl user add would.
 func addUsers(t *testing.T, ids hitl.Identities) {
 	t.Helper()
-	for _, u := range []struct {
-		name, password string
-		groups         []string
-		admin          bool
-	}{
-		{"alice", alicePassword, nil, false},
-		{"bob", bobPassword, []string{"ops"}, false},
-		{"carol", carolPassword, []string{"ops"}, true},
-	} {
-		hash, err := auth.HashPassword(u.password)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := ids.CreateUser(context.Background(), &hitl.User{Name: u.name, Groups: u.groups, Admin: u.admin, PasswordHash: hash}); err != nil {
-			t.Fatalf("create user %s: %v", u.name, err)
-		}
-	}
+	hitltest.AddPeople(t, ids)
 }
 
 // newToken creates an API token, as hitl token create would, and returns
 // its secret.
 func newToken(t *testing.T, ids hitl.Identities, name string, role hitl.Role) string {
 	t.Helper()
-	secret, hash, prefix := auth.NewToken()
-	tok := &hitl.Token{ID: auth.NewID(), Name: name, Role: role, Prefix: prefix, Hash: hash}
-	if err := ids.CreateToken(context.Background(), tok); err != nil {
-		t.Fatalf("create token %s: %v", name, err)
-	}
-	return secret
+	return hitltest.Token(t, ids, name, role)
 }

@@ -5,17 +5,13 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/hitl-sh/hitl"
-	"github.com/hitl-sh/hitl/broker"
-	"github.com/hitl-sh/hitl/server"
-	"github.com/hitl-sh/hitl/sqlite"
+	"github.com/hitl-sh/hitl/internal/hitltest"
 )
 
 // TestTenThousandPending: with 10,000 questions waiting the inbox loads
@@ -192,18 +188,15 @@ func evalLong[T any](p *page, expr string) T {
 // and started again on the same address, as an operator restarts it.
 type restartable struct {
 	*hitlServer
-	t      *testing.T
-	db     string
-	addr   string
-	mu     sync.Mutex
-	socks  []net.Conn
-	broker *broker.Broker
-	store  *sqlite.Store
+	t     *testing.T
+	last  *hitltest.Server // the server last started
+	mu    sync.Mutex
+	socks []net.Conn
 }
 
 func newRestartable(t *testing.T) *restartable {
 	t.Helper()
-	r := &restartable{t: t, db: filepath.Join(t.TempDir(), "hitl.db"), hitlServer: &hitlServer{faults: &faults{}}}
+	r := &restartable{t: t, hitlServer: &hitlServer{faults: &faults{}}}
 	r.start()
 	t.Cleanup(r.stop)
 	return r
@@ -212,42 +205,26 @@ func newRestartable(t *testing.T) *restartable {
 // start serves the database on the address (a new one the first time).
 func (r *restartable) start() {
 	r.t.Helper()
-	store, err := sqlite.Open(r.db, nil)
-	if err != nil {
-		r.t.Fatalf("open store: %v", err)
+	if r.last == nil {
+		// Long-polls are not parked: the connections taken from the
+		// HTTP server are the WebSockets, which stop cuts.
+		r.last = hitltest.Start(r.t, &hitltest.Options{NoParking: true, ConnState: r.track})
+	} else {
+		r.last = r.last.Restart(r.t)
 	}
-	b := broker.New(store, nil)
-	if err := b.Start(context.Background()); err != nil {
-		r.t.Fatalf("start broker: %v", err)
-	}
-	ts := httptest.NewUnstartedServer(server.New(b, nil).Handler())
-	if r.addr != "" {
-		ts.Listener.Close()
-		var l net.Listener
-		for range 50 {
-			if l, err = net.Listen("tcp", r.addr); err == nil {
-				break
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-		if err != nil {
-			r.t.Fatalf("listen again on %s: %v", r.addr, err)
-		}
-		ts.Listener = l
-	}
-	ts.Config.ConnState = func(c net.Conn, state http.ConnState) {
-		if state == http.StateHijacked {
-			r.mu.Lock()
-			r.socks = append(r.socks, c)
-			r.mu.Unlock()
-		}
-	}
-	ts.Start()
-	r.addr = ts.Listener.Addr().String()
-	r.Server, r.Broker, r.broker, r.store = ts, b, b, store
+	r.Server, r.Broker = r.last.Server, r.last.Broker
 }
 
-// stop shuts the server down, its WebSockets too.
+// track keeps the hijacked connections, the WebSockets.
+func (r *restartable) track(c net.Conn, state http.ConnState) {
+	if state == http.StateHijacked {
+		r.mu.Lock()
+		r.socks = append(r.socks, c)
+		r.mu.Unlock()
+	}
+}
+
+// stop cuts the WebSockets, then shuts the server down.
 func (r *restartable) stop() {
 	if r.Server == nil {
 		return
@@ -258,9 +235,7 @@ func (r *restartable) stop() {
 	}
 	r.socks = nil
 	r.mu.Unlock()
-	r.Server.Close()
-	r.broker.Close()
-	r.store.Close()
+	r.last.Stop()
 	r.Server = nil
 }
 

@@ -1,23 +1,19 @@
 package webpush
 
 import (
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/broker"
-	"github.com/hitl-sh/hitl/sqlite"
+	"github.com/hitl-sh/hitl/internal/hitltest"
 )
 
 // TestNothingWrittenWithoutSubscribers: while nobody has subscribed, a
 // question costs no push row (nor a commit); once someone has, a
 // question is scheduled for them, and one older than maxPushAge is not.
 func TestNothingWrittenWithoutSubscribers(t *testing.T) {
-	store, err := sqlite.Open(filepath.Join(t.TempDir(), "hitl.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	store := hitltest.OpenStore(t, hitltest.SQLiteDB(t), nil)
 	defer store.Close()
 	s := New(broker.New(store, nil), store, nil)
 	ask := func(q string, at time.Time) *hitl.Interaction {

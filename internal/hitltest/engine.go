@@ -64,7 +64,8 @@ type Engine struct {
 	Store  Store
 	Broker *broker.Broker
 
-	once sync.Once
+	closers []func() // OnClose's, run in reverse
+	once    sync.Once
 }
 
 // OpenEngine opens db and starts a broker over it. Both close when t
@@ -81,12 +82,20 @@ func OpenEngine(t testing.TB, db DB, opts *EngineOptions) *Engine {
 			t.Fatalf("create user %s: %v", u.Name, err)
 		}
 	}
-	e := &Engine{Store: store, Broker: broker.New(store, &broker.Options{Now: opts.Now})}
+	e := startEngine(t, store, store, opts.Now)
+	t.Cleanup(e.Close)
+	return e
+}
+
+// startEngine starts a broker over run (store, or a wrapper of it) with
+// the clock now; it closes store and fails t if the broker cannot start.
+func startEngine(t testing.TB, store Store, run hitl.Store, now func() time.Time) *Engine {
+	t.Helper()
+	e := &Engine{Store: store, Broker: broker.New(run, &broker.Options{Now: now})}
 	if err := e.Broker.Start(context.Background()); err != nil {
 		store.Close()
 		t.Fatalf("start broker: %v", err)
 	}
-	t.Cleanup(e.Close)
 	return e
 }
 
@@ -94,26 +103,59 @@ func OpenEngine(t testing.TB, db DB, opts *EngineOptions) *Engine {
 // caller closes it.
 func OpenStore(t testing.TB, db DB, now func() time.Time) Store {
 	t.Helper()
-	var (
-		store Store
-		err   error
-	)
-	if db.Schema != "" {
-		store, err = postgres.Open(context.Background(), pgtest.DSN(), &postgres.Options{Schema: db.Schema, Now: now, MaxConns: 4})
-	} else {
-		store, err = sqlite.Open(db.Path, &sqlite.Options{Now: now})
-	}
+	store, err := openStore(db, storeOptions{now: now})
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}
 	return store
 }
 
-// Close closes the broker, then the store. Safe to call twice; close the
-// channels started on the engine first.
+// storeOptions are how a process opens its store.
+type storeOptions struct {
+	now func() time.Time
+	// exclusive holds a SQLite file for this store alone, as hitl serve
+	// does.
+	exclusive bool
+	// app is the application_name of PostgreSQL connections; "" leaves
+	// the server's default.
+	app string
+}
+
+// openStore opens db.
+func openStore(db DB, o storeOptions) (Store, error) {
+	if db.Schema == "" {
+		s, err := sqlite.Open(db.Path, &sqlite.Options{Now: o.now, Exclusive: o.exclusive})
+		if err != nil {
+			return nil, err
+		}
+		return s, nil
+	}
+	dsn := pgtest.DSN()
+	if o.app != "" {
+		dsn = pgtest.WithParam(dsn, "application_name", o.app)
+	}
+	s, err := postgres.Open(context.Background(), dsn, &postgres.Options{Schema: db.Schema, Now: o.now, MaxConns: 4})
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// OnClose adds f to what Close runs after the broker has closed and
+// before the store does: the closing of a channel started on e. The last
+// added runs first.
+func (e *Engine) OnClose(f func()) {
+	e.closers = append(e.closers, f)
+}
+
+// Close closes the broker, then what was added through OnClose, then the
+// store. Safe to call twice.
 func (e *Engine) Close() {
 	e.once.Do(func() {
 		e.Broker.Close()
+		for i := len(e.closers) - 1; i >= 0; i-- {
+			e.closers[i]()
+		}
 		e.Store.Close()
 	})
 }

@@ -1,5 +1,6 @@
-// Package hitltest starts real hitl servers and engines over SQLite files
-// for the tests of other packages. It is for tests only.
+// Package hitltest starts real hitl servers and engines, over SQLite files
+// or PostgreSQL schemas, for the tests of other packages. It is for tests
+// only.
 package hitltest
 
 import (
@@ -10,24 +11,45 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/broker"
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/mcpserver"
 	"github.com/hitl-sh/hitl/server"
-	"github.com/hitl-sh/hitl/sqlite"
 )
 
 // Options configures Start; nil means a new SQLite file and any free
 // loopback port.
 type Options struct {
-	// Path is the SQLite file; "" means a new one in t.TempDir().
-	Path string
+	// DB is the database; the zero DB means a new SQLite file in
+	// t.TempDir(). A SQLite file is held for this server alone, as hitl
+	// serve holds it.
+	DB DB
+	// App names a PostgreSQL store's connections (application_name); its
+	// event listener connects as App + " listener". "" leaves the default.
+	App string
+	// WrapStore, if not nil, wraps the store the broker runs on (to watch
+	// its calls); Server.Store stays the store itself.
+	WrapStore func(hitl.Store) hitl.Store
+	// People adds alice, bob and carol (see AddPeople) before the server
+	// starts, so that requests need credentials.
+	People bool
+	// Server configures server.New; nil means its defaults.
+	Server *server.Options
+	// Configure, if not nil, completes the server's options from the
+	// engine the server runs on, before server.New: it starts the channels
+	// (Slack, email, Web Push, webhooks) over e's broker and store, and
+	// closes them through e.OnClose.
+	Configure func(t testing.TB, e *Engine, opts *server.Options)
+	// Prepare, if not nil, is called with the server after server.New and
+	// before it serves: for settings that only tests of package server can
+	// reach.
+	Prepare func(*server.Server)
 	// Addr is the address to listen on; "" means any free loopback port.
 	Addr string
 	// Wrap, if not nil, wraps the server's handler (outside the check of
@@ -36,22 +58,28 @@ type Options struct {
 	// NoValidation turns off the check of every response against the
 	// OpenAPI document (see ValidateResponses), which is on by default.
 	NoValidation bool
-	// Server configures server.New; nil means its defaults.
-	Server *server.Options
 	// Listen, if not nil, wraps the loopback listener (under the parking
 	// one), to set up each accepted connection.
 	Listen func(net.Listener) net.Listener
+	// NoParking serves long-polls in their handlers, as a server whose
+	// Listener is not used does, instead of parking them: then the only
+	// connections taken from the HTTP server are the WebSockets.
+	NoParking bool
+	// ConnState, if not nil, is the HTTP server's http.Server.ConnState.
+	ConnState func(net.Conn, http.ConnState)
 }
 
-// Server is a real hitl server (HTTP API and /mcp) over a real SQLite file,
+// Server is a real hitl server (HTTP API and /mcp) over a real database,
 // whose responses are checked against the OpenAPI document unless
 // Options.NoValidation says not to.
 type Server struct {
 	*httptest.Server
+	Engine *Engine
 	Broker *broker.Broker
-	Store  *sqlite.Store
+	Store  Store
 	API    *server.Server
-	Path   string // the SQLite file
+	DB     DB
+	Path   string // the SQLite file; "" on PostgreSQL
 
 	opts     Options // as started, for Restart
 	stopOnce sync.Once
@@ -64,24 +92,19 @@ func Start(t testing.TB, opts *Options) *Server {
 	if opts == nil {
 		opts = &Options{}
 	}
-	path := opts.Path
-	if path == "" {
-		path = filepath.Join(t.TempDir(), "hitl.db")
+	db := opts.DB
+	if db == (DB{}) {
+		db = SQLiteDB(t)
 	}
-	store, b := open(t, path)
-	// As hitl serve has it: users and tokens from the store, MCP at /mcp,
-	// unless the test's server options say otherwise.
-	var sopts server.Options
-	if opts.Server != nil {
-		sopts = *opts.Server
+	e := openServerEngine(t, db, opts)
+	t.Cleanup(e.Close)
+	if opts.People {
+		AddPeople(t, e.Store)
 	}
-	if sopts.Auth.Identities == nil {
-		sopts.Auth.Identities = store
+	srv := server.New(e.Broker, serverOptions(t, e, opts))
+	if opts.Prepare != nil {
+		opts.Prepare(srv)
 	}
-	if sopts.MCP == nil {
-		sopts.MCP = mcpserver.New(b, nil).Handler()
-	}
-	srv := server.New(b, &sopts)
 	var h http.Handler = srv.Handler()
 	if !opts.NoValidation {
 		h = ValidateResponses(t, h) // its cleanup runs after Stop
@@ -89,13 +112,13 @@ func Start(t testing.TB, opts *Options) *Server {
 	if opts.Wrap != nil {
 		h = opts.Wrap(h)
 	}
-	s := &Server{Server: httptest.NewUnstartedServer(h), Broker: b, Store: store, API: srv, Path: path, opts: *opts}
+	s := &Server{Server: httptest.NewUnstartedServer(h), Engine: e, Broker: e.Broker, Store: e.Store,
+		API: srv, DB: db, Path: db.Path, opts: *opts}
+	s.Config.ConnState = opts.ConnState
 	if opts.Addr != "" {
 		s.Listener.Close()
 		ln, err := listenAgain(opts.Addr)
 		if err != nil {
-			b.Close()
-			store.Close()
 			t.Fatal(err)
 		}
 		s.Listener = ln
@@ -103,30 +126,83 @@ func Start(t testing.TB, opts *Options) *Server {
 	if opts.Listen != nil {
 		s.Listener = opts.Listen(s.Listener)
 	}
-	// Long-polls are parked, as under hitl serve.
-	s.Listener = srv.Listener(s.Listener)
+	if !opts.NoParking {
+		// Long-polls are parked, as under hitl serve.
+		s.Listener = srv.Listener(s.Listener)
+	}
 	s.Start()
 	t.Cleanup(s.Stop)
 	return s
 }
 
+// openServerEngine opens db as hitl serve does and starts a broker over
+// the store (wrapped if opts says so).
+func openServerEngine(t testing.TB, db DB, opts *Options) *Engine {
+	t.Helper()
+	store, err := openStore(db, storeOptions{exclusive: true, app: opts.App})
+	if err != nil {
+		t.Fatalf("open store: %v", err)
+	}
+	var run hitl.Store = store
+	if opts.WrapStore != nil {
+		run = opts.WrapStore(store)
+	}
+	return startEngine(t, store, run, nil)
+}
+
+// serverOptions returns the options of server.New: opts.Server completed,
+// as hitl serve has it, with users and tokens from the store and MCP at
+// /mcp unless they are set, then by opts.Configure.
+func serverOptions(t testing.TB, e *Engine, opts *Options) *server.Options {
+	t.Helper()
+	var sopts server.Options
+	if opts.Server != nil {
+		sopts = *opts.Server
+	}
+	if sopts.Auth.Identities == nil {
+		sopts.Auth.Identities = e.Store
+	}
+	if sopts.MCP == nil {
+		sopts.MCP = mcpserver.New(e.Broker, &mcpserver.Options{Logger: sopts.Logger}).Handler()
+	}
+	if opts.Configure != nil {
+		opts.Configure(t, e, &sopts)
+	}
+	return &sopts
+}
+
+// Token creates an API token in the server's store and returns its
+// secret.
+func (s *Server) Token(t testing.TB, name string, role hitl.Role) string {
+	t.Helper()
+	return Token(t, s.Store, name, role)
+}
+
+// Login logs user in over the API and returns the session cookie.
+func (s *Server) Login(t testing.TB, user, password string) *http.Cookie {
+	t.Helper()
+	return Login(t, s.URL, user, password)
+}
+
 // Stop shuts the server down as hitl serve does: broker first (releasing
-// long-polls), then HTTP, then the store. Safe to call twice.
+// long-polls), then HTTP, then the channels and the store. Safe to call
+// twice.
 func (s *Server) Stop() {
 	s.stopOnce.Do(func() {
 		s.Broker.Close()
 		s.Server.Close()
-		s.Store.Close()
+		s.Engine.Close()
 	})
 }
 
 // Restart stops s if it still runs and starts a new server over the same
-// SQLite file, at the same address, with the same options.
+// database, at the same address, with the same options (people are not
+// added twice).
 func (s *Server) Restart(t testing.TB) *Server {
 	t.Helper()
 	s.Stop()
 	opts := s.opts
-	opts.Path, opts.Addr = s.Path, s.Listener.Addr().String()
+	opts.DB, opts.Addr, opts.People = s.DB, s.Listener.Addr().String(), false
 	return Start(t, &opts)
 }
 
@@ -134,28 +210,9 @@ func (s *Server) Restart(t testing.TB) *Server {
 // t.TempDir(). It stops when the test ends.
 func StartBroker(t testing.TB) *broker.Broker {
 	t.Helper()
-	store, b := open(t, filepath.Join(t.TempDir(), "hitl.db"))
-	t.Cleanup(func() {
-		b.Close()
-		store.Close()
-	})
-	return b
-}
-
-// open opens the SQLite file at path, as hitl serve does, and starts a
-// broker over it.
-func open(t testing.TB, path string) (*sqlite.Store, *broker.Broker) {
-	t.Helper()
-	store, err := sqlite.Open(path, &sqlite.Options{Exclusive: true})
-	if err != nil {
-		t.Fatalf("open store: %v", err)
-	}
-	b := broker.New(store, nil)
-	if err := b.Start(context.Background()); err != nil {
-		store.Close()
-		t.Fatalf("start broker: %v", err)
-	}
-	return store, b
+	e := openServerEngine(t, SQLiteDB(t), &Options{})
+	t.Cleanup(e.Close)
+	return e.Broker
 }
 
 // listenAgain listens on addr, retrying briefly while the port is still
