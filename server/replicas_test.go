@@ -111,7 +111,9 @@ func TestReplicasDeadlineFiresOnce(t *testing.T) {
 	streams := []*stream{openStream(t, a, marker), openStream(t, b, marker)}
 
 	const n = 5
-	deadline := time.Now().Add(time.Second).UTC().Format(time.RFC3339Nano)
+	// Far enough ahead for the five questions to be asked before it on a
+	// loaded machine (all must be, or the order below does not hold).
+	deadline := time.Now().Add(5 * time.Second).UTC().Format(time.RFC3339Nano)
 	ids := map[string]bool{}
 	for i := range n {
 		r := rs[i%2]
