@@ -9,19 +9,41 @@ import (
 	"time"
 )
 
+// MinGap is the least time from one step to the next when a kick wakes
+// the loop. Every question and answer kicks the workers; a step costs a
+// few reads even when it finds nothing to do, so under a burst of them
+// one step takes up what a few milliseconds brought. A kick after a quiet
+// moment is taken up at once.
+const MinGap = 10 * time.Millisecond
+
 // Loop calls step, sleeps for the duration it returns or until kick
-// wakes it, and again, until closed is closed.
+// wakes it (but no sooner than MinGap after the step began), and again,
+// until closed is closed.
 func Loop(step func() time.Duration, kick, closed <-chan struct{}) {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
+		select {
+		case <-kick: // taken up by this step
+		default:
+		}
+		began := time.Now()
 		timer.Reset(step())
 		select {
 		case <-timer.C:
+			continue
 		case <-kick:
-			timer.Stop()
 		case <-closed:
 			return
+		}
+		timer.Stop()
+		if wait := MinGap - time.Since(began); wait > 0 {
+			timer.Reset(wait)
+			select {
+			case <-timer.C:
+			case <-closed:
+				return
+			}
 		}
 	}
 }

@@ -80,3 +80,41 @@ func TestLoopSleepsWhatStepSaysAndWakesOnAKick(t *testing.T) {
 		}
 	})
 }
+
+// TestLoopTakesUpABurstOfKicksInOneStep: kicks that come within MinGap of
+// a step's start are taken up by one step at MinGap; a kick after a quiet
+// moment is taken up at once.
+func TestLoopTakesUpABurstOfKicksInOneStep(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		kick, closed := make(chan struct{}, 1), make(chan struct{})
+		var steps []time.Duration
+		start := time.Now()
+		step := func() time.Duration {
+			steps = append(steps, time.Since(start))
+			return time.Hour
+		}
+		var wg sync.WaitGroup
+		wg.Go(func() { worker.Loop(step, kick, closed) })
+		for range 5 { // a kick a millisecond
+			time.Sleep(time.Millisecond)
+			worker.Wake(kick)
+			synctest.Wait()
+		}
+		time.Sleep(time.Second) // quiet
+		worker.Wake(kick)
+		synctest.Wait()
+		close(closed)
+		wg.Wait()
+		quiet := time.Second + 5*time.Millisecond
+		want := []time.Duration{0, worker.MinGap, quiet}
+		if len(steps) != len(want) {
+			t.Fatalf("steps at %v, want %v", steps, want)
+		}
+		for i := range want {
+			if steps[i] != want[i] {
+				t.Errorf("steps at %v, want %v", steps, want)
+				break
+			}
+		}
+	})
+}
