@@ -76,8 +76,9 @@ type Identities interface {
 	// SetPassword replaces a user's password hash and ends the user's
 	// sessions; ENOTFOUND when there is no such user.
 	SetPassword(ctx context.Context, name, hash string) error
-	// DeleteUser removes a user and their sessions; ENOTFOUND when there
-	// is no such user.
+	// DeleteUser removes a user, their sessions and their browsers' push
+	// subscriptions (no question is pushed to them any more); ENOTFOUND
+	// when there is no such user.
 	DeleteUser(ctx context.Context, name string) error
 
 	// CreateToken adds t; ECONFLICT when its ID or hash exists already.

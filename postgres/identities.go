@@ -96,10 +96,11 @@ func (s *Store) SetPassword(ctx context.Context, name, hash string) error {
 		UPDATE users SET password_hash = $2 WHERE name = $1`, name, hash)
 }
 
-// DeleteUser removes a user; their sessions go with them (ON DELETE
-// CASCADE).
+// DeleteUser removes a user and their browsers' push subscriptions;
+// their sessions go with them (ON DELETE CASCADE).
 func (s *Store) DeleteUser(ctx context.Context, name string) error {
-	return s.changeUser(ctx, "delete user", name, `DELETE FROM users WHERE name = $1`, name)
+	return s.changeUser(ctx, "delete user", name, `WITH unsubscribed AS (DELETE FROM push_subscriptions WHERE user_name = $1)
+		DELETE FROM users WHERE name = $1`, name)
 }
 
 // changeUser runs sql, which changes the user named name; ENOTFOUND when

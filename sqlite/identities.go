@@ -107,9 +107,13 @@ func (s *Store) SetPassword(ctx context.Context, name, hash string) error {
 	})
 }
 
-// DeleteUser removes a user and their sessions.
+// DeleteUser removes a user, their sessions and their browsers' push
+// subscriptions.
 func (s *Store) DeleteUser(ctx context.Context, name string) error {
 	return s.changeUser(ctx, "delete user", name, func(ctx context.Context, tx *sql.Tx) (sql.Result, error) {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM push_subscriptions WHERE user_name = ?`, name); err != nil {
+			return nil, err
+		}
 		return tx.ExecContext(ctx, `DELETE FROM users WHERE name = ?`, name)
 	})
 }

@@ -296,11 +296,26 @@ func testSessionEndsWithUser(t *testing.T, s hitl.Identities) {
 	if live("a1") || live("a2") || !live("b1") {
 		t.Errorf("after alice's new password: live a1 %v a2 %v b1 %v, want false false true", live("a1"), live("a2"), live("b1"))
 	}
+	push, _ := s.(hitl.PushStore)
+	if push != nil {
+		for _, u := range []string{"alice", "bob"} {
+			sub := &hitl.PushSubscription{Endpoint: "https://push.example/" + u, User: u, P256DH: "k", Auth: "a", CreatedAt: at(1)}
+			if err := push.SavePushSubscription(t.Context(), sub); err != nil {
+				t.Fatalf("SavePushSubscription: %v", err)
+			}
+		}
+	}
 	if err := s.DeleteUser(t.Context(), "bob"); err != nil {
 		t.Fatalf("DeleteUser: %v", err)
 	}
 	if live("b1") {
 		t.Error("bob's session outlived bob")
+	}
+	if push != nil {
+		list, err := push.PushSubscriptions(t.Context(), "")
+		if err != nil || len(list) != 1 || list[0].User != "alice" {
+			t.Errorf("push subscriptions after DeleteUser(bob): got %v, %v; want alice's only", list, err)
+		}
 	}
 }
 

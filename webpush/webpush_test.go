@@ -189,3 +189,37 @@ func waitEvent(t *testing.T, h *harness, id, detail string) {
 	}
 	t.Fatalf("no notified event %q on push", detail)
 }
+
+// TestPushOnlyToUsers: once a server has users, a browser subscribed for
+// someone who is not one of them (subscribed before login was turned on,
+// or a user since removed) is pushed nothing; removing a user removes
+// their subscriptions.
+func TestPushOnlyToUsers(t *testing.T) {
+	h := newHarness(t)
+	h.subscribe("carol", h.push.browser("carol"), true)
+	h.subscribe("dave", h.push.browser("dave"), true) // not a user
+	h.subscribe("alice", h.push.browser("alice"), false)
+	first := h.ask(hitl.CreateRequest{Question: "Anyone: which region?", Timeout: 600})
+	if d := h.next(); d.browser != "carol" || d.payload.ID != first.ID {
+		t.Fatalf("an untargeted question went to %s; want carol", d.browser)
+	}
+	if err := h.store.DeleteUser(context.Background(), "carol"); err != nil {
+		t.Fatal(err)
+	}
+	if subs, err := h.store.PushSubscriptions(context.Background(), "carol"); err != nil || len(subs) != 0 {
+		t.Fatalf("carol's subscriptions after she was removed: %d, %v; want none", len(subs), err)
+	}
+	h.ask(hitl.CreateRequest{Question: "Anyone: which zone?", Timeout: 600})
+	// Asked after the last, so pushed in a later step: when alice has it,
+	// every push of the question before is done.
+	mine := h.ask(hitl.CreateRequest{Question: "Alice, approve?", Timeout: 600, Targets: &hitl.Targets{Users: []string{"alice"}}})
+	if d := h.next(); d.browser != "alice" || d.payload.ID != mine.ID {
+		t.Fatalf("pushed %q to %s; want alice's question to alice", d.payload.Question, d.browser)
+	}
+	if n := h.push.hitsOf("dave"); n != 0 {
+		t.Errorf("%d pushes to dave, who is not a user; want none", n)
+	}
+	if n := h.push.hitsOf("carol"); n != 1 {
+		t.Errorf("%d pushes to carol; want 1, before she was removed", n)
+	}
+}

@@ -53,7 +53,7 @@ func (s *Service) step() time.Duration {
 }
 
 // schedule inserts the rows of new interactions, and on a sweep of every
-// pending interaction without one. While no one has subscribed nothing is
+// pending interaction without one. While no user has subscribed nothing is
 // written: a server whose people never use Web Push keeps no rows for it.
 // (A sweep after the first subscription takes up the questions still
 // pending that are meant for it, if under maxPushAge.)
@@ -69,6 +69,9 @@ func (s *Service) schedule(ctx context.Context, created []*hitl.Interaction, swe
 	if s.ids != nil {
 		if groups, err = userGroups(ctx, s.ids); err != nil {
 			return err
+		}
+		if subs = ofUsers(subs, groups); len(subs) == 0 {
+			return nil
 		}
 	}
 	if len(created) > 0 {
@@ -144,6 +147,19 @@ func subscribers(in *hitl.Interaction, subs []*hitl.PushSubscription, groups map
 		}
 	}
 	return out
+}
+
+// ofUsers returns the subscriptions of the users in groups, once there
+// are any: a browser subscribed before login was turned on, or for a
+// user since removed, is told nothing.
+func ofUsers(subs []*hitl.PushSubscription, groups map[string][]string) []*hitl.PushSubscription {
+	if len(groups) == 0 {
+		return subs
+	}
+	return slices.DeleteFunc(subs, func(sub *hitl.PushSubscription) bool {
+		_, ok := groups[sub.User]
+		return !ok
+	})
 }
 
 // userGroups returns each user's groups, by name.
