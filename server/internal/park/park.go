@@ -7,7 +7,6 @@ package park
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -167,26 +166,27 @@ func (p *Wait) finish(in *hitl.Interaction) {
 // JSON, under the headers the middleware set, closing the connection
 // unless keep.
 func (p *Wait) response(in *hitl.Interaction, keep bool) ([]byte, error) {
-	var body bytes.Buffer
-	enc := json.NewEncoder(&body)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(in); err != nil {
+	// As json.Encoder would write it, without its pass over the bytes
+	// MarshalJSON returns.
+	body, err := in.MarshalJSON()
+	if err != nil {
 		return nil, err
 	}
+	body = append(body, '\n')
 	h := p.header
 	h.Set("Content-Type", "application/json")
 	h.Set("Cache-Control", "no-store")
 	h.Set("Date", time.Now().UTC().Format(http.TimeFormat))
-	h.Set("Content-Length", strconv.Itoa(body.Len()))
+	h.Set("Content-Length", strconv.Itoa(len(body)))
 	if !keep {
 		h.Set("Connection", "close")
 	}
 	var resp bytes.Buffer
-	resp.Grow(256 + body.Len())
+	resp.Grow(256 + len(body))
 	resp.WriteString("HTTP/1.1 200 OK\r\n")
 	_ = h.Write(&resp)
 	resp.WriteString("\r\n")
-	resp.Write(body.Bytes())
+	resp.Write(body)
 	return resp.Bytes(), nil
 }
 
