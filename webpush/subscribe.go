@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/hitl-sh/hitl"
@@ -24,6 +25,9 @@ func (s *Service) Subscribe(ctx context.Context, r hitl.PushSubscribeRequest) (*
 	if c.Name == "" || c.Role == hitl.RoleAgent {
 		return nil, hitl.Errorf(hitl.EFORBIDDEN, "only a signed-in person can subscribe to Web Push")
 	}
+	if err := s.checkUser(ctx, c.Name); err != nil {
+		return nil, err
+	}
 	if err := s.checkEndpoint(ctx, r.Endpoint); err != nil {
 		return nil, err
 	}
@@ -39,6 +43,23 @@ func (s *Service) Subscribe(ctx context.Context, r hitl.PushSubscribeRequest) (*
 	}
 	s.log.Info("push subscription saved", "user", c.Name, "push_service", endpointOrigin(r.Endpoint))
 	return sub, nil
+}
+
+// checkUser refuses a caller who is not a user once the server has users
+// (a token's name, say): only users' subscriptions are pushed to (see
+// ofUsers).
+func (s *Service) checkUser(ctx context.Context, name string) error {
+	if s.ids == nil {
+		return nil
+	}
+	users, err := s.ids.Users(ctx)
+	if err != nil {
+		return err
+	}
+	if len(users) > 0 && !slices.ContainsFunc(users, func(u *hitl.User) bool { return u.Name == name }) {
+		return hitl.Errorf(hitl.EFORBIDDEN, "only a user signed in to the inbox can subscribe to Web Push")
+	}
+	return nil
 }
 
 // Unsubscribe removes the caller's subscription with endpoint, and reports

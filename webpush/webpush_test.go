@@ -197,7 +197,19 @@ func waitEvent(t *testing.T, h *harness, id, detail string) {
 func TestPushOnlyToUsers(t *testing.T) {
 	h := newHarness(t)
 	h.subscribe("carol", h.push.browser("carol"), true)
-	h.subscribe("dave", h.push.browser("dave"), true) // not a user
+	// dave is not a user: he cannot subscribe, and a subscription of his
+	// from before the server had users is skipped.
+	dave := h.push.browser("dave")
+	ctx := hitl.WithCaller(context.Background(), hitl.Caller{Name: "dave", Channel: hitl.ChannelAPI, Role: hitl.RoleResponder})
+	if _, err := h.svc.Subscribe(ctx, dave.request(true)); hitl.ErrorCode(err) != hitl.EFORBIDDEN {
+		t.Fatalf("dave subscribing: got %v, want EFORBIDDEN", err)
+	}
+	old := dave.request(true)
+	if err := h.store.SavePushSubscription(context.Background(), &hitl.PushSubscription{
+		Endpoint: old.Endpoint, User: "dave", P256DH: old.Keys.P256DH, Auth: old.Keys.Auth, Untargeted: true, CreatedAt: time.Now(),
+	}); err != nil {
+		t.Fatal(err)
+	}
 	h.subscribe("alice", h.push.browser("alice"), false)
 	first := h.ask(hitl.CreateRequest{Question: "Anyone: which region?", Timeout: 600})
 	if d := h.next(); d.browser != "carol" || d.payload.ID != first.ID {
