@@ -2,6 +2,7 @@ package worker_test
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -50,71 +51,57 @@ func TestStuckWorkIsCutOff(t *testing.T) {
 	})
 }
 
-// TestLoopSleepsWhatStepSaysAndWakesOnAKick: the loop sleeps for what
-// step returns, a kick wakes it early, and closing ends it.
-func TestLoopSleepsWhatStepSaysAndWakesOnAKick(t *testing.T) {
+// loopSteps runs a Loop whose step sleeps for sleep, lets drive kick it
+// (through wake) in a synctest bubble, closes it, and returns when each
+// step ran, from the start.
+func loopSteps(t *testing.T, sleep time.Duration, drive func(wake func())) []time.Duration {
+	var steps []time.Duration
 	synctest.Test(t, func(t *testing.T) {
 		kick, closed := make(chan struct{}, 1), make(chan struct{})
-		var steps []time.Duration
 		start := time.Now()
 		step := func() time.Duration {
 			steps = append(steps, time.Since(start))
-			return 10 * time.Second
+			return sleep
 		}
 		var wg sync.WaitGroup
 		wg.Go(func() { worker.Loop(step, kick, closed) })
-		time.Sleep(25 * time.Second) // steps at 0, 10 s and 20 s
-		worker.Wake(kick)
-		synctest.Wait() // a step at 25 s, then asleep again
+		drive(func() {
+			worker.Wake(kick)
+			synctest.Wait()
+		})
 		close(closed)
 		wg.Wait()
-		want := []time.Duration{0, 10 * time.Second, 20 * time.Second, 25 * time.Second}
-		if len(steps) != len(want) {
-			t.Fatalf("steps at %v, want %v", steps, want)
-		}
-		for i := range want {
-			if steps[i] != want[i] {
-				t.Errorf("steps at %v, want %v", steps, want)
-				break
-			}
-		}
 	})
+	return steps
+}
+
+// TestLoopSleepsWhatStepSaysAndWakesOnAKick: the loop sleeps for what
+// step returns, a kick wakes it early, and closing ends it.
+func TestLoopSleepsWhatStepSaysAndWakesOnAKick(t *testing.T) {
+	steps := loopSteps(t, 10*time.Second, func(wake func()) {
+		time.Sleep(25 * time.Second) // steps at 0, 10 s and 20 s
+		wake()                       // a step at 25 s, then asleep again
+	})
+	want := []time.Duration{0, 10 * time.Second, 20 * time.Second, 25 * time.Second}
+	if !slices.Equal(steps, want) {
+		t.Errorf("steps at %v, want %v", steps, want)
+	}
 }
 
 // TestLoopTakesUpABurstOfKicksInOneStep: kicks that come within MinGap of
 // a step's start are taken up by one step at MinGap; a kick after a quiet
 // moment is taken up at once.
 func TestLoopTakesUpABurstOfKicksInOneStep(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		kick, closed := make(chan struct{}, 1), make(chan struct{})
-		var steps []time.Duration
-		start := time.Now()
-		step := func() time.Duration {
-			steps = append(steps, time.Since(start))
-			return time.Hour
-		}
-		var wg sync.WaitGroup
-		wg.Go(func() { worker.Loop(step, kick, closed) })
+	steps := loopSteps(t, time.Hour, func(wake func()) {
 		for range 5 { // a kick a millisecond
 			time.Sleep(time.Millisecond)
-			worker.Wake(kick)
-			synctest.Wait()
+			wake()
 		}
 		time.Sleep(time.Second) // quiet
-		worker.Wake(kick)
-		synctest.Wait()
-		close(closed)
-		wg.Wait()
-		quiet := time.Second + 5*time.Millisecond
-		want := []time.Duration{0, worker.MinGap, quiet}
-		if len(steps) != len(want) {
-			t.Fatalf("steps at %v, want %v", steps, want)
-		}
-		for i := range want {
-			if steps[i] != want[i] {
-				t.Errorf("steps at %v, want %v", steps, want)
-				break
-			}
-		}
+		wake()
 	})
+	want := []time.Duration{0, worker.MinGap, time.Second + 5*time.Millisecond}
+	if !slices.Equal(steps, want) {
+		t.Errorf("steps at %v, want %v", steps, want)
+	}
 }
