@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -128,6 +129,9 @@ func (s *Service) deliveriesOf(ev *hitl.Event, subs []*hitl.WebhookSubscription)
 	if !ok || ev.Interaction == nil {
 		return nil, nil
 	}
+	if ev.Interaction.CallbackURL == "" && !anyWants(subs, kind, ev) {
+		return nil, nil // most events: no copy of the interaction to make
+	}
 	in := asOf(ev, kind)
 	now := s.now()
 	row := func(sub, url string, body []byte) *hitl.WebhookDelivery {
@@ -137,7 +141,7 @@ func (s *Service) deliveriesOf(ev *hitl.Event, subs []*hitl.WebhookSubscription)
 	var out []*hitl.WebhookDelivery
 	var wrapped []byte
 	for _, sub := range subs {
-		if !sub.Wants(kind) || sub.CreatedAt.After(ev.At) {
+		if !gets(sub, kind, ev) {
 			continue
 		}
 		if wrapped == nil {
@@ -156,6 +160,18 @@ func (s *Service) deliveriesOf(ev *hitl.Event, subs []*hitl.WebhookSubscription)
 		out = append(out, row("", in.CallbackURL, body))
 	}
 	return out, nil
+}
+
+// anyWants reports whether a subscription in subs gets ev, an event of
+// kind.
+func anyWants(subs []*hitl.WebhookSubscription, kind hitl.WebhookEvent, ev *hitl.Event) bool {
+	return slices.ContainsFunc(subs, func(sub *hitl.WebhookSubscription) bool { return gets(sub, kind, ev) })
+}
+
+// gets reports whether sub gets ev, an event of kind: it wants the kind
+// and was made before the event.
+func gets(sub *hitl.WebhookSubscription, kind hitl.WebhookEvent, ev *hitl.Event) bool {
+	return sub.Wants(kind) && !sub.CreatedAt.After(ev.At)
 }
 
 // asOf returns the interaction as it was at its event: for created, as it

@@ -16,6 +16,7 @@ import (
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/broker"
+	"github.com/hitl-sh/hitl/internal/gcheadroom"
 	"github.com/hitl-sh/hitl/mcpserver"
 	"github.com/hitl-sh/hitl/postgres"
 	"github.com/hitl-sh/hitl/server"
@@ -27,6 +28,9 @@ const (
 	defaultAddr     = "127.0.0.1:7878"
 	defaultDB       = "./hitl.db"
 	shutdownTimeout = 10 * time.Second
+	// gcHeadroom is how far the heap may grow between garbage collections
+	// while the live heap is smaller (gcheadroom.Keep); GOGC overrides it.
+	gcHeadroom = 32 << 20
 )
 
 // envOr returns the environment variable key, or def when it is unset or
@@ -60,6 +64,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if code, ok := parse(fs, args, 2); !ok {
 		return code
 	}
+	defer gcheadroom.Keep(gcHeadroom)()
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "hitl serve: unexpected arguments: %s\n", strings.Join(fs.Args(), " "))
 		return 2
