@@ -6,9 +6,10 @@
 // heap is a few MiB but which allocates tens of MiB a second under load
 // then collects 15 times a second, and each collection also shrinks the
 // goroutines' stacks, which grow again on the next request. Keep raises
-// that growth to at least a fixed headroom while the live heap is smaller
-// than it, and leaves GOGC's 100 % once it is larger: the memory it costs
-// is at most the headroom.
+// that growth to at least a fixed headroom while GOGC=100's growth (the
+// live heap, the goroutines' stacks and the globals) is smaller than it,
+// and leaves GOGC's 100 % once it is larger: the memory it costs is at
+// most the headroom.
 package gcheadroom
 
 import (
@@ -19,8 +20,10 @@ import (
 	"sync"
 )
 
-// liveMetric is the heap marked live by the last collection.
-const liveMetric = "/gc/heap/live:bytes"
+// The metrics the runtime's heap goal is made of: the next collection
+// starts when the heap has grown past live by GOGC % of live, the stacks
+// and the globals together.
+var goalMetrics = []string{"/gc/heap/live:bytes", "/gc/scan/stack:bytes", "/gc/scan/globals:bytes"}
 
 // Keep sets the heap's growth between collections to at least headroom
 // bytes, after every collection, until stop is called. It does nothing
@@ -29,7 +32,10 @@ func Keep(headroom uint64) (stop func()) {
 	if _, set := os.LookupEnv("GOGC"); set || headroom == 0 {
 		return func() {}
 	}
-	k := &keeper{headroom: headroom, percent: 100, sample: []metrics.Sample{{Name: liveMetric}}}
+	k := &keeper{headroom: headroom, percent: 100, sample: make([]metrics.Sample, len(goalMetrics))}
+	for i, name := range goalMetrics {
+		k.sample[i].Name = name
+	}
 	k.adjust()
 	k.arm()
 	return k.stop
@@ -64,15 +70,21 @@ func (k *keeper) arm() {
 }
 
 // adjust sets GOGC so that the next collection starts after the heap has
-// grown by max(live, headroom). It changes it only when it moved by more
-// than a tenth, to leave the pacer alone while the heap is steady.
+// grown by max(base, headroom), where base is what GOGC=100 would let it
+// grow by: the live heap, the stacks and the globals. It changes it only
+// when it moved by more than a tenth, to leave the pacer alone while the
+// heap is steady, or back to 100 once the headroom is not needed.
 func (k *keeper) adjust() {
 	metrics.Read(k.sample)
-	if k.sample[0].Value.Kind() != metrics.KindUint64 {
-		return
+	var base uint64
+	for _, s := range k.sample {
+		if s.Value.Kind() != metrics.KindUint64 {
+			return
+		}
+		base += s.Value.Uint64()
 	}
-	p := Percent(k.sample[0].Value.Uint64(), k.headroom)
-	if d := p - k.percent; d*10 > k.percent || -d*10 > k.percent {
+	p := Percent(base, k.headroom)
+	if d := p - k.percent; d*10 > k.percent || -d*10 > k.percent || (p == 100 && d != 0) {
 		debug.SetGCPercent(p)
 		k.percent = p
 	}
@@ -88,17 +100,18 @@ func (k *keeper) stop() {
 	}
 }
 
-// maxPercent bounds GOGC while the live heap is nearly empty (at startup).
+// maxPercent bounds GOGC while the heap is nearly empty (at startup).
 const maxPercent = 10000
 
-// Percent is the GOGC that lets a heap of live bytes grow by at least
-// headroom bytes before the next collection: 100 once live ≥ headroom.
-func Percent(live, headroom uint64) int {
-	if live >= headroom {
+// Percent is the GOGC that lets the heap grow by at least headroom bytes
+// before the next collection, where GOGC=100 lets it grow by base bytes:
+// 100 once base ≥ headroom.
+func Percent(base, headroom uint64) int {
+	if base >= headroom {
 		return 100
 	}
-	if live == 0 || headroom/live >= maxPercent/100 {
+	if base == 0 || headroom/base >= maxPercent/100 {
 		return maxPercent
 	}
-	return int(headroom * 100 / live)
+	return int(headroom * 100 / base)
 }

@@ -10,18 +10,18 @@ import (
 
 func TestPercent(t *testing.T) {
 	for _, c := range []struct {
-		live, headroom uint64
+		base, headroom uint64
 		want           int
 	}{
-		{live: 64 << 20, headroom: 32 << 20, want: 100},
-		{live: 32 << 20, headroom: 32 << 20, want: 100},
-		{live: 16 << 20, headroom: 32 << 20, want: 200},
-		{live: 6 << 20, headroom: 32 << 20, want: 533},
-		{live: 1 << 10, headroom: 32 << 20, want: maxPercent},
-		{live: 0, headroom: 32 << 20, want: maxPercent},
+		{base: 64 << 20, headroom: 32 << 20, want: 100},
+		{base: 32 << 20, headroom: 32 << 20, want: 100},
+		{base: 16 << 20, headroom: 32 << 20, want: 200},
+		{base: 6 << 20, headroom: 32 << 20, want: 533},
+		{base: 1 << 10, headroom: 32 << 20, want: maxPercent},
+		{base: 0, headroom: 32 << 20, want: maxPercent},
 	} {
-		if got := Percent(c.live, c.headroom); got != c.want {
-			t.Errorf("Percent(%d, %d) = %d, want %d", c.live, c.headroom, got, c.want)
+		if got := Percent(c.base, c.headroom); got != c.want {
+			t.Errorf("Percent(%d, %d) = %d, want %d", c.base, c.headroom, got, c.want)
 		}
 	}
 }
@@ -71,5 +71,40 @@ func TestKeepLeavesTheEnvironmentsGOGC(t *testing.T) {
 	runtime.GC()
 	if got := gogc(); got != was {
 		t.Fatalf("GOGC = %d with GOGC set in the environment, want it left at %d", got, was)
+	}
+}
+
+// deep uses about n KiB of stack, then waits for release.
+func deep(n int, release <-chan struct{}) byte {
+	var frame [1024]byte
+	if n > 0 {
+		frame[n%1024] = deep(n-1, release)
+		return frame[0]
+	}
+	<-release
+	return frame[1]
+}
+
+func TestKeepCountsTheStacks(t *testing.T) {
+	if _, set := os.LookupEnv("GOGC"); set {
+		t.Skip("GOGC is set in the environment")
+	}
+	// 2,000 goroutines with about 16 KiB of stack each: some 32 MiB of
+	// stacks, which GOGC=100 already lets the heap grow by, on a heap of a
+	// few MiB.
+	release := make(chan struct{})
+	defer close(release)
+	for range 2000 {
+		go deep(16, release)
+	}
+	stop := Keep(8 << 20)
+	defer stop()
+	deadline := time.Now().Add(10 * time.Second)
+	for gogc() != 100 {
+		if time.Now().After(deadline) {
+			t.Fatalf("GOGC = %d with some 32 MiB of stacks and 8 MiB of headroom, want 100", gogc())
+		}
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
 	}
 }
