@@ -100,18 +100,22 @@ func (k *keeper) stop() {
 	}
 }
 
-// maxPercent bounds GOGC while the heap is nearly empty (at startup).
-const maxPercent = 10000
+// heapMinimum is the runtime's smallest heap goal at GOGC=100, which it
+// scales with GOGC: the goal of a nearly empty heap (at startup) is
+// heapMinimum × GOGC / 100, so GOGC is held to where that is headroom.
+const heapMinimum = 4 << 20
 
 // Percent is the GOGC that lets the heap grow by at least headroom bytes
 // before the next collection, where GOGC=100 lets it grow by base bytes:
-// 100 once base ≥ headroom.
+// 100 once base ≥ headroom, and at most what makes the runtime's smallest
+// heap goal headroom.
 func Percent(base, headroom uint64) int {
-	if base >= headroom {
+	most := max(headroom*100/heapMinimum, 100)
+	switch {
+	case base >= headroom:
 		return 100
+	case base == 0 || headroom/base >= most/100:
+		return int(most)
 	}
-	if base == 0 || headroom/base >= maxPercent/100 {
-		return maxPercent
-	}
-	return int(headroom * 100 / base)
+	return int(min(headroom*100/base, most))
 }

@@ -17,8 +17,11 @@ func TestPercent(t *testing.T) {
 		{base: 32 << 20, headroom: 32 << 20, want: 100},
 		{base: 16 << 20, headroom: 32 << 20, want: 200},
 		{base: 6 << 20, headroom: 32 << 20, want: 533},
-		{base: 1 << 10, headroom: 32 << 20, want: maxPercent},
-		{base: 0, headroom: 32 << 20, want: maxPercent},
+		{base: 5 << 20, headroom: 32 << 20, want: 640},
+		{base: 4 << 20, headroom: 32 << 20, want: 800},
+		{base: 1 << 10, headroom: 32 << 20, want: 800}, // the runtime's minimum goal: 32 MiB
+		{base: 0, headroom: 32 << 20, want: 800},
+		{base: 1 << 20, headroom: 2 << 20, want: 100},
 	} {
 		if got := Percent(c.base, c.headroom); got != c.want {
 			t.Errorf("Percent(%d, %d) = %d, want %d", c.base, c.headroom, got, c.want)
