@@ -28,9 +28,11 @@ const (
 	defaultAddr     = "127.0.0.1:7878"
 	defaultDB       = "./hitl.db"
 	shutdownTimeout = 10 * time.Second
-	// gcHeadroom is how far the heap may grow between garbage collections
-	// while the live heap is smaller (gcheadroom.Keep); GOGC overrides it.
+	// Under load, garbage collections come no more often than gcEvery
+	// while that lets the heap grow by at most gcHeadroom more than GOGC=100
+	// would (gcheadroom.Keep); GOGC in the environment overrides both.
 	gcHeadroom = 32 << 20
+	gcEvery    = 250 * time.Millisecond
 )
 
 // envOr returns the environment variable key, or def when it is unset or
@@ -64,7 +66,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if code, ok := parse(fs, args, 2); !ok {
 		return code
 	}
-	defer gcheadroom.Keep(gcHeadroom)()
+	defer gcheadroom.Keep(gcHeadroom, gcEvery)()
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "hitl serve: unexpected arguments: %s\n", strings.Join(fs.Args(), " "))
 		return 2

@@ -9,23 +9,26 @@ import (
 )
 
 func TestPercent(t *testing.T) {
+	const headroom = 32 << 20
 	for _, c := range []struct {
-		base, headroom uint64
-		want           int
+		base, want uint64
+		percent    int
 	}{
-		{base: 64 << 20, headroom: 32 << 20, want: 100},
-		{base: 32 << 20, headroom: 32 << 20, want: 100},
-		{base: 16 << 20, headroom: 32 << 20, want: 200},
-		{base: 6 << 20, headroom: 32 << 20, want: 533},
-		{base: 5 << 20, headroom: 32 << 20, want: 640},
-		{base: 4 << 20, headroom: 32 << 20, want: 800},
-		{base: 1 << 10, headroom: 32 << 20, want: 800}, // the runtime's minimum goal: 32 MiB
-		{base: 0, headroom: 32 << 20, want: 800},
-		{base: 1 << 20, headroom: 2 << 20, want: 100},
+		{base: 64 << 20, want: 100 << 20, percent: 100}, // base above the headroom
+		{base: 8 << 20, want: 4 << 20, percent: 100},    // a light load: GOGC=100 is enough
+		{base: 8 << 20, want: 16 << 20, percent: 200},
+		{base: 6 << 20, want: 100 << 20, percent: 533}, // at most the headroom
+		{base: 4 << 20, want: 100 << 20, percent: 800},
+		{base: 1 << 10, want: 100 << 20, percent: 800}, // the runtime's smallest goal: 32 MiB
+		{base: 0, want: 100 << 20, percent: 800},
+		{base: 0, want: 0, percent: 100},
 	} {
-		if got := Percent(c.base, c.headroom); got != c.want {
-			t.Errorf("Percent(%d, %d) = %d, want %d", c.base, c.headroom, got, c.want)
+		if got := Percent(c.base, c.want, headroom); got != c.percent {
+			t.Errorf("Percent(%d, %d, %d) = %d, want %d", c.base, c.want, headroom, got, c.percent)
 		}
+	}
+	if got := Percent(1<<20, 10<<20, 2<<20); got != 100 {
+		t.Errorf("with a 2 MiB headroom GOGC = %d, want 100 (the runtime's smallest goal is 4 MiB)", got)
 	}
 }
 
@@ -36,29 +39,32 @@ func gogc() int64 {
 	return int64(s[0].Value.Uint64())
 }
 
-func TestKeepRaisesGOGCOnASmallHeapAndStopRestoresIt(t *testing.T) {
+// sink keeps allocations from being optimised away.
+var sink []byte
+
+// churn allocates garbage at hundreds of MiB a second until d passes or
+// done reports true.
+func churn(d time.Duration, done func() bool) {
+	for end := time.Now().Add(d); time.Now().Before(end) && !done(); {
+		for range 64 {
+			sink = make([]byte, 64<<10)
+		}
+	}
+}
+
+func skipIfGOGCSet(t *testing.T) {
 	if _, set := os.LookupEnv("GOGC"); set {
 		t.Skip("GOGC is set in the environment")
 	}
-	stop := Keep(64 << 20) // more than this test's heap
+}
+
+func TestKeepRaisesGOGCUnderLoadAndStopRestoresIt(t *testing.T) {
+	skipIfGOGCSet(t)
+	stop := Keep(64<<20, time.Second) // more than this test's heap
 	defer stop()
+	churn(10*time.Second, func() bool { return gogc() > 100 })
 	if got := gogc(); got <= 100 {
-		t.Fatalf("GOGC right after Keep = %d, want more than 100", got)
-	}
-	// After collections, the cleanup sets it again from the live heap.
-	before := gogc()
-	deadline := time.Now().Add(10 * time.Second)
-	for buf := make([][]byte, 0, 64); ; {
-		buf = append(buf, make([]byte, 1<<20)) // the live heap grows: GOGC must fall
-		runtime.GC()
-		if gogc() < before {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("GOGC stayed at %d or more over collections while the live heap grew", before)
-		}
-		time.Sleep(10 * time.Millisecond)
-		runtime.KeepAlive(buf)
+		t.Fatalf("GOGC = %d after allocating fast for 10 s on a small heap, want more than 100", got)
 	}
 	stop()
 	if got := gogc(); got != 100 {
@@ -66,12 +72,26 @@ func TestKeepRaisesGOGCOnASmallHeapAndStopRestoresIt(t *testing.T) {
 	}
 }
 
+func TestKeepLeavesALightLoadAtGOGC100(t *testing.T) {
+	skipIfGOGCSet(t)
+	stop := Keep(64<<20, time.Millisecond) // a cycle's allocations over a millisecond
+	defer stop()
+	for range 20 {
+		sink = make([]byte, 64<<10)
+		runtime.GC()
+		time.Sleep(5 * time.Millisecond)
+		if got := gogc(); got != 100 {
+			t.Fatalf("GOGC = %d with 64 KiB allocated between collections, want 100", got)
+		}
+	}
+}
+
 func TestKeepLeavesTheEnvironmentsGOGC(t *testing.T) {
 	t.Setenv("GOGC", "100")
 	was := gogc()
-	stop := Keep(1 << 40)
+	stop := Keep(1<<40, time.Second)
 	defer stop()
-	runtime.GC()
+	churn(time.Second, func() bool { return false })
 	if got := gogc(); got != was {
 		t.Fatalf("GOGC = %d with GOGC set in the environment, want it left at %d", got, was)
 	}
@@ -89,9 +109,7 @@ func deep(n int, release <-chan struct{}) byte {
 }
 
 func TestKeepCountsTheStacks(t *testing.T) {
-	if _, set := os.LookupEnv("GOGC"); set {
-		t.Skip("GOGC is set in the environment")
-	}
+	skipIfGOGCSet(t)
 	// 2,000 goroutines with about 16 KiB of stack each: some 32 MiB of
 	// stacks, which GOGC=100 already lets the heap grow by, on a heap of a
 	// few MiB.
@@ -100,14 +118,11 @@ func TestKeepCountsTheStacks(t *testing.T) {
 	for range 2000 {
 		go deep(16, release)
 	}
-	stop := Keep(8 << 20)
+	runtime.GC() // the stacks are counted by a collection
+	stop := Keep(8<<20, time.Second)
 	defer stop()
-	deadline := time.Now().Add(10 * time.Second)
-	for gogc() != 100 {
-		if time.Now().After(deadline) {
-			t.Fatalf("GOGC = %d with some 32 MiB of stacks and 8 MiB of headroom, want 100", gogc())
-		}
-		runtime.GC()
-		time.Sleep(10 * time.Millisecond)
+	churn(2*time.Second, func() bool { return false })
+	if got := gogc(); got > 110 {
+		t.Fatalf("GOGC = %d with some 32 MiB of stacks and 8 MiB of headroom, want 100", got)
 	}
 }
