@@ -129,7 +129,9 @@ func (s *Service) deliveriesOf(ev *hitl.Event, subs []*hitl.WebhookSubscription)
 	if !ok || ev.Interaction == nil {
 		return nil, nil
 	}
-	if ev.Interaction.CallbackURL == "" && !anyWants(subs, kind, ev) {
+	callback := ev.Interaction.CallbackURL != "" &&
+		(kind == hitl.WebhookAnswered || kind == hitl.WebhookExpired || kind == hitl.WebhookCancelled)
+	if !callback && !anyWants(subs, kind, ev) {
 		return nil, nil // most events: no copy of the interaction to make
 	}
 	in := asOf(ev, kind)
@@ -152,7 +154,7 @@ func (s *Service) deliveriesOf(ev *hitl.Event, subs []*hitl.WebhookSubscription)
 		}
 		out = append(out, row(sub.ID, sub.URL, wrapped))
 	}
-	if in.CallbackURL != "" && (kind == hitl.WebhookAnswered || kind == hitl.WebhookExpired || kind == hitl.WebhookCancelled) {
+	if callback {
 		body, err := json.Marshal(in)
 		if err != nil {
 			return nil, fmt.Errorf("event %d: %w", ev.Seq, err)

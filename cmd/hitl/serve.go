@@ -29,8 +29,9 @@ const (
 	defaultDB       = "./hitl.db"
 	shutdownTimeout = 10 * time.Second
 	// Under load, garbage collections come no more often than gcEvery
-	// while that lets the heap grow by at most gcHeadroom more than GOGC=100
-	// would (gcheadroom.Keep); GOGC in the environment overrides both.
+	// while the heap grows by at most gcHeadroom between them (or by what
+	// GOGC=100 allows, when that is more): gcheadroom.Keep. GOGC in the
+	// environment overrides both.
 	gcHeadroom = 32 << 20
 	gcEvery    = 250 * time.Millisecond
 )

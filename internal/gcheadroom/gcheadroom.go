@@ -28,9 +28,10 @@ var readMetrics = []string{"/gc/heap/live:bytes", "/gc/scan/stack:bytes", "/gc/s
 
 // Keep sets GOGC after every collection, until stop is called, so that
 // the next collection comes no sooner than every at the allocation rate of
-// the last cycle, as long as the heap grows by at most headroom bytes more
-// than GOGC=100 lets it. It does nothing when the environment sets GOGC:
-// the operator's setting wins.
+// the last cycle, as long as the heap grows by at most headroom bytes
+// between collections (by what GOGC=100 allows, when that is more). It
+// does nothing when the environment sets GOGC: the operator's setting
+// wins.
 func Keep(headroom uint64, every time.Duration) (stop func()) {
 	if _, set := os.LookupEnv("GOGC"); set || headroom == 0 || every <= 0 {
 		return func() {}
