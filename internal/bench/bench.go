@@ -141,6 +141,12 @@ type Result struct {
 	FloorRoundTrips      map[string]float64 `json:"floor_roundtrips_per_s,omitempty"`
 	RoundTripsVsFloor    map[string]float64 `json:"roundtrips_vs_floor,omitempty"`
 	FloorCPUPerRoundTrip map[string]float64 `json:"floor_cpu_us_per_roundtrip,omitempty"`
+	// FloorDurableCreateRoundTrips and the two after it are the same for
+	// the bare loop that also commits each question before giving out
+	// its id, as hitl does: two commits to wait for per round trip, not one.
+	FloorDurableCreateRoundTrips      map[string]float64 `json:"floor_durable_create_roundtrips_per_s,omitempty"`
+	RoundTripsVsFloorDurableCreate    map[string]float64 `json:"roundtrips_vs_floor_durable_create,omitempty"`
+	FloorDurableCreateCPUPerRoundTrip map[string]float64 `json:"floor_durable_create_cpu_us_per_roundtrip,omitempty"`
 	// DatabaseCPUPerRoundTrip is the same for the PostgreSQL processes on
 	// this machine, with --db (they are also in OtherCPUSeconds).
 	DatabaseCPUPerRoundTrip map[string]float64 `json:"database_cpu_us_per_roundtrip,omitempty"`
@@ -368,6 +374,9 @@ func runLatency(ctx context.Context, cfg Config, res *Result, progress func(stri
 			if f := res.FloorRoundTrips[key]; f > 0 {
 				res.RoundTripsVsFloor[key] = round3(lr.perSecond() / f)
 			}
+			if f := res.FloorDurableCreateRoundTrips[key]; f > 0 {
+				res.RoundTripsVsFloorDurableCreate[key] = round3(lr.perSecond() / f)
+			}
 			res.PersonReconnects += lr.Reconnects
 			if lr.Reconnects > 0 {
 				progress("round trips: concurrency %d: the person's WebSocket was dropped %d times and reconnected (last: %s)", c, lr.Reconnects, lr.LastDrop)
@@ -385,24 +394,40 @@ func runLatency(ctx context.Context, cfg Config, res *Result, progress func(stri
 }
 
 // runFloorLoad measures the bare answer loop's round trips at
-// concurrency c (SQLite only: the loop's store is a SQLite file).
+// concurrency c, as it is and with each question committed too (SQLite
+// only: the loop's store is a SQLite file).
 func runFloorLoad(ctx context.Context, cfg Config, res *Result, c int, progress func(string, ...any)) error {
 	if cfg.Dir == "" || cfg.PostgresURL != "" {
 		return nil
 	}
-	progress("floor: the bare answer loop at concurrency %d for %s", c, cfg.Duration)
-	fl, err := floorRoundTrips(ctx, cfg.Dir, c, cfg.Duration/5, cfg.Duration)
-	if err != nil {
-		return err
-	}
-	if res.FloorRoundTrips == nil {
-		res.FloorRoundTrips, res.RoundTripsVsFloor, res.FloorCPUPerRoundTrip = map[string]float64{}, map[string]float64{}, map[string]float64{}
-	}
 	key := strconv.Itoa(c)
-	res.FloorRoundTrips[key] = fl.perSecond()
-	res.FloorCPUPerRoundTrip[key] = float64(fl.cpuPerRoundTrip(fl.DriverCPU).Microseconds())
-	progress("floor: concurrency %d: %.0f/s, round trip p99 %.3f ms, CPU per round trip %s",
-		c, fl.perSecond(), ms(fl.RoundTrip.P99), fl.cpuPerRoundTrip(fl.DriverCPU).Round(time.Microsecond))
+	for _, durableCreate := range []bool{false, true} {
+		what := "the bare answer loop"
+		if durableCreate {
+			what = "the bare answer loop with each question committed too"
+		}
+		progress("floor: %s at concurrency %d for %s", what, c, cfg.Duration)
+		fl, err := floorRoundTrips(ctx, cfg.Dir, c, durableCreate, cfg.Duration/5, cfg.Duration)
+		if err != nil {
+			return err
+		}
+		cpu := fl.cpuPerRoundTrip(fl.DriverCPU)
+		if durableCreate {
+			if res.FloorDurableCreateRoundTrips == nil {
+				res.FloorDurableCreateRoundTrips, res.RoundTripsVsFloorDurableCreate, res.FloorDurableCreateCPUPerRoundTrip = map[string]float64{}, map[string]float64{}, map[string]float64{}
+			}
+			res.FloorDurableCreateRoundTrips[key] = fl.perSecond()
+			res.FloorDurableCreateCPUPerRoundTrip[key] = float64(cpu.Microseconds())
+		} else {
+			if res.FloorRoundTrips == nil {
+				res.FloorRoundTrips, res.RoundTripsVsFloor, res.FloorCPUPerRoundTrip = map[string]float64{}, map[string]float64{}, map[string]float64{}
+			}
+			res.FloorRoundTrips[key] = fl.perSecond()
+			res.FloorCPUPerRoundTrip[key] = float64(cpu.Microseconds())
+		}
+		progress("floor: %s, concurrency %d: %.0f/s, round trip p99 %.3f ms, CPU per round trip %s",
+			what, c, fl.perSecond(), ms(fl.RoundTrip.P99), cpu.Round(time.Microsecond))
+	}
 	return nil
 }
 

@@ -14,10 +14,15 @@ import (
 // creates, hands the id to one of c responders, and long-polls until the
 // answer releases it. It is the throughput floor the load runs of hitl are
 // compared with: the least work a durable answer loop can do at that
-// concurrency on this machine. The CPU it reports is this process's, the
-// loop's server and its driver together.
-func floorRoundTrips(ctx context.Context, dir string, c int, warm, window time.Duration) (loadResult, error) {
-	s, err := startLoopServer(ctx, filepath.Join(dir, fmt.Sprintf("floor-load-c%d.db", c)))
+// concurrency on this machine; with durableCreate, the least work one that
+// also commits each question before giving out its id can do. The CPU it
+// reports is this process's, the loop's server and its driver together.
+func floorRoundTrips(ctx context.Context, dir string, c int, durableCreate bool, warm, window time.Duration) (loadResult, error) {
+	name := fmt.Sprintf("floor-load-c%d.db", c)
+	if durableCreate {
+		name = fmt.Sprintf("floor-load-durable-create-c%d.db", c)
+	}
+	s, err := startLoopServer(ctx, filepath.Join(dir, name), durableCreate)
 	if err != nil {
 		return loadResult{}, err
 	}

@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -15,7 +16,7 @@ import (
 // floorLoop measures the answer → unblock loop of unblock, n samples,
 // against a loopServer in this process with its database in dir.
 func floorLoop(ctx context.Context, dir string, n int, progress func(string, ...any)) (dist, error) {
-	s, err := startLoopServer(ctx, filepath.Join(dir, "floor-loop.db"))
+	s, err := startLoopServer(ctx, filepath.Join(dir, "floor-loop.db"), false)
 	if err != nil {
 		return dist{}, err
 	}
@@ -34,66 +35,78 @@ func floorLoop(ctx context.Context, dir string, n int, progress func(string, ...
 // server must do to serve it durably, with the same HTTP server and SQLite
 // driver as hitl. A create gives out an id, a wait holds its request until
 // the id is answered, and an answer commits one small row durably (WAL,
-// synchronous=FULL) and then releases the wait. Answers that arrive
+// synchronous=FULL) and then releases the wait. Writes that arrive
 // together commit together, one transaction and one sync, as hitl's store
 // does (without that, a loop with many agents would be slower than hitl
 // and no floor). No JSON is decoded, nothing is validated, authorised,
 // logged or recorded as an event.
+//
+// With durableCreate, a create also commits its row before it answers, as
+// a server must for the question to outlive a crash once its id is given
+// out (hitl does): the loop then waits for two commits per round trip.
 type loopServer struct {
-	db      *sql.DB
-	next    atomic.Int64 // the last id given out
-	hs      *http.Server
-	ln      net.Listener
-	mu      sync.Mutex
-	waits   map[string]chan struct{} // closed when the id is answered
-	answers chan loopAnswer          // to the committer
-	stop    chan struct{}
-	done    chan struct{} // closed when the committer has ended
+	db            *sql.DB
+	durableCreate bool
+	next          atomic.Int64 // the last id given out
+	hs            *http.Server
+	ln            net.Listener
+	mu            sync.Mutex
+	waits         map[string]chan struct{} // closed when the id is answered
+	writes        chan loopWrite           // to the committer
+	stop          chan struct{}
+	done          chan struct{} // closed when the committer has ended
 }
 
-// loopAnswer is an answer on its way to the committer; err says how its
-// commit went.
-type loopAnswer struct {
-	id  string
-	err chan error
+// loopWrite is a question or an answer on its way to the committer; err
+// says how its commit went.
+type loopWrite struct {
+	insert string // the statement, with the id as its one parameter
+	id     string
+	err    chan error
 }
 
-// commit writes the answers that arrive, each batch of those waiting in
-// one transaction, until stop is closed.
+// The loop's two writes.
+const (
+	insertQuestion = `INSERT INTO questions (id, v) VALUES (?, 'pending')`
+	insertAnswer   = `INSERT INTO answers (id, v) VALUES (?, 'true')`
+)
+
+// commit writes what arrives, each batch of those waiting in one
+// transaction, until stop is closed.
 func (s *loopServer) commit() {
 	defer close(s.done)
-	batch := make([]loopAnswer, 0, 256)
+	batch := make([]loopWrite, 0, 256)
 	for {
 		select {
-		case a := <-s.answers:
-			batch = append(batch[:0], a)
+		case w := <-s.writes:
+			batch = append(batch[:0], w)
 		case <-s.stop:
 			return
 		}
 	more:
 		for len(batch) < cap(batch) {
 			select {
-			case a := <-s.answers:
-				batch = append(batch, a)
+			case w := <-s.writes:
+				batch = append(batch, w)
 			default:
 				break more
 			}
 		}
 		err := s.commitBatch(batch)
-		for _, a := range batch {
-			a.err <- err
+		for _, w := range batch {
+			w.err <- err
 		}
 	}
 }
 
-// commitBatch inserts the answers in one durable transaction.
-func (s *loopServer) commitBatch(batch []loopAnswer) error {
+// commitBatch inserts the batch's rows in one durable transaction.
+func (s *loopServer) commitBatch(batch []loopWrite) error {
 	tx, err := s.db.Begin()
 	if err != nil {
 		return err
 	}
-	for _, a := range batch {
-		if _, err := tx.Exec(`INSERT INTO answers (id, v) VALUES (?, 'true')`, a.id); err != nil {
+	for _, w := range batch {
+		if _, err := tx.Exec(w.insert, w.id); err != nil {
 			tx.Rollback()
 			return err
 		}
@@ -101,24 +114,37 @@ func (s *loopServer) commitBatch(batch []loopAnswer) error {
 	return tx.Commit()
 }
 
+// write hands one row to the committer and waits for its commit.
+func (s *loopServer) write(insert, id string) error {
+	w := loopWrite{insert: insert, id: id, err: make(chan error, 1)}
+	select {
+	case s.writes <- w:
+	case <-s.stop:
+		return errors.New("floor loop: stopped")
+	}
+	return <-w.err
+}
+
 // startLoopServer serves the loop floor on a loopback port, with its
-// database in the new file path.
-func startLoopServer(ctx context.Context, path string) (*loopServer, error) {
+// database in the new file path; durableCreate commits each question too.
+func startLoopServer(ctx context.Context, path string, durableCreate bool) (*loopServer, error) {
 	db, err := openFloorDB(path)
 	if err != nil {
 		return nil, fmt.Errorf("floor loop: %w", err)
 	}
-	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS answers (id TEXT PRIMARY KEY, v TEXT NOT NULL)`); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("floor loop: %w", err)
+	for _, table := range []string{"questions", "answers"} {
+		if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS `+table+` (id TEXT PRIMARY KEY, v TEXT NOT NULL)`); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("floor loop: %w", err)
+		}
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("floor loop: %w", err)
 	}
-	s := &loopServer{db: db, ln: ln, waits: map[string]chan struct{}{},
-		answers: make(chan loopAnswer, 256), stop: make(chan struct{}), done: make(chan struct{})}
+	s := &loopServer{db: db, durableCreate: durableCreate, ln: ln, waits: map[string]chan struct{}{},
+		writes: make(chan loopWrite, 256), stop: make(chan struct{}), done: make(chan struct{})}
 	go s.commit()
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /api/v1/interactions", s.create)
@@ -154,6 +180,12 @@ func (s *loopServer) channel(id string) chan struct{} {
 
 func (s *loopServer) create(w http.ResponseWriter, r *http.Request) {
 	id := strconv.FormatInt(s.next.Add(1), 10)
+	if s.durableCreate {
+		if err := s.write(insertQuestion, id); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+	}
 	s.channel(id)
 	writeLoop(w, `{"interaction_id":"`+id+`","status":"pending"}`)
 }
@@ -172,13 +204,7 @@ func (s *loopServer) wait(w http.ResponseWriter, r *http.Request) {
 
 func (s *loopServer) respond(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	a := loopAnswer{id: id, err: make(chan error, 1)}
-	select {
-	case s.answers <- a:
-	case <-s.stop:
-		return
-	}
-	if err := <-a.err; err != nil {
+	if err := s.write(insertAnswer, id); err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}

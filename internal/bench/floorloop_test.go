@@ -12,7 +12,7 @@ import (
 // answer is in the database when the wait returns.
 func TestLoopServerHoldsTheWaitUntilTheAnswerIsCommitted(t *testing.T) {
 	ctx := t.Context()
-	s, err := startLoopServer(ctx, filepath.Join(t.TempDir(), "loop.db"))
+	s, err := startLoopServer(ctx, filepath.Join(t.TempDir(), "loop.db"), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestLoopServerHoldsTheWaitUntilTheAnswerIsCommitted(t *testing.T) {
 // TestFloorLoop runs a few samples of the loop floor; it asserts on what
 // was done, never on speed.
 func TestFloorLoop(t *testing.T) {
-	s, err := startLoopServer(context.Background(), filepath.Join(t.TempDir(), "loop.db"))
+	s, err := startLoopServer(context.Background(), filepath.Join(t.TempDir(), "loop.db"), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,11 +75,40 @@ func TestFloorLoop(t *testing.T) {
 // moment: round trips complete and are timed. It asserts on what was
 // done, never on speed.
 func TestFloorRoundTrips(t *testing.T) {
-	lr, err := floorRoundTrips(t.Context(), t.TempDir(), 8, 50*time.Millisecond, 400*time.Millisecond)
-	if err != nil {
-		t.Fatal(err)
+	for _, durableCreate := range []bool{false, true} {
+		lr, err := floorRoundTrips(t.Context(), t.TempDir(), 8, durableCreate, 50*time.Millisecond, 400*time.Millisecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lr.RoundTrips == 0 || lr.RoundTrip.N != lr.RoundTrips || lr.perSecond() <= 0 {
+			t.Errorf("floor round trips, durable create %t: %+v; want some, timed", durableCreate, lr)
+		}
 	}
-	if lr.RoundTrips == 0 || lr.RoundTrip.N != lr.RoundTrips || lr.perSecond() <= 0 {
-		t.Errorf("floor round trips: %+v; want some, timed", lr)
+}
+
+// TestLoopServerCommitsTheQuestionBeforeItsID checks the durable-create
+// loop: by the time a create has answered, its question is in the
+// database; the plain loop writes none.
+func TestLoopServerCommitsTheQuestionBeforeItsID(t *testing.T) {
+	ctx := t.Context()
+	for _, durableCreate := range []bool{false, true} {
+		s, err := startLoopServer(ctx, filepath.Join(t.TempDir(), "loop.db"), durableCreate)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := newAPI(&Server{URL: s.URL()}, 2)
+		id, err := a.create(ctx, "floor", 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n int
+		if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM questions WHERE id = ?`, id).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if want := map[bool]int{false: 0, true: 1}[durableCreate]; n != want {
+			t.Errorf("durable create %t: %d questions stored for %s; want %d", durableCreate, n, id, want)
+		}
+		a.close()
+		s.close()
 	}
 }
