@@ -97,16 +97,16 @@ func seqsAfter(ctx context.Context, tx *sql.Tx, after int64) ([]int64, error) {
 }
 
 // CountDue counts the interactions f selects that are due at or before
-// soon: for the pending ones, a range of interactions_pending_deadline up
-// to soon.
+// soon: for the pending ones, a range of interactions_pending_due up to
+// soon (dueKey is at most soon only for a question with a deadline).
 func (s *Store) CountDue(ctx context.Context, f hitl.ListFilter, soon time.Time) (int, error) {
 	where, args := listWhere(f, true, true)
 	from := ` FROM interactions`
 	if f.Status == hitl.StatusPending {
-		from = ` FROM interactions INDEXED BY interactions_pending_deadline`
+		from = ` FROM interactions INDEXED BY interactions_pending_due`
 		where[0], args = `status = 'pending'`, args[1:]
 	}
-	where, args = append(where, "deadline <= ?"), append(args, soon.UnixMilli())
+	where, args = append(where, dueKey+" <= ?"), append(args, soon.UnixMilli())
 	var n int
 	if err := s.r.QueryRowContext(ctx, `SELECT count(*)`+from+whereSQL(where), args...).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count due interactions: %w", err)

@@ -123,7 +123,10 @@ func (s *Store) whyNot(ctx context.Context, tx *sql.Tx, id string) (*hitl.Intera
 // NextDeadline returns the earliest deadline of a pending interaction.
 func (s *Store) NextDeadline(ctx context.Context) (time.Time, bool, error) {
 	var ms sql.NullInt64
-	if err := s.st.nextDeadline.QueryRowContext(ctx).Scan(&ms); err != nil {
+	err := s.st.nextDeadline.QueryRowContext(ctx).Scan(&ms)
+	if errors.Is(err, sql.ErrNoRows) {
+		return time.Time{}, false, nil // nothing is pending
+	} else if err != nil {
 		return time.Time{}, false, fmt.Errorf("next deadline: %w", err)
 	}
 	return fromMillis(ms), ms.Valid, nil

@@ -75,12 +75,17 @@ var (
 
 	sqlCount = `SELECT count(*) FROM interactions WHERE status = ?`
 
-	sqlNextDeadline = `SELECT min(deadline) FROM interactions INDEXED BY interactions_pending_deadline
-		WHERE status = 'pending'`
+	// sqlNextDeadline reads the first pending question in
+	// interactions_pending_due's order: its deadline is the soonest, or
+	// NULL when no pending question has one (dueKey puts those last).
+	sqlNextDeadline = `SELECT deadline FROM interactions INDEXED BY interactions_pending_due
+		WHERE status = 'pending' ORDER BY ` + dueKey + `, id LIMIT 1`
 
-	sqlDue = `SELECT ` + cols + ` FROM interactions INDEXED BY interactions_pending_deadline
-		WHERE status = 'pending' AND deadline <= ?
-		ORDER BY deadline, id LIMIT ?`
+	// sqlDue is a range of interactions_pending_due: dueKey is at most a
+	// time only for a question that has a deadline.
+	sqlDue = `SELECT ` + cols + ` FROM interactions INDEXED BY interactions_pending_due
+		WHERE status = 'pending' AND ` + dueKey + ` <= ?
+		ORDER BY ` + dueKey + `, id LIMIT ?`
 
 	// sqlEvents reads events with their interaction, if any (a rule's
 	// events may have none).

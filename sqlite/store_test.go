@@ -343,8 +343,8 @@ func TestPendingDeadlineMigration(t *testing.T) {
 
 	db := inspect(t, path)
 	if _, err := db.Exec(`
-		DELETE FROM schema_migrations WHERE version = 5;
-		DROP INDEX interactions_pending_deadline;
+		DELETE FROM schema_migrations WHERE version IN (5, 21);
+		DROP INDEX IF EXISTS interactions_pending_deadline;
 		CREATE INDEX interactions_status_deadline ON interactions (status, deadline, id);`); err != nil {
 		t.Fatalf("go back to the old index: %v", err)
 	}
@@ -364,8 +364,11 @@ func TestPendingDeadlineMigration(t *testing.T) {
 		names = append(names, name)
 	}
 	rows.Close()
-	if d := cmp.Diff([]string{"interactions_pending_deadline"}, names); d != "" {
-		t.Errorf("deadline indexes (-want +got):\n%s", d)
+	// Migration 5 made interactions_pending_deadline; migration 21 drops
+	// it again, for interactions_pending_due, which orders the questions
+	// with a deadline the same way.
+	if len(names) != 0 {
+		t.Errorf("deadline indexes after every migration: %q, want none", names)
 	}
 	next, ok, err := s.NextDeadline(t.Context())
 	if err != nil || !ok {
