@@ -53,3 +53,48 @@ func queryPlan(t *testing.T, s *Store, q string, args ...any) string {
 	}
 	return strings.Join(plan, "; ")
 }
+
+// TestNewestFirstListsReadTheirIndexesBackwards: the creation indexes are
+// ascending (migration 22), and the newest-first lists, with a cursor or
+// without, read them backwards, in order, with no sort.
+func TestNewestFirstListsReadTheirIndexesBackwards(t *testing.T) {
+	s := openInternal(t)
+	const order = ` ORDER BY created_at DESC, id DESC LIMIT 51`
+	for _, tc := range []struct {
+		name  string
+		f     hitl.ListFilter
+		index string
+	}{
+		{"all", hitl.ListFilter{}, "interactions_created"},
+		{"pending", hitl.ListFilter{Status: hitl.StatusPending}, "interactions_status_created"},
+		{"answered", hitl.ListFilter{Status: hitl.StatusAnswered}, "interactions_status_created"},
+		{"session", hitl.ListFilter{SessionID: "s-1"}, "interactions_session"},
+	} {
+		for _, cursor := range []bool{false, true} {
+			where, args := listWhere(tc.f, true, true)
+			if cursor {
+				where, args = append(where, "(created_at, id) < (?, ?)"), append(args, 1, "x")
+			}
+			got := queryPlan(t, s, `SELECT `+cols+` FROM interactions`+whereSQL(where)+order, args...)
+			if !strings.Contains(got, tc.index) || strings.Contains(got, "TEMP B-TREE") {
+				t.Errorf("%s, cursor %t: plan %q: want %s in order, with no sort", tc.name, cursor, got, tc.index)
+			}
+		}
+	}
+}
+
+// TestDeadlinesReadThePendingDueIndex: the deadline timers' next deadline
+// and due questions are ranges of interactions_pending_due, in order.
+func TestDeadlinesReadThePendingDueIndex(t *testing.T) {
+	s := openInternal(t)
+	for name, q := range map[string]string{"next deadline": sqlNextDeadline, "due": sqlDue} {
+		args := []any{}
+		if q == sqlDue {
+			args = append(args, 1, 10)
+		}
+		got := queryPlan(t, s, q, args...)
+		if !strings.Contains(got, "interactions_pending_due") || strings.Contains(got, "TEMP B-TREE") {
+			t.Errorf("%s: plan %q: want interactions_pending_due in order, with no sort", name, got)
+		}
+	}
+}
