@@ -28,7 +28,8 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			"floor is measured in the same run: a bare loopback HTTP round trip, a\n"+
 			"bare durable SQLite commit on the same disk, and the answer loop against\n"+
 			"the least server that does it durably, alone and at each concurrency of\n"+
-			"the round-trip runs (their rates are shown as a ratio to it).\n\n"+
+			"the round-trip runs (their rates are shown as a ratio to it), there also\n"+
+			"with each question committed before its id is given out, as hitl does.\n\n"+
 			"Each phase runs its own \"hitl serve\" child process on a temporary SQLite\n"+
 			"file (or --db), so its memory is read alone. The table goes to stdout,\n"+
 			"progress to stderr. A full run takes about three minutes; --quick, under\n"+
