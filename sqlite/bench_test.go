@@ -178,7 +178,7 @@ func BenchmarkWALFrames(b *testing.B) {
 // holds.
 func holdWAL(b *testing.B, path string) func() int64 {
 	b.Helper()
-	open := func() *sql.DB {
+	conn := func() *sql.DB {
 		db, err := sql.Open("sqlite", "file:"+path)
 		if err != nil {
 			b.Fatal(err)
@@ -187,7 +187,7 @@ func holdWAL(b *testing.B, path string) func() int64 {
 		b.Cleanup(func() { db.Close() })
 		return db
 	}
-	reader, counter := open(), open()
+	reader, counter := conn(), conn()
 	tx, err := reader.Begin()
 	if err != nil {
 		b.Fatal(err)

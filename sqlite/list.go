@@ -20,6 +20,30 @@ const dueKey = "coalesce(deadline, 9223372036854775807)"
 // then id, none last), and the cursor of the next page, "" when this page
 // is the last. A cursor this store did not make for that order is EINVALID.
 func (s *Store) ListInteractions(ctx context.Context, f hitl.ListFilter) ([]*hitl.Interaction, string, error) {
+	q, args, limit, err := listQuery(f)
+	if err != nil {
+		return nil, "", err
+	}
+	rows, err := s.r.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, "", fmt.Errorf("list interactions: %w", err)
+	}
+	list, err := scanInteractions(rows, limit+1)
+	if err != nil {
+		return nil, "", fmt.Errorf("list interactions: %w", err)
+	}
+	next := ""
+	if len(list) > limit {
+		list = list[:limit]
+		next = encodeListCursor(list[limit-1], f.Sort)
+	}
+	return list, next, nil
+}
+
+// listQuery returns ListInteractions' query for f, its parameters and the
+// page size: it reads one row more, which tells whether there is a next
+// page.
+func listQuery(f hitl.ListFilter) (string, []any, int, error) {
 	limit := f.Limit
 	if limit <= 0 {
 		limit = hitl.DefaultListLimit
@@ -43,7 +67,7 @@ func (s *Store) ListInteractions(ctx context.Context, f hitl.ListFilter) ([]*hit
 	if f.Cursor != "" {
 		key, id, err := decodeListCursor(f.Cursor, f.Sort)
 		if err != nil {
-			return nil, "", err
+			return "", nil, 0, err
 		}
 		if f.Sort.ByDeadline() {
 			// The first bound makes it a range of the index (the row
@@ -54,22 +78,7 @@ func (s *Store) ListInteractions(ctx context.Context, f hitl.ListFilter) ([]*hit
 		}
 	}
 	q := `SELECT ` + cols + from + whereSQL(where) + order + ` LIMIT ?`
-	args = append(args, limit+1) // one more tells whether there is a next page
-
-	rows, err := s.r.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, "", fmt.Errorf("list interactions: %w", err)
-	}
-	list, err := scanInteractions(rows, limit+1)
-	if err != nil {
-		return nil, "", fmt.Errorf("list interactions: %w", err)
-	}
-	next := ""
-	if len(list) > limit {
-		list = list[:limit]
-		next = encodeListCursor(list[limit-1], f.Sort)
-	}
-	return list, next, nil
+	return q, append(args, limit+1), limit, nil
 }
 
 // listWhere returns the conditions and parameters of f's filters, with

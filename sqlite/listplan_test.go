@@ -3,6 +3,7 @@ package sqlite
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hitl-sh/hitl"
 )
@@ -12,8 +13,11 @@ import (
 // those alone, not every pending row.
 func TestListWorkflowUsesItsIndex(t *testing.T) {
 	s := openInternal(t)
-	where, args := listWhere(hitl.ListFilter{Status: hitl.StatusPending, Workflow: true}, true, true)
-	got := queryPlan(t, s, `SELECT `+cols+` FROM interactions`+whereSQL(where)+` ORDER BY created_at DESC, id DESC LIMIT 500`, args...)
+	q, args, _, err := listQuery(hitl.ListFilter{Status: hitl.StatusPending, Workflow: true, Limit: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := queryPlan(t, s, q, args...)
 	if !strings.Contains(got, "interactions_workflow") || strings.Contains(got, "TEMP B-TREE") {
 		t.Errorf("plan %q: want a range of interactions_workflow in order, with no sort", got)
 	}
@@ -55,11 +59,11 @@ func queryPlan(t *testing.T, s *Store, q string, args ...any) string {
 }
 
 // TestNewestFirstListsReadTheirIndexesBackwards: the creation indexes are
-// ascending (migration 22), and the newest-first lists, with a cursor or
-// without, read them backwards, in order, with no sort.
+// ascending (migration 22), and ListInteractions' newest-first pages, the
+// first and the next, read them backwards, in order, with no sort.
 func TestNewestFirstListsReadTheirIndexesBackwards(t *testing.T) {
 	s := openInternal(t)
-	const order = ` ORDER BY created_at DESC, id DESC LIMIT 51`
+	cursor := encodeListCursor(&hitl.Interaction{ID: "x", CreatedAt: time.UnixMilli(1)}, hitl.SortNewest)
 	for _, tc := range []struct {
 		name  string
 		f     hitl.ListFilter
@@ -70,14 +74,18 @@ func TestNewestFirstListsReadTheirIndexesBackwards(t *testing.T) {
 		{"answered", hitl.ListFilter{Status: hitl.StatusAnswered}, "interactions_status_created"},
 		{"session", hitl.ListFilter{SessionID: "s-1"}, "interactions_session"},
 	} {
-		for _, cursor := range []bool{false, true} {
-			where, args := listWhere(tc.f, true, true)
-			if cursor {
-				where, args = append(where, "(created_at, id) < (?, ?)"), append(args, 1, "x")
+		for _, next := range []bool{false, true} {
+			f := tc.f
+			if next {
+				f.Cursor = cursor
 			}
-			got := queryPlan(t, s, `SELECT `+cols+` FROM interactions`+whereSQL(where)+order, args...)
+			q, args, _, err := listQuery(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := queryPlan(t, s, q, args...)
 			if !strings.Contains(got, tc.index) || strings.Contains(got, "TEMP B-TREE") {
-				t.Errorf("%s, cursor %t: plan %q: want %s in order, with no sort", tc.name, cursor, got, tc.index)
+				t.Errorf("%s, next page %t: plan %q: want %s in order, with no sort", tc.name, next, got, tc.index)
 			}
 		}
 	}
@@ -87,14 +95,17 @@ func TestNewestFirstListsReadTheirIndexesBackwards(t *testing.T) {
 // and due questions are ranges of interactions_pending_due, in order.
 func TestDeadlinesReadThePendingDueIndex(t *testing.T) {
 	s := openInternal(t)
-	for name, q := range map[string]string{"next deadline": sqlNextDeadline, "due": sqlDue} {
-		args := []any{}
-		if q == sqlDue {
-			args = append(args, 1, 10)
-		}
-		got := queryPlan(t, s, q, args...)
+	for _, tc := range []struct {
+		name string
+		q    string
+		args []any
+	}{
+		{"next deadline", sqlNextDeadline, nil},
+		{"due", sqlDue, []any{1, 10}},
+	} {
+		got := queryPlan(t, s, tc.q, tc.args...)
 		if !strings.Contains(got, "interactions_pending_due") || strings.Contains(got, "TEMP B-TREE") {
-			t.Errorf("%s: plan %q: want interactions_pending_due in order, with no sort", name, got)
+			t.Errorf("%s: plan %q: want interactions_pending_due in order, with no sort", tc.name, got)
 		}
 	}
 }
