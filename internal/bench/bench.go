@@ -222,8 +222,15 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		RoundTripP99ByConcurrency: map[string]float64{},
 		ServerCPUPerRoundTrip:     map[string]float64{},
 		DriverCPUPerRoundTrip:     map[string]float64{},
-		LoadAvgStart:              loadAverage(),
-		Started:                   began.UTC().Format(time.RFC3339),
+		// The floors' maps stay empty, and out of the JSON, on PostgreSQL.
+		FloorRoundTrips:                   map[string]float64{},
+		RoundTripsVsFloor:                 map[string]float64{},
+		FloorCPUPerRoundTrip:              map[string]float64{},
+		FloorDurableCreateRoundTrips:      map[string]float64{},
+		RoundTripsVsFloorDurableCreate:    map[string]float64{},
+		FloorDurableCreateCPUPerRoundTrip: map[string]float64{},
+		LoadAvgStart:                      loadAverage(),
+		Started:                           began.UTC().Format(time.RFC3339),
 	}
 	busy0, own0 := machineBusy(), ownCPU()
 	defer func() {
@@ -411,20 +418,12 @@ func runFloorLoad(ctx context.Context, cfg Config, res *Result, c int, progress 
 		if err != nil {
 			return err
 		}
-		cpu := fl.cpuPerRoundTrip(fl.DriverCPU)
+		rates, cpus := res.FloorRoundTrips, res.FloorCPUPerRoundTrip
 		if durableCreate {
-			if res.FloorDurableCreateRoundTrips == nil {
-				res.FloorDurableCreateRoundTrips, res.RoundTripsVsFloorDurableCreate, res.FloorDurableCreateCPUPerRoundTrip = map[string]float64{}, map[string]float64{}, map[string]float64{}
-			}
-			res.FloorDurableCreateRoundTrips[key] = fl.perSecond()
-			res.FloorDurableCreateCPUPerRoundTrip[key] = float64(cpu.Microseconds())
-		} else {
-			if res.FloorRoundTrips == nil {
-				res.FloorRoundTrips, res.RoundTripsVsFloor, res.FloorCPUPerRoundTrip = map[string]float64{}, map[string]float64{}, map[string]float64{}
-			}
-			res.FloorRoundTrips[key] = fl.perSecond()
-			res.FloorCPUPerRoundTrip[key] = float64(cpu.Microseconds())
+			rates, cpus = res.FloorDurableCreateRoundTrips, res.FloorDurableCreateCPUPerRoundTrip
 		}
+		cpu := fl.cpuPerRoundTrip(fl.DriverCPU)
+		rates[key], cpus[key] = fl.perSecond(), float64(cpu.Microseconds())
 		progress("floor: %s, concurrency %d: %.0f/s, round trip p99 %.3f ms, CPU per round trip %s",
 			what, c, fl.perSecond(), ms(fl.RoundTrip.P99), cpu.Round(time.Microsecond))
 	}
