@@ -57,6 +57,19 @@ func endSessions(t *testing.T, srv *hitlServer, name, password string) {
 	}
 }
 
+// countFetches keeps in window.__fetching the number of the page's
+// requests not yet answered.
+func countFetches() chromedp.Action[chromedp.Void] {
+	return onNewDocument(`(() => {
+		window.__fetching = 0;
+		const fetch = window.fetch;
+		window.fetch = (...args) => {
+			window.__fetching++;
+			return fetch(...args).finally(() => window.__fetching--);
+		};
+	})();`)
+}
+
 // TestSignIn: with authentication on, the page asks for a sign-in before
 // anything else (and opens no WebSocket); a wrong password is refused; a
 // person sees and answers the questions meant for them, another person
@@ -200,10 +213,14 @@ func TestAnswerAfterSessionEnded(t *testing.T) {
 	srv := newServerWith(t, serverOptions{auth: true, streamRecheck: time.Hour})
 	id := srv.ask(t, map[string]any{"interaction_type": "approval", "question": "Scale the cluster to 12 nodes?"})
 	wait := srv.wait(t, id)
-	p := openSignIn(t, srv)
+	p := openSignIn(t, srv, countFetches())
 	p.signIn("bob", bobPassword)
 	p.waitSignedIn("bob")
 	p.waitCard(id)
+	// What the page asks right after signing in (its list, the push key)
+	// must be answered first: one of them refused after the sessions end
+	// would take the page to the sign-in view before the answer is sent.
+	p.waitJS(`window.__fetching === 0`)
 
 	endSessions(t, srv, "bob", "bob-new-password")
 	p.do(chromedp.Click(chromedp.CSS(card(id) + ` button[data-answer="true"]`)))

@@ -1,31 +1,25 @@
 package ui_test
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 
-	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
 
 // recordLinked records in window.__linked the id of every card that gets
 // the is-linked highlight, which lasts only a moment.
 func recordLinked() chromedp.Action[chromedp.Void] {
-	const src = `(() => {
+	return onNewDocument(`(() => {
 		window.__linked = [];
 		new MutationObserver((records) => {
 			for (const r of records) {
 				if (r.target.classList?.contains("is-linked")) window.__linked.push(r.target.dataset.id);
 			}
 		}).observe(document, { subtree: true, attributes: true, attributeFilter: ["class"] });
-	})();`
-	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		_, err := chromedp.Call(ctx, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{Source: src})
-		return err
-	})
+	})();`)
 }
 
 // link is the address Slack's "Open in hitl" button opens for id.
