@@ -8,6 +8,7 @@ import (
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/postgres"
 	"github.com/hitl-sh/hitl/postgres/pgtest"
+	"github.com/jackc/pgx/v5"
 )
 
 // benchInteraction returns a new single-choice interaction for benchmarks.
@@ -112,4 +113,69 @@ func BenchmarkCrossReplicaWake(b *testing.B) {
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)/2]), "wake-ns")
 	b.ReportMetric(float64(lat[len(lat)*99/100]), "p99-wake-ns")
+}
+
+// BenchmarkWAL measures the write-ahead log a question and an answer each
+// write, committed alone after 1,000 questions (all with a deadline), as
+// the server's WAL position moves (wal_B/op), and the size of the
+// interactions' indexes per interaction at the end (index_B/interaction).
+// Both count bytes, not time, so they vary little from host to host; a
+// checkpoint during the run adds full-page images, and anything else
+// writing to the same server adds its own WAL.
+func BenchmarkWAL(b *testing.B) {
+	for _, op := range []string{"question", "answer"} {
+		b.Run(op, func(b *testing.B) {
+			schema := pgtest.Name(b)
+			s := open(b, schema, nil)
+			c := pgtest.Connect(b)
+			in := benchInteraction(b)
+			in.Deadline = time.Now().Add(time.Hour)
+			var ids []string
+			create := func() {
+				got, _, _, err := s.CreateInteraction(b.Context(), in)
+				if err != nil {
+					b.Fatal(err)
+				}
+				ids = append(ids, got.ID)
+			}
+			for range 1000 {
+				create()
+			}
+			if op == "answer" {
+				for range b.N {
+					create()
+				}
+			}
+			position := func() (lsn string) {
+				if err := c.QueryRow(b.Context(), `SELECT pg_current_wal_insert_lsn()::text`).Scan(&lsn); err != nil {
+					b.Fatal(err)
+				}
+				return lsn
+			}
+			tr := hitl.Transition{Status: hitl.StatusAnswered, Value: []byte(`"yes"`), By: "alice", Via: hitl.ChannelWeb}
+			b.ResetTimer()
+			start := position()
+			for i := range b.N {
+				if op == "question" {
+					create()
+					continue
+				}
+				tr.At = time.Now()
+				if _, _, err := s.Resolve(b.Context(), ids[i], tr); err != nil {
+					b.Fatal(err)
+				}
+			}
+			end := position()
+			b.StopTimer()
+			var wal, indexes float64
+			err := c.QueryRow(b.Context(), `SELECT pg_wal_lsn_diff($1::pg_lsn, $2::pg_lsn)::float8,
+				pg_indexes_size(($3 || '.interactions')::regclass)::float8`,
+				end, start, pgx.Identifier{schema}.Sanitize()).Scan(&wal, &indexes)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(wal/float64(b.N), "wal_B/op")
+			b.ReportMetric(indexes/float64(len(ids)), "index_B/interaction")
+		})
+	}
 }

@@ -91,12 +91,20 @@ func (s *Store) PendingGroups(ctx context.Context, after int64) ([]hitl.CountGro
 func (s *Store) CountDue(ctx context.Context, f hitl.ListFilter, soon time.Time) (int, error) {
 	var n int
 	err := s.with(ctx, func(c *pgx.Conn) error {
-		w := listWhere(f, true, true)
-		w.add("deadline <= " + w.arg(soon))
-		return c.QueryRow(ctx, `SELECT count(*) FROM interactions`+w.sql(), w.args...).Scan(&n)
+		q, args := countDueQuery(f, soon)
+		return c.QueryRow(ctx, q, args...).Scan(&n)
 	})
 	if err != nil {
 		return 0, fmt.Errorf("count due interactions: %w", badText(err))
 	}
 	return n, nil
+}
+
+// countDueQuery returns CountDue's query and its parameters: with the
+// pending status, a range of interactions_pending_due (dueKey is at most a
+// time only for a question that has a deadline).
+func countDueQuery(f hitl.ListFilter, soon time.Time) (string, []any) {
+	w := listWhere(f, true, true)
+	w.add(dueKey + " <= " + w.arg(soon))
+	return `SELECT count(*) FROM interactions` + w.sql(), w.args
 }

@@ -24,37 +24,13 @@ const dueKey = "coalesce(deadline, 'infinity'::timestamptz)"
 // then id, none last), and the cursor of the next page, "" when this page
 // is the last. A cursor this store did not make for that order is EINVALID.
 func (s *Store) ListInteractions(ctx context.Context, f hitl.ListFilter) ([]*hitl.Interaction, string, error) {
-	limit := f.Limit
-	if limit <= 0 {
-		limit = hitl.DefaultListLimit
+	q, args, limit, err := listQuery(f)
+	if err != nil {
+		return nil, "", err
 	}
-	limit = min(limit, hitl.MaxListLimit)
-
-	w := listWhere(f, true, true)
-	order := ` ORDER BY created_at DESC, id DESC`
-	if f.Sort.ByDeadline() {
-		order = ` ORDER BY ` + dueKey + `, id`
-	}
-	if f.Cursor != "" {
-		if f.Sort.ByDeadline() {
-			key, id, err := decodeDueCursor(f.Cursor)
-			if err != nil {
-				return nil, "", err
-			}
-			w.add("(" + dueKey + ", id) > (" + w.arg(key) + ", " + w.arg(id) + ")")
-		} else {
-			at, id, err := decodeCursor(f.Cursor)
-			if err != nil {
-				return nil, "", hitl.ErrCursorSort(f.Sort)
-			}
-			w.add("(created_at, id) < (" + w.arg(at) + ", " + w.arg(id) + ")")
-		}
-	}
-	q := `SELECT ` + cols + ` FROM interactions` + w.sql() + order + ` LIMIT ` + w.arg(limit+1) // one more tells whether there is a next page
-
 	var list []*hitl.Interaction
-	err := s.with(ctx, func(c *pgx.Conn) error {
-		rows, err := c.Query(ctx, q, w.args...)
+	err = s.with(ctx, func(c *pgx.Conn) error {
+		rows, err := c.Query(ctx, q, args...)
 		if err != nil {
 			return err
 		}
@@ -75,6 +51,40 @@ func (s *Store) ListInteractions(ctx context.Context, f hitl.ListFilter) ([]*hit
 		}
 	}
 	return list, next, nil
+}
+
+// listQuery returns ListInteractions' query for f, its parameters and the
+// page's size (the query asks for one more row, which tells whether there
+// is a next page).
+func listQuery(f hitl.ListFilter) (string, []any, int, error) {
+	limit := f.Limit
+	if limit <= 0 {
+		limit = hitl.DefaultListLimit
+	}
+	limit = min(limit, hitl.MaxListLimit)
+
+	w := listWhere(f, true, true)
+	order := ` ORDER BY created_at DESC, id DESC`
+	if f.Sort.ByDeadline() {
+		order = ` ORDER BY ` + dueKey + `, id`
+	}
+	if f.Cursor != "" {
+		if f.Sort.ByDeadline() {
+			key, id, err := decodeDueCursor(f.Cursor)
+			if err != nil {
+				return "", nil, 0, err
+			}
+			w.add("(" + dueKey + ", id) > (" + w.arg(key) + ", " + w.arg(id) + ")")
+		} else {
+			at, id, err := decodeCursor(f.Cursor)
+			if err != nil {
+				return "", nil, 0, hitl.ErrCursorSort(f.Sort)
+			}
+			w.add("(created_at, id) < (" + w.arg(at) + ", " + w.arg(id) + ")")
+		}
+	}
+	q := `SELECT ` + cols + ` FROM interactions` + w.sql() + order + ` LIMIT ` + w.arg(limit+1) // one more tells whether there is a next page
+	return q, w.args, limit, nil
 }
 
 // conditions is a WHERE clause being built, with its parameters.

@@ -114,7 +114,10 @@ func (s *Store) whyNot(ctx context.Context, id string) (*hitl.Interaction, *hitl
 // NextDeadline returns the earliest deadline of a pending interaction.
 func (s *Store) NextDeadline(ctx context.Context) (time.Time, bool, error) {
 	var next *time.Time
-	if err := s.queryRow(ctx, sqlNextDeadline, nil, &next); err != nil {
+	err := s.queryRow(ctx, sqlNextDeadline, nil, &next)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return time.Time{}, false, nil // nothing is pending
+	} else if err != nil {
 		return time.Time{}, false, fmt.Errorf("next deadline: %w", err)
 	}
 	return utc(next), next != nil, nil

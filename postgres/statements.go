@@ -70,12 +70,18 @@ var (
 
 	sqlCount = `SELECT count(*) FROM interactions WHERE status = $1`
 
-	sqlNextDeadline = `SELECT min(deadline) FROM interactions WHERE status = 'pending'`
+	// sqlNextDeadline reads the first pending question in
+	// interactions_pending_due's order: its deadline is the soonest, or
+	// NULL when no pending question has one (dueKey puts those last).
+	sqlNextDeadline = `SELECT deadline FROM interactions
+		WHERE status = 'pending' ORDER BY ` + dueKey + `, id LIMIT 1`
 
-	// sqlDue skips rows another replica is resolving right now.
+	// sqlDue is a range of interactions_pending_due (dueKey is at most a
+	// time only for a question that has a deadline); it skips rows
+	// another replica is resolving right now.
 	sqlDue = `SELECT ` + cols + ` FROM interactions
-		WHERE status = 'pending' AND deadline <= $1
-		ORDER BY deadline, id LIMIT $2
+		WHERE status = 'pending' AND ` + dueKey + ` <= $1
+		ORDER BY ` + dueKey + `, id LIMIT $2
 		FOR NO KEY UPDATE SKIP LOCKED`
 
 	// sqlEvents reads events with their interaction, if any (a rule's
