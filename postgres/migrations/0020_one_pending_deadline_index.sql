@@ -9,7 +9,8 @@ DROP INDEX IF EXISTS interactions_pending_deadline;
 
 -- The creation indexes stay descending here (SQLite's are ascending since
 -- its migration 22). Made ascending as well, the indexes were 27 % smaller
--- and a question wrote 8 % less WAL than with this drop alone, but PostgreSQL's own CPU per round trip rose from
--- 0.87-0.97 to 1.40-1.42 ms with 16 agents and from 0.89-0.99 to 2.31 ms
--- with 256 (hitl bench --db, interleaved runs; dropping the index above
--- alone moved neither), and round trips fell by a fifth to two fifths.
+-- and a question wrote 8 % less WAL than with this drop alone, but
+-- PostgreSQL's own CPU per round trip rose from 0.87-0.97 to 1.40-1.42 ms
+-- with 16 agents and from 0.89-0.99 to 2.31 ms with 256 (hitl bench --db,
+-- interleaved runs; dropping the index above alone moved neither), and
+-- round trips fell by a fifth to two fifths.
