@@ -58,14 +58,26 @@ func endSessions(t *testing.T, srv *hitlServer, name, password string) {
 }
 
 // countFetches keeps in window.__fetching the number of the page's
-// requests not yet answered.
+// requests not yet answered, in window.__fetched the time the last one
+// started or ended, and in window.__fetchLog each one's method, address
+// and status.
 func countFetches() chromedp.Action[chromedp.Void] {
 	return onNewDocument(`(() => {
 		window.__fetching = 0;
+		window.__fetched = performance.now();
+		window.__fetchLog = [];
 		const fetch = window.fetch;
-		window.fetch = (...args) => {
+		window.fetch = (url, init) => {
 			window.__fetching++;
-			return fetch(...args).finally(() => window.__fetching--);
+			window.__fetched = performance.now();
+			const entry = (init?.method || "GET") + " " + url;
+			return fetch(url, init).then(
+				(r) => { window.__fetchLog.push(entry + " " + r.status); return r; },
+				(e) => { window.__fetchLog.push(entry + " failed"); throw e; },
+			).finally(() => {
+				window.__fetching--;
+				window.__fetched = performance.now();
+			});
 		};
 	})();`)
 }
@@ -217,13 +229,18 @@ func TestAnswerAfterSessionEnded(t *testing.T) {
 	p.signIn("bob", bobPassword)
 	p.waitSignedIn("bob")
 	p.waitCard(id)
-	// What the page asks right after signing in (its list, the push key)
-	// must be answered first: one of them refused after the sessions end
-	// would take the page to the sign-in view before the answer is sent.
-	p.waitJS(`window.__fetching === 0`)
+	// What the page asks right after signing in (its list, the push key,
+	// one after another) must be answered first: one of them refused after
+	// the sessions end would take the page to the sign-in view before the
+	// answer is sent. Quiet for half a second: nothing more is coming.
+	p.waitJS(`window.__fetching === 0 && performance.now() - window.__fetched > 500`)
 
 	endSessions(t, srv, "bob", "bob-new-password")
-	p.do(chromedp.Click(chromedp.CSS(card(id) + ` button[data-answer="true"]`)))
+	// The button is clicked in the page at once, where it is checked.
+	answer := js(card(id) + ` button[data-answer="true"]`)
+	if !eval[bool](p, `(() => { const b = document.querySelector(`+answer+`); if (!b?.checkVisibility()) return false; b.click(); return true; })()`) {
+		t.Fatalf("the answer button is gone before the answer; the page's requests: %v", eval[[]string](p, `window.__fetchLog`))
+	}
 	p.waitJS(`document.getElementById("login-notice").textContent.includes("Your session has ended")`)
 	if status := srv.status(t, id); status != hitl.StatusPending {
 		t.Fatalf("status %s after an answer without a session, want pending", status)
