@@ -14,9 +14,10 @@ import (
 // workflow; analyzed), PostgreSQL plans the deadline timers, the due
 // counts and every list ListInteractions makes on the index meant for it,
 // never a scan of the table. The lists read their index in the query's
-// order, with no sort, except the engine's recount of the
-// few questions with a workflow, which PostgreSQL may sort. It fails when
-// an index loses a column or a query stops matching its expression.
+// order, with no sort, except the engine's recount of the few questions
+// with a workflow, which PostgreSQL may sort. It fails when an index loses
+// a column or a query stops matching its expression (checked: the next
+// deadline ordered by deadline alone is sorted from another index).
 func TestQueriesReadTheirIndexes(t *testing.T) {
 	s := openStore(t)
 	ctx := t.Context()
