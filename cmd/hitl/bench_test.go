@@ -50,8 +50,8 @@ func TestBenchSmoke(t *testing.T) {
 			t.Errorf("roundtrips_per_s[%q] = %v, want a rate (positive for one agent)", c, rts[c])
 		}
 	}
-	// Both floors are measured at every concurrency above one.
-	for _, key := range []string{"floor_roundtrips_per_s", "floor_durable_create_roundtrips_per_s"} {
+	// The three floors are measured at every concurrency above one.
+	for _, key := range []string{"floor_roundtrips_per_s", "floor_durable_create_roundtrips_per_s", "floor_pushed_roundtrips_per_s"} {
 		floors, _ := got[key].(map[string]any)
 		for _, c := range []string{"16", "256"} {
 			if _, ok := floors[c].(float64); !ok {

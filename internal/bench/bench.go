@@ -147,6 +147,13 @@ type Result struct {
 	FloorDurableCreateRoundTrips      map[string]float64 `json:"floor_durable_create_roundtrips_per_s,omitempty"`
 	RoundTripsVsFloorDurableCreate    map[string]float64 `json:"roundtrips_vs_floor_durable_create,omitempty"`
 	FloorDurableCreateCPUPerRoundTrip map[string]float64 `json:"floor_durable_create_cpu_us_per_roundtrip,omitempty"`
+	// FloorPushedRoundTrips and the two after it are the same for the
+	// loop that also pushes each committed question to the person's
+	// WebSocket, driven as hitl is (the person answers what arrives
+	// there): the least a server can do for hitl's loop.
+	FloorPushedRoundTrips      map[string]float64 `json:"floor_pushed_roundtrips_per_s,omitempty"`
+	RoundTripsVsFloorPushed    map[string]float64 `json:"roundtrips_vs_floor_pushed,omitempty"`
+	FloorPushedCPUPerRoundTrip map[string]float64 `json:"floor_pushed_cpu_us_per_roundtrip,omitempty"`
 	// DatabaseCPUPerRoundTrip is the same for the PostgreSQL processes on
 	// this machine, with --db (they are also in OtherCPUSeconds).
 	DatabaseCPUPerRoundTrip map[string]float64 `json:"database_cpu_us_per_roundtrip,omitempty"`
@@ -229,6 +236,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		FloorDurableCreateRoundTrips:      map[string]float64{},
 		RoundTripsVsFloorDurableCreate:    map[string]float64{},
 		FloorDurableCreateCPUPerRoundTrip: map[string]float64{},
+		FloorPushedRoundTrips:             map[string]float64{},
+		RoundTripsVsFloorPushed:           map[string]float64{},
+		FloorPushedCPUPerRoundTrip:        map[string]float64{},
 		LoadAvgStart:                      loadAverage(),
 		Started:                           began.UTC().Format(time.RFC3339),
 	}
@@ -384,6 +394,9 @@ func runLatency(ctx context.Context, cfg Config, res *Result, progress func(stri
 			if f := res.FloorDurableCreateRoundTrips[key]; f > 0 {
 				res.RoundTripsVsFloorDurableCreate[key] = round3(lr.perSecond() / f)
 			}
+			if f := res.FloorPushedRoundTrips[key]; f > 0 {
+				res.RoundTripsVsFloorPushed[key] = round3(lr.perSecond() / f)
+			}
 			res.PersonReconnects += lr.Reconnects
 			if lr.Reconnects > 0 {
 				progress("round trips: concurrency %d: the person's WebSocket was dropped %d times and reconnected (last: %s)", c, lr.Reconnects, lr.LastDrop)
@@ -401,26 +414,32 @@ func runLatency(ctx context.Context, cfg Config, res *Result, progress func(stri
 }
 
 // runFloorLoad measures the bare answer loop's round trips at
-// concurrency c, as it is and with each question committed too (SQLite
-// only: the loop's store is a SQLite file).
+// concurrency c: as it is, with each question committed too, and with
+// each question also pushed to the person's WebSocket (SQLite only: the
+// loop's store is a SQLite file).
 func runFloorLoad(ctx context.Context, cfg Config, res *Result, c int, progress func(string, ...any)) error {
 	if cfg.Dir == "" || cfg.PostgresURL != "" {
 		return nil
 	}
 	key := strconv.Itoa(c)
-	for _, durableCreate := range []bool{false, true} {
-		what := "the bare answer loop"
-		if durableCreate {
-			what = "the bare answer loop with each question committed too"
+	for _, kind := range []loopKind{loopAnswers, loopQuestions, loopPushed} {
+		what, rates, cpus := "the bare answer loop", res.FloorRoundTrips, res.FloorCPUPerRoundTrip
+		switch kind {
+		case loopQuestions:
+			what, rates, cpus = "the bare answer loop with each question committed too", res.FloorDurableCreateRoundTrips, res.FloorDurableCreateCPUPerRoundTrip
+		case loopPushed:
+			what, rates, cpus = "the bare answer loop with each question committed and pushed to the person", res.FloorPushedRoundTrips, res.FloorPushedCPUPerRoundTrip
 		}
 		progress("floor: %s at concurrency %d for %s", what, c, cfg.Duration)
-		fl, err := floorRoundTrips(ctx, cfg.Dir, c, durableCreate, cfg.Duration/5, cfg.Duration)
+		var fl loadResult
+		var err error
+		if kind == loopPushed {
+			fl, err = floorPushedRoundTrips(ctx, cfg.Dir, c, cfg.Duration/5, cfg.Duration)
+		} else {
+			fl, err = floorRoundTrips(ctx, cfg.Dir, c, kind, cfg.Duration/5, cfg.Duration)
+		}
 		if err != nil {
 			return err
-		}
-		rates, cpus := res.FloorRoundTrips, res.FloorCPUPerRoundTrip
-		if durableCreate {
-			rates, cpus = res.FloorDurableCreateRoundTrips, res.FloorDurableCreateCPUPerRoundTrip
 		}
 		cpu := fl.cpuPerRoundTrip(fl.DriverCPU)
 		rates[key], cpus[key] = fl.perSecond(), float64(cpu.Microseconds())

@@ -14,15 +14,16 @@ import (
 // creates, hands the id to one of c responders, and long-polls until the
 // answer releases it. It is the throughput floor the load runs of hitl are
 // compared with: the least work a durable answer loop can do at that
-// concurrency on this machine; with durableCreate, the least work one that
-// also commits each question before giving out its id can do. The CPU it
-// reports is this process's, the loop's server and its driver together.
-func floorRoundTrips(ctx context.Context, dir string, c int, durableCreate bool, warm, window time.Duration) (loadResult, error) {
+// concurrency on this machine; with loopQuestions, the least work one that
+// also commits each question before giving out its id can do (loopPushed
+// is floorPushedRoundTrips'). The CPU it reports is this process's, the
+// loop's server and its driver together.
+func floorRoundTrips(ctx context.Context, dir string, c int, kind loopKind, warm, window time.Duration) (loadResult, error) {
 	name := fmt.Sprintf("floor-load-c%d.db", c)
-	if durableCreate {
+	if kind == loopQuestions {
 		name = fmt.Sprintf("floor-load-durable-create-c%d.db", c)
 	}
-	s, err := startLoopServer(ctx, filepath.Join(dir, name), durableCreate)
+	s, err := startLoopServer(ctx, filepath.Join(dir, name), kind)
 	if err != nil {
 		return loadResult{}, err
 	}

@@ -16,7 +16,7 @@ import (
 // floorLoop measures the answer → unblock loop of unblock, n samples,
 // against a loopServer in this process with its database in dir.
 func floorLoop(ctx context.Context, dir string, n int, progress func(string, ...any)) (dist, error) {
-	s, err := startLoopServer(ctx, filepath.Join(dir, "floor-loop.db"), false)
+	s, err := startLoopServer(ctx, filepath.Join(dir, "floor-loop.db"), loopAnswers)
 	if err != nil {
 		return dist{}, err
 	}
@@ -41,21 +41,37 @@ func floorLoop(ctx context.Context, dir string, n int, progress func(string, ...
 // and no floor). No JSON is decoded, nothing is validated, authorised,
 // logged or recorded as an event.
 //
-// With durableCreate, a create also commits its row before it answers, as
-// a server must for the question to outlive a crash once its id is given
-// out (hitl does): the loop then waits for two commits per round trip.
+// Its kind adds what hitl must do besides (loopKind).
 type loopServer struct {
-	db            *sql.DB
-	durableCreate bool
-	next          atomic.Int64 // the last id given out
-	hs            *http.Server
-	ln            net.Listener
-	mu            sync.Mutex
-	waits         map[string]chan struct{} // closed when the id is answered
-	writes        chan loopWrite           // to the committer
-	stop          chan struct{}
-	done          chan struct{} // closed when the committer has ended
+	db     *sql.DB
+	kind   loopKind
+	people people       // the person's WebSockets (loopPushed)
+	next   atomic.Int64 // the last id given out
+	hs     *http.Server
+	ln     net.Listener
+	mu     sync.Mutex
+	waits  map[string]chan struct{} // closed when the id is answered
+	writes chan loopWrite           // to the committer
+	stop   chan struct{}
+	done   chan struct{} // closed when the committer has ended
 }
+
+// loopKind is what the loop does besides committing each answer and
+// then releasing its wait.
+type loopKind int
+
+const (
+	// loopAnswers gives out a question's id without storing it.
+	loopAnswers loopKind = iota
+	// loopQuestions also commits each question before it gives out its
+	// id, as a server must for the question to outlive a crash once its
+	// id is out (hitl does): two commits to wait for per round trip.
+	loopQuestions
+	// loopPushed also reads each question from its body and, once it is
+	// committed, pushes it to the person's WebSockets (GET /ws), as hitl
+	// does: the person learns of it there, not from the agent.
+	loopPushed
+)
 
 // loopWrite is a question or an answer on its way to the committer; err
 // says how its commit went.
@@ -125,9 +141,9 @@ func (s *loopServer) write(insert, id string) error {
 	return <-w.err
 }
 
-// startLoopServer serves the loop floor on a loopback port, with its
-// database in the new file path; durableCreate commits each question too.
-func startLoopServer(ctx context.Context, path string, durableCreate bool) (*loopServer, error) {
+// startLoopServer serves the loop floor of the kind on a loopback port,
+// with its database in the new file path.
+func startLoopServer(ctx context.Context, path string, kind loopKind) (*loopServer, error) {
 	db, err := openFloorDB(path)
 	if err != nil {
 		return nil, fmt.Errorf("floor loop: %w", err)
@@ -143,13 +159,16 @@ func startLoopServer(ctx context.Context, path string, durableCreate bool) (*loo
 		db.Close()
 		return nil, fmt.Errorf("floor loop: %w", err)
 	}
-	s := &loopServer{db: db, durableCreate: durableCreate, ln: ln, waits: map[string]chan struct{}{},
+	s := &loopServer{db: db, kind: kind, people: people{conns: map[net.Conn]struct{}{}}, ln: ln, waits: map[string]chan struct{}{},
 		writes: make(chan loopWrite, 256), stop: make(chan struct{}), done: make(chan struct{})}
 	go s.commit()
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /api/v1/interactions", s.create)
 	mux.HandleFunc("GET /api/v1/interactions/{id}/wait", s.wait)
 	mux.HandleFunc("POST /api/v1/interactions/{id}/respond", s.respond)
+	if kind == loopPushed {
+		mux.HandleFunc("GET /ws", s.people.serve)
+	}
 	s.hs = &http.Server{Handler: mux}
 	go func() { _ = s.hs.Serve(ln) }()
 	return s, nil
@@ -161,6 +180,7 @@ func (s *loopServer) URL() string { return "http://" + s.ln.Addr().String() }
 // close stops the server and closes its database.
 func (s *loopServer) close() {
 	_ = s.hs.Close()
+	s.people.close()
 	close(s.stop)
 	<-s.done
 	_ = s.db.Close()
@@ -179,14 +199,29 @@ func (s *loopServer) channel(id string) chan struct{} {
 }
 
 func (s *loopServer) create(w http.ResponseWriter, r *http.Request) {
+	var q questionPush
+	if s.kind == loopPushed {
+		var err error
+		if q, err = readQuestion(r); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+	}
 	id := strconv.FormatInt(s.next.Add(1), 10)
-	if s.durableCreate {
+	if s.kind >= loopQuestions {
 		if err := s.write(insertQuestion, id); err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
 	}
 	s.channel(id)
+	if s.kind == loopPushed {
+		q.InteractionID = id
+		if err := s.people.push(q); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+	}
 	writeLoop(w, `{"interaction_id":"`+id+`","status":"pending"}`)
 }
 

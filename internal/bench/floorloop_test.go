@@ -12,7 +12,7 @@ import (
 // answer is in the database when the wait returns.
 func TestLoopServerHoldsTheWaitUntilTheAnswerIsCommitted(t *testing.T) {
 	ctx := t.Context()
-	s, err := startLoopServer(ctx, filepath.Join(t.TempDir(), "loop.db"), false)
+	s, err := startLoopServer(ctx, filepath.Join(t.TempDir(), "loop.db"), loopAnswers)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestLoopServerHoldsTheWaitUntilTheAnswerIsCommitted(t *testing.T) {
 // TestFloorLoop runs a few samples of the loop floor; it asserts on what
 // was done, never on speed.
 func TestFloorLoop(t *testing.T) {
-	s, err := startLoopServer(context.Background(), filepath.Join(t.TempDir(), "loop.db"), false)
+	s, err := startLoopServer(context.Background(), filepath.Join(t.TempDir(), "loop.db"), loopAnswers)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,13 +75,19 @@ func TestFloorLoop(t *testing.T) {
 // moment: round trips complete and are timed. It asserts on what was
 // done, never on speed.
 func TestFloorRoundTrips(t *testing.T) {
-	for _, durableCreate := range []bool{false, true} {
-		lr, err := floorRoundTrips(t.Context(), t.TempDir(), 8, durableCreate, 50*time.Millisecond, 400*time.Millisecond)
+	for _, kind := range []loopKind{loopAnswers, loopQuestions, loopPushed} {
+		run := floorRoundTrips
+		if kind == loopPushed {
+			run = func(ctx context.Context, dir string, c int, _ loopKind, warm, window time.Duration) (loadResult, error) {
+				return floorPushedRoundTrips(ctx, dir, c, warm, window)
+			}
+		}
+		lr, err := run(t.Context(), t.TempDir(), 8, kind, 50*time.Millisecond, 400*time.Millisecond)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if lr.RoundTrips == 0 || lr.RoundTrip.N != lr.RoundTrips || lr.perSecond() <= 0 {
-			t.Errorf("floor round trips, durable create %t: %+v; want some, timed", durableCreate, lr)
+		if lr.RoundTrips == 0 || lr.RoundTrip.N != lr.RoundTrips || lr.perSecond() <= 0 || lr.Lost != 0 {
+			t.Errorf("floor round trips, loop kind %d: %+v; want some, timed, none lost", kind, lr)
 		}
 	}
 }
@@ -91,8 +97,8 @@ func TestFloorRoundTrips(t *testing.T) {
 // database; the plain loop writes none.
 func TestLoopServerCommitsTheQuestionBeforeItsID(t *testing.T) {
 	ctx := t.Context()
-	for _, durableCreate := range []bool{false, true} {
-		s, err := startLoopServer(ctx, filepath.Join(t.TempDir(), "loop.db"), durableCreate)
+	for _, kind := range []loopKind{loopAnswers, loopQuestions, loopPushed} {
+		s, err := startLoopServer(ctx, filepath.Join(t.TempDir(), "loop.db"), kind)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -105,10 +111,43 @@ func TestLoopServerCommitsTheQuestionBeforeItsID(t *testing.T) {
 		if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM questions WHERE id = ?`, id).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
-		if want := map[bool]int{false: 0, true: 1}[durableCreate]; n != want {
-			t.Errorf("durable create %t: %d questions stored for %s; want %d", durableCreate, n, id, want)
+		if want := map[loopKind]int{loopAnswers: 0, loopQuestions: 1, loopPushed: 1}[kind]; n != want {
+			t.Errorf("loop kind %d: %d questions stored for %s; want %d", kind, n, id, want)
 		}
 		a.close()
 		s.close()
+	}
+}
+
+// TestLoopServerPushesTheQuestion checks the pushed loop: a person's
+// WebSocket receives each question, with its id and asking agent.
+func TestLoopServerPushesTheQuestion(t *testing.T) {
+	ctx := t.Context()
+	s, err := startLoopServer(ctx, filepath.Join(t.TempDir(), "loop.db"), loopPushed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	srv := &Server{URL: s.URL()}
+	sub, err := subscribe(ctx, srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.close()
+	a := newAPI(srv, 2)
+	defer a.close()
+	for n := range 3 {
+		id, err := a.create(ctx, "floor", n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case q := <-sub.questions:
+			if q.msg.InteractionID != id || q.msg.SourceAgent != "floor" || q.msg.Question == "" {
+				t.Errorf("pushed %+v; want question %s from floor", q.msg, id)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("question %s was not pushed", id)
+		}
 	}
 }

@@ -193,6 +193,10 @@ func (r *Result) writeThroughput(tw *table) {
 			fmt.Fprintf(tw, "    bare loop committing each question too, %s agent(s) (hitl %.2f× it); CPU per round trip %s µs\t%s/s\t\t\t\n",
 				c, r.RoundTripsVsFloorDurableCreate[c], num(r.FloorDurableCreateCPUPerRoundTrip[c]), num(f))
 		}
+		if f, ok := r.FloorPushedRoundTrips[c]; ok {
+			fmt.Fprintf(tw, "    … and pushing each question to the person's WebSocket, %s agent(s) (hitl %.2f× it); CPU per round trip %s µs\t%s/s\t\t\t\n",
+				c, r.RoundTripsVsFloorPushed[c], num(r.FloorPushedCPUPerRoundTrip[c]), num(f))
+		}
 	}
 	if len(r.RoundTrips) > 0 || r.FanoutP99 != nil || r.LostWakeups > 0 {
 		fmt.Fprintf(tw, "  lost wake-ups (all load runs)\t%d\t= 0\t%s\t\n", r.LostWakeups, map[bool]string{true: "met", false: "MISSED"}[r.LostWakeups == 0])

@@ -1,0 +1,137 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/gobwas/ws"
+)
+
+// people is the pushed loop's side of the person: the WebSockets open on
+// the loop server (GET /ws, with the WebSocket library hitl's hub uses),
+// to which each question is written once it is committed.
+type people struct {
+	mu    sync.Mutex
+	conns map[net.Conn]struct{}
+}
+
+// serve upgrades the request to a WebSocket and holds it until the
+// person hangs up or the server closes.
+func (p *people) serve(w http.ResponseWriter, r *http.Request) {
+	conn, rw, _, err := ws.UpgradeHTTP(r, w)
+	if err != nil {
+		return // UpgradeHTTP answered with the error
+	}
+	p.mu.Lock()
+	if p.conns == nil {
+		p.mu.Unlock()
+		conn.Close() // closed
+		return
+	}
+	p.conns[conn] = struct{}{}
+	p.mu.Unlock()
+	go p.read(conn, rw.Reader)
+}
+
+// read reads what the person sends, and drops it, until the connection
+// ends; the person only reads.
+func (p *people) read(conn net.Conn, br *bufio.Reader) {
+	for {
+		f, err := ws.ReadFrame(br)
+		if err != nil || f.Header.OpCode == ws.OpClose {
+			break
+		}
+	}
+	p.mu.Lock()
+	delete(p.conns, conn)
+	p.mu.Unlock()
+	conn.Close()
+}
+
+// questionPush is the least of a hitl:question message a person needs
+// to see the question and answer it (hitl's carries the whole
+// interaction).
+type questionPush struct {
+	Type          string `json:"type"`
+	InteractionID string `json:"interaction_id"`
+	SourceAgent   string `json:"source_agent"`
+	Question      string `json:"question"`
+}
+
+// push writes the question to every person's WebSocket, one frame each;
+// a connection that cannot take it is dropped.
+func (p *people) push(q questionPush) error {
+	msg, err := json.Marshal(q)
+	if err != nil {
+		return err
+	}
+	frame, err := ws.CompileFrame(ws.NewTextFrame(msg))
+	if err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for conn := range p.conns {
+		_ = conn.SetWriteDeadline(time.Now().Add(10 * time.Second))
+		if _, err := conn.Write(frame); err != nil {
+			conn.Close() // its reader removes it
+		}
+	}
+	return nil
+}
+
+// close closes every person's WebSocket and refuses new ones.
+func (p *people) close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for conn := range p.conns {
+		conn.Close()
+	}
+	p.conns = nil
+}
+
+// readQuestion reads what the pushed loop shows the person of a create's
+// body: its question and asking agent.
+func readQuestion(r *http.Request) (questionPush, error) {
+	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, 1<<20))
+	if err != nil {
+		return questionPush{}, err
+	}
+	var q questionPush
+	if err := json.Unmarshal(body, &q); err != nil {
+		return questionPush{}, err
+	}
+	q.Type = "hitl:question"
+	return q, nil
+}
+
+// floorPushedRoundTrips runs c agents and one person against the pushed
+// loop (loopPushed: each question committed, then pushed to the person's
+// WebSocket, each answer committed, then the wait released), in this
+// process with its database in dir, with the very driver the load runs of
+// hitl use (roundTrips): the person answers what arrives on its
+// WebSocket. It is the least a server can do for hitl's loop as a person
+// lives it. The CPU it reports is this process's, server and driver.
+func floorPushedRoundTrips(ctx context.Context, dir string, c int, warm, window time.Duration) (loadResult, error) {
+	s, err := startLoopServer(ctx, filepath.Join(dir, fmt.Sprintf("floor-load-pushed-c%d.db", c)), loopPushed)
+	if err != nil {
+		return loadResult{}, err
+	}
+	defer s.close()
+	lr, err := roundTrips(ctx, []*Server{{URL: s.URL()}}, c, warm, window, nil)
+	if err != nil {
+		return loadResult{}, fmt.Errorf("floor, pushed: %w", err)
+	}
+	if lr.Lost > 0 {
+		return loadResult{}, fmt.Errorf("floor, pushed: %d wake-ups lost", lr.Lost)
+	}
+	return lr, nil
+}
