@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/chromedp/cdproto/emulation"
@@ -103,18 +104,26 @@ type axeViolation struct {
 	Nodes  []string `json:"nodes"`
 }
 
-// runAxe injects axe-core into the page and returns its violations.
+// axeSource reads axe-core's script once for the whole test binary.
+var axeSource = sync.OnceValues(func() ([]byte, error) { return os.ReadFile(axePath) })
+
+// runAxe injects axe-core into the page, unless the page's document has
+// it already, and returns its violations.
 func runAxe(t *testing.T, p *page) []axeViolation {
 	t.Helper()
-	src, err := os.ReadFile(axePath)
+	src, err := axeSource()
 	if err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("axe-core is missing (%v); test.sh installs it from npm", err)
 		}
 		t.Skipf("accessibility test skipped: %v (run ./test.sh, which installs axe-core from npm)", err)
 	}
-	if _, err := chromedp.Run(p.ctx, chromedp.Evaluate[chromedp.Void](string(src))); err != nil {
-		t.Fatalf("inject axe-core: %v", err)
+	// Compiling its half a megabyte costs the browser far more than a run
+	// of its checks: once per document is enough.
+	if !eval[bool](p, `typeof axe === "object"`) {
+		if _, err := chromedp.Run(p.ctx, chromedp.Evaluate[chromedp.Void](string(src))); err != nil {
+			t.Fatalf("inject axe-core: %v", err)
+		}
 	}
 	return eval[[]axeViolation](p, `axe.run(document, {resultTypes: ["violations"]}).then(r => r.violations.map(v => ({
 		id: v.id, impact: v.impact || "", help: v.help,
