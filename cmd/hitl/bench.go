@@ -29,7 +29,8 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			"bare durable SQLite commit on the same disk, and the answer loop against\n"+
 			"the least server that does it durably, alone and at each concurrency of\n"+
 			"the round-trip runs (their rates are shown as a ratio to it), there also\n"+
-			"with each question committed before its id is given out, as hitl does.\n\n"+
+			"with each question committed before its id is given out, and then also\n"+
+			"pushed to the person's WebSocket, as hitl does.\n\n"+
 			"Each phase runs its own \"hitl serve\" child process on a temporary SQLite\n"+
 			"file (or --db), so its memory is read alone. The table goes to stdout,\n"+
 			"progress to stderr. A full run takes about three minutes; --quick, under\n"+

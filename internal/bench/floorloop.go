@@ -38,8 +38,8 @@ func floorLoop(ctx context.Context, dir string, n int, progress func(string, ...
 // synchronous=FULL) and then releases the wait. Writes that arrive
 // together commit together, one transaction and one sync, as hitl's store
 // does (without that, a loop with many agents would be slower than hitl
-// and no floor). No JSON is decoded, nothing is validated, authorised,
-// logged or recorded as an event.
+// and no floor). Nothing is validated, authorised, logged or recorded as
+// an event, and no JSON is decoded but a pushed question's (loopPushed).
 //
 // Its kind adds what hitl must do besides (loopKind).
 type loopServer struct {
