@@ -45,8 +45,11 @@ func (p *people) serve(w http.ResponseWriter, r *http.Request) {
 // ends; the person only reads.
 func (p *people) read(conn net.Conn, br *bufio.Reader) {
 	for {
-		f, err := ws.ReadFrame(br)
-		if err != nil || f.Header.OpCode == ws.OpClose {
+		h, err := ws.ReadHeader(br)
+		if err != nil || h.OpCode == ws.OpClose {
+			break
+		}
+		if _, err := io.CopyN(io.Discard, br, h.Length); err != nil {
 			break
 		}
 	}
