@@ -431,13 +431,7 @@ func runFloorLoad(ctx context.Context, cfg Config, res *Result, c int, progress 
 			what, rates, cpus = "the bare answer loop with each question committed and pushed to the person", res.FloorPushedRoundTrips, res.FloorPushedCPUPerRoundTrip
 		}
 		progress("floor: %s at concurrency %d for %s", what, c, cfg.Duration)
-		var fl loadResult
-		var err error
-		if kind == loopPushed {
-			fl, err = floorPushedRoundTrips(ctx, cfg.Dir, c, cfg.Duration/5, cfg.Duration)
-		} else {
-			fl, err = floorRoundTrips(ctx, cfg.Dir, c, kind, cfg.Duration/5, cfg.Duration)
-		}
+		fl, err := floorRoundTrips(ctx, cfg.Dir, c, kind, cfg.Duration/5, cfg.Duration)
 		if err != nil {
 			return err
 		}

@@ -15,10 +15,13 @@ import (
 // answer releases it. It is the throughput floor the load runs of hitl are
 // compared with: the least work a durable answer loop can do at that
 // concurrency on this machine; with loopQuestions, the least work one that
-// also commits each question before giving out its id can do (loopPushed
-// is floorPushedRoundTrips'). The CPU it reports is this process's, the
-// loop's server and its driver together.
+// also commits each question before giving out its id can do; loopPushed
+// is driven as hitl is (floorPushedRoundTrips). The CPU it reports is this
+// process's, the loop's server and its driver together.
 func floorRoundTrips(ctx context.Context, dir string, c int, kind loopKind, warm, window time.Duration) (loadResult, error) {
+	if kind == loopPushed {
+		return floorPushedRoundTrips(ctx, dir, c, warm, window)
+	}
 	name := fmt.Sprintf("floor-load-c%d.db", c)
 	if kind == loopQuestions {
 		name = fmt.Sprintf("floor-load-durable-create-c%d.db", c)

@@ -76,13 +76,7 @@ func TestFloorLoop(t *testing.T) {
 // done, never on speed.
 func TestFloorRoundTrips(t *testing.T) {
 	for _, kind := range []loopKind{loopAnswers, loopQuestions, loopPushed} {
-		run := floorRoundTrips
-		if kind == loopPushed {
-			run = func(ctx context.Context, dir string, c int, _ loopKind, warm, window time.Duration) (loadResult, error) {
-				return floorPushedRoundTrips(ctx, dir, c, warm, window)
-			}
-		}
-		lr, err := run(t.Context(), t.TempDir(), 8, kind, 50*time.Millisecond, 400*time.Millisecond)
+		lr, err := floorRoundTrips(t.Context(), t.TempDir(), 8, kind, 50*time.Millisecond, 400*time.Millisecond)
 		if err != nil {
 			t.Fatal(err)
 		}
