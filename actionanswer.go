@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 )
@@ -254,8 +255,10 @@ func parseAlways(raw json.RawMessage, sent string, out *ActionAnswer) (*RuleRequ
 
 // AlwaysRule returns the rule an answer's "always" makes for the
 // interaction in, by caller at now: scoped to in's source_agent, the
-// caller that asked it (its created_by) and its action name. Errors have code EVALUE: the interaction names no agent, or
-// the expiry is not in the future.
+// caller that asked it (its created_by) and its action name, and, when
+// caller is a responder, to the actions caller could answer (Rule.Within).
+// Errors have code EVALUE: the interaction names no agent, or the expiry
+// is not in the future.
 func (in *Interaction) AlwaysRule(req *RuleRequest, caller Caller, now time.Time) (*Rule, error) {
 	if in.SourceAgent == "" || in.SourceAgent == AnyAgent {
 		return nil, Errorf(EVALUE, "always needs the action's agent: this interaction has no source_agent to scope a rule to")
@@ -267,6 +270,9 @@ func (in *Interaction) AlwaysRule(req *RuleRequest, caller Caller, now time.Time
 		return nil, Errorf(EVALUE, "always: %s", ErrorMessage(err))
 	}
 	r.InteractionID = in.ID
+	if caller.Role == RoleResponder {
+		r.Within = &Audience{User: caller.Name, Groups: slices.Clone(caller.Groups)}
+	}
 	return r, nil
 }
 

@@ -145,7 +145,7 @@ func TestNormalizeActionAnswerRejects(t *testing.T) {
 		{"always on respond", in, `{"decision":"respond","message":"x","always":true}`, []string{"always is only for approve and reject"}},
 		{"always not an object", in, `{"decision":"approve","always":"yes"}`, []string{"always must be true or"}},
 		{"always unknown field", in, `{"decision":"approve","always":{"match":null,"forever":true}}`, []string{`unknown field "forever"`}},
-		{"always bad match", in, `{"decision":"approve","always":{"match":{"arg":"file_path"}}}`, []string{"always: match needs exactly one of prefix, glob and equals"}},
+		{"always bad match", in, `{"decision":"approve","always":{"match":{"arg":"file_path"}}}`, []string{"always: match needs exactly one of prefix, command, glob and equals"}},
 		{"always misspelt match", in, `{"decision":"approve","always":{"match":{"arg":"file_path","globb":"src/**"}}}`, []string{`unknown field "globb"`}},
 		{"always both expiries", in, `{"decision":"approve","always":{"ttl_seconds":60,"expires_at":"2030-01-01T00:00:00Z"}}`, nil},
 	}

@@ -29,8 +29,8 @@ const (
 // Audience is a person as targets see them: a user name and the groups the
 // user belongs to.
 type Audience struct {
-	User   string
-	Groups []string
+	User   string   `json:"user"`
+	Groups []string `json:"groups,omitempty"`
 }
 
 // Untargeted reports whether t lets any responder see and answer.

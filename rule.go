@@ -63,19 +63,32 @@ type Rule struct {
 	// InteractionID is the interaction whose answer made the rule ("an
 	// always"), empty for a rule made through the rules API.
 	InteractionID string `json:"interaction_id,omitempty"`
+	// Within, when set, limits the rule to the actions this person could
+	// answer: those untargeted or targeted at the user or one of the
+	// groups. A rule a responder's answer makes is so limited to its
+	// maker (as they were then); an admin's, or one made through the
+	// rules API, is not.
+	Within *Audience `json:"within,omitempty"`
 }
 
 // RuleMatch is a rule's predicate on one argument of the action: exactly
-// one of Prefix, Glob and Equals is set.
+// one of Prefix, Command, Glob and Equals is set. An allow rule and a
+// deny rule read it differently, each the safe way (see rulematch.go).
 type RuleMatch struct {
 	// Arg names the argument, such as "command" or "file_path".
 	Arg string `json:"arg"`
-	// Prefix matches a shell command (a string) that is the prefix, or
-	// the prefix followed by a space and more, and holds no shell control
-	// syntax anywhere (see ShellControl).
+	// Prefix is a shell command, such as "git status": an allow rule
+	// matches a command that is exactly it, or it followed by further
+	// plain arguments (so "git status --output=/tmp/x" too); a deny rule
+	// matches a command that may run it anywhere.
 	Prefix string `json:"prefix,omitempty"`
+	// Command is a shell command that an allow rule matches only
+	// exactly, without further arguments (quoting and spacing aside); a
+	// deny rule reads it as Prefix.
+	Command string `json:"command,omitempty"`
 	// Glob matches a path (a string) by a doublestar pattern ("src/**"),
-	// after cleaning it; a path with ".." segments never matches.
+	// after cleaning it; for an allow rule, a path with ".." segments
+	// never matches.
 	Glob string `json:"glob,omitempty"`
 	// Equals matches an argument equal to this JSON value.
 	Equals json.RawMessage `json:"equals,omitempty"`
@@ -89,7 +102,7 @@ func (m *RuleMatch) UnmarshalJSON(b []byte) error {
 	d.DisallowUnknownFields()
 	var p plain
 	if err := d.Decode(&p); err != nil {
-		return fmt.Errorf(`match must be {"arg": …} with one of "prefix", "glob" and "equals": %s`, strings.TrimPrefix(err.Error(), "json: "))
+		return fmt.Errorf(`match must be {"arg": …} with one of "prefix", "command", "glob" and "equals": %s`, strings.TrimPrefix(err.Error(), "json: "))
 	}
 	*m = RuleMatch(p)
 	return nil
@@ -189,7 +202,7 @@ func (m *RuleMatch) validate() error {
 		return nil
 	}
 	set := 0
-	for _, ok := range []bool{m.Prefix != "", m.Glob != "", m.Equals != nil} {
+	for _, ok := range []bool{m.Prefix != "", m.Command != "", m.Glob != "", m.Equals != nil} {
 		if ok {
 			set++
 		}
@@ -200,17 +213,21 @@ func (m *RuleMatch) validate() error {
 	case len(m.Arg) > MaxRuleArgLen || !validText(m.Arg):
 		return Errorf(EINVALID, "match.arg is limited to %d bytes of text", MaxRuleArgLen)
 	case set != 1:
-		return Errorf(EINVALID, "match needs exactly one of prefix, glob and equals")
-	case len(m.Prefix) > MaxRuleGlobLen || len(m.Glob) > MaxRuleGlobLen || len(m.Equals) > MaxRuleEquals:
-		return Errorf(EINVALID, "match.prefix and match.glob are limited to %d bytes, match.equals to %d", MaxRuleGlobLen, MaxRuleEquals)
+		return Errorf(EINVALID, "match needs exactly one of prefix, command, glob and equals")
+	case len(m.Prefix) > MaxRuleGlobLen || len(m.Command) > MaxRuleGlobLen || len(m.Glob) > MaxRuleGlobLen || len(m.Equals) > MaxRuleEquals:
+		return Errorf(EINVALID, "match.prefix, match.command and match.glob are limited to %d bytes, match.equals to %d", MaxRuleGlobLen, MaxRuleEquals)
 	}
 	switch {
-	case m.Prefix != "":
-		if m.Prefix != strings.TrimSpace(m.Prefix) || !validText(m.Prefix) {
-			return Errorf(EINVALID, "match.prefix must not start or end with white space")
+	case m.Prefix != "" || m.Command != "":
+		field, cmd := "prefix", m.Prefix
+		if cmd == "" {
+			field, cmd = "command", m.Command
 		}
-		if ShellControl(m.Prefix) {
-			return Errorf(EINVALID, "match.prefix must not hold shell control syntax (; & | ` $( > < \\ or a new line): a command holding it never matches")
+		if cmd != strings.TrimSpace(cmd) || !validText(cmd) {
+			return Errorf(EINVALID, "match.%s must not start or end with white space", field)
+		}
+		if _, err := m.commandPattern(); err != nil {
+			return Errorf(EINVALID, "match.%s must be one plain command: no shell control syntax (; & | ` $( > < or a line break), variables, patterns or assignments; a command holding them never matches an allow rule", field)
 		}
 	case m.Glob != "":
 		if !validText(m.Glob) || !doublestar.ValidatePattern(m.Glob) {

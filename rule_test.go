@@ -61,8 +61,8 @@ func TestNewRuleCleansGlob(t *testing.T) {
 	if got, want := r.Match.Glob, "src/**"; got != want {
 		t.Errorf("glob %q, want %q", got, want)
 	}
-	a := &hitl.Action{Name: "Write", Args: json.RawMessage(`{"file_path":"./src/a.go"}`)}
-	if got := hitl.DecidingRule([]*hitl.Rule{r}, hitl.Asker{SourceAgent: "claude-code"}, a, now); got != r {
+	in := actionFrom("claude-code", "", "Write", `{"file_path":"./src/a.go"}`)
+	if got := hitl.DecidingRule([]*hitl.Rule{r}, in, now); got != r {
 		t.Errorf("the rule does not decide a write to ./src/a.go")
 	}
 }
@@ -78,9 +78,11 @@ func TestNewRuleRejects(t *testing.T) {
 		{"no action", `{"effect":"allow","source_agent":"a"}`, "action_name is required"},
 		{"message on allow", `{"effect":"allow","source_agent":"a","action_name":"Bash","message":"hi"}`, "message is only for deny rules"},
 		{"no arg", `{"effect":"allow","source_agent":"a","action_name":"Bash","match":{"prefix":"ls"}}`, "match.arg is required"},
-		{"no predicate", `{"effect":"allow","source_agent":"a","action_name":"Bash","match":{"arg":"command"}}`, "exactly one of prefix, glob and equals"},
-		{"two predicates", `{"effect":"allow","source_agent":"a","action_name":"Bash","match":{"arg":"command","prefix":"ls","glob":"*"}}`, "exactly one of prefix, glob and equals"},
-		{"prefix with control", `{"effect":"allow","source_agent":"a","action_name":"Bash","match":{"arg":"command","prefix":"ls; rm"}}`, "must not hold shell control syntax"},
+		{"no predicate", `{"effect":"allow","source_agent":"a","action_name":"Bash","match":{"arg":"command"}}`, "exactly one of prefix, command, glob and equals"},
+		{"two predicates", `{"effect":"allow","source_agent":"a","action_name":"Bash","match":{"arg":"command","prefix":"ls","glob":"*"}}`, "exactly one of prefix, command, glob and equals"},
+		{"prefix with control", `{"effect":"allow","source_agent":"a","action_name":"Bash","match":{"arg":"command","prefix":"ls; rm"}}`, "must be one plain command"},
+		{"command with a variable", `{"effect":"allow","source_agent":"a","action_name":"Bash","match":{"arg":"command","command":"ls $HOME"}}`, "match.command must be one plain command"},
+		{"prefix and command", `{"effect":"allow","source_agent":"a","action_name":"Bash","match":{"arg":"command","prefix":"ls","command":"ls"}}`, "exactly one of prefix, command, glob and equals"},
 		{"prefix with space", `{"effect":"allow","source_agent":"a","action_name":"Bash","match":{"arg":"command","prefix":"git "}}`, "must not start or end with white space"},
 		{"bad glob", `{"effect":"allow","source_agent":"a","action_name":"Write","match":{"arg":"file_path","glob":"src/[a"}}`, "not a valid pattern"},
 		{"glob with dot dot", `{"effect":"allow","source_agent":"a","action_name":"Write","match":{"arg":"file_path","glob":"src/../**"}}`, `".." segments`},
@@ -124,8 +126,8 @@ func TestRuleMatch(t *testing.T) {
 		{"prefix exact", gitStatus, `{"command":"git status"}`, true},
 		{"prefix and flags", gitStatus, `{"command":"git status --short"}`, true},
 		{"prefix of a longer word", gitStatus, `{"command":"git statusx"}`, false},
-		{"prefix with tab", gitStatus, `{"command":"git status\t-s"}`, false},
-		{"leading space", gitStatus, `{"command":" git status"}`, false},
+		{"prefix with tab", gitStatus, `{"command":"git status\t-s"}`, true},
+		{"leading space", gitStatus, `{"command":" git status"}`, true},
 		{"other command", gitStatus, `{"command":"git push"}`, false},
 		{"semicolon", gitStatus, `{"command":"git status; rm -rf /"}`, false},
 		{"semicolon no space", gitStatus, `{"command":"git status;rm -rf /"}`, false},
@@ -139,9 +141,11 @@ func TestRuleMatch(t *testing.T) {
 		{"redirect in", gitStatus, `{"command":"git status < /dev/zero"}`, false},
 		{"newline", gitStatus, `{"command":"git status\nrm -rf /"}`, false},
 		{"carriage return", gitStatus, `{"command":"git status\rrm -rf /"}`, false},
-		{"backslash newline", gitStatus, `{"command":"git status \\\nrm"}`, false},
+		{"backslash newline joins the words", gitStatus, `{"command":"git status \\\nrm"}`, true},
 		{"ansi-c quoting", gitStatus, `{"command":"git status $'\\x3b' rm"}`, false},
-		{"quoted semicolon", gitStatus, `{"command":"git status \"a;b\""}`, false},
+		{"quoted semicolon is an argument", gitStatus, `{"command":"git status \"a;b\""}`, true},
+		{"exact command", `{"arg":"command","command":"git status"}`, `{"command":"git  'status'"}`, true},
+		{"exact command, more arguments", `{"arg":"command","command":"git status"}`, `{"command":"git status --output=/tmp/x"}`, false},
 		{"NUL", gitStatus, `{"command":"git status\u0000; rm"}`, false},
 		{"not a string", gitStatus, `{"command":["git","status"]}`, false},
 		{"missing arg", gitStatus, `{"cmd":"git status"}`, false},
@@ -189,7 +193,7 @@ func TestRuleScopeAndDecidingRule(t *testing.T) {
 	mk := func(id string, effect hitl.RuleEffect, agent, action string, age time.Duration) *hitl.Rule {
 		return &hitl.Rule{ID: id, Effect: effect, SourceAgent: agent, ActionName: action, CreatedAt: now.Add(-age)}
 	}
-	bash := &hitl.Action{Name: "Bash", Args: json.RawMessage(`{"command":"ls"}`)}
+	bash := actionFrom("claude-code", "agent-token", "Bash", `{"command":"ls"}`)
 	allowOld := mk("a-old", hitl.RuleAllow, "claude-code", "Bash", 2*time.Hour)
 	allowNew := mk("a-new", hitl.RuleAllow, "claude-code", "Bash", time.Hour)
 	denyAny := mk("d-any", hitl.RuleDeny, "*", "Bash", time.Minute)
@@ -216,7 +220,7 @@ func TestRuleScopeAndDecidingRule(t *testing.T) {
 		{"bound to another caller", []*hitl.Rule{askedBy(allowOld, "other-token"), askedBy(denyAny, "other-token")}, ""},
 	}
 	for _, tt := range tests {
-		got := hitl.DecidingRule(tt.rules, hitl.Asker{SourceAgent: "claude-code", CreatedBy: "agent-token"}, bash, now)
+		got := hitl.DecidingRule(tt.rules, bash, now)
 		id := ""
 		if got != nil {
 			id = got.ID
@@ -229,13 +233,19 @@ func TestRuleScopeAndDecidingRule(t *testing.T) {
 	at := now
 	r := mk("r", hitl.RuleAllow, "claude-code", "Bash", time.Hour)
 	r.ExpiresAt = &at
-	cc := hitl.Asker{SourceAgent: "claude-code"}
-	if r.Matches(cc, bash, now) || !r.Matches(cc, bash, now.Add(-time.Millisecond)) {
+	if hitl.DecidingRule([]*hitl.Rule{r}, bash, now) != nil || hitl.DecidingRule([]*hitl.Rule{r}, bash, now.Add(-time.Millisecond)) != r {
 		t.Error("a rule matches at its expiry, or not just before")
 	}
-	if mk("x", hitl.RuleAllow, "claude-code", "bash", 0).Matches(cc, bash, now) {
+	if hitl.DecidingRule([]*hitl.Rule{mk("x", hitl.RuleAllow, "claude-code", "bash", 0)}, bash, now) != nil {
 		t.Error("action names matched ignoring case")
 	}
+}
+
+// actionFrom returns an action named name with args, asked by the caller
+// createdBy under the agent name agent.
+func actionFrom(agent, createdBy, name, args string) *hitl.Interaction {
+	return &hitl.Interaction{Type: hitl.TypeAction, SourceAgent: agent, CreatedBy: createdBy,
+		Action: &hitl.Action{Name: name, Args: json.RawMessage(args)}}
 }
 
 // askedBy returns a copy of r bound to the caller asker.

@@ -4,28 +4,31 @@ import (
 	"encoding/json"
 	"path"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/hitl-sh/hitl/shell"
 )
 
-// shellControl is what a command matched by prefix must not hold: what
-// chains, pipes, substitutes, redirects or escapes in a POSIX shell, and
-// line breaks, which end a command.
-var shellControl = []string{";", "&", "|", "`", "$(", ">", "<", "\n", "\r", "\\", "\x00"}
-
-// ShellControl reports whether a shell command holds control syntax (see
-// shellControl), so that a prefix rule for "git status" never matches
-// "git status; rm -rf /", "git status && x", "git status $(x)" or a second
-// line. It errs on the side of not matching: a quoted ";" counts too.
-func ShellControl(cmd string) bool {
-	for _, s := range shellControl {
-		if strings.Contains(cmd, s) {
-			return true
-		}
-	}
-	return false
-}
+// Matching. An allow rule and a deny rule read the same match in opposite
+// ways, each the safe way for what it decides:
+//
+//   - An allow rule takes the narrowest reading: a command matches only
+//     when it is one plain command (no ; & | $( ` > < assignments,
+//     variables, patterns or line breaks) whose words begin with the
+//     rule's; a path only when, holding no "..", it matches the pattern
+//     as written, case and all.
+//   - A deny rule takes the widest: a command matches when anything it
+//     may run is the rule's command (every part of a compound command,
+//     substitutions, wrappers such as env and sudo, programs named by a
+//     path, options between the program and its operands, any case); a
+//     path after it is cleaned and compared without regard to case.
+//
+// When a deny rule's reading is in doubt (the command computes its
+// program or arguments, hands a script to a shell, or names the program
+// as another's argument; a relative path against an absolute pattern), it
+// does not deny, and no allow rule approves either: a person decides.
 
 // hasDotDot reports whether a path (or pattern) has a ".." segment, with
 // "/" or "\" as separators.
@@ -50,82 +53,161 @@ func AskerOf(in *Interaction) Asker {
 	return Asker{SourceAgent: in.SourceAgent, CreatedBy: in.CreatedBy}
 }
 
-// Matches reports whether r decides a call of the action a asked by who at
-// now: r is active, its scope is that agent (or every agent), that caller
-// (when r is bound to one) and that action, and its match holds.
-func (r *Rule) Matches(who Asker, a *Action, now time.Time) bool {
-	if !r.inScope(who, a, now) {
-		return false
-	}
-	return r.Match.Matches(a.Args)
-}
-
-// inScope reports whether r is active at now for the asker and the
-// action's name, whatever its match.
-func (r *Rule) inScope(who Asker, a *Action, now time.Time) bool {
+// inScope reports whether r is active at now for the action in, whatever
+// its match: the action's name, its agent (or every agent), the caller
+// that asked it (when r is bound to one), and its targets (when r was
+// made by a person whose answers reach only some: see Rule.Within).
+func (r *Rule) inScope(in *Interaction, now time.Time) bool {
+	a := in.Action
 	return a != nil && r.Active(now) && r.ActionName == a.Name &&
-		(r.SourceAgent == who.SourceAgent || r.SourceAgent == AnyAgent) &&
-		(r.AskedBy == "" || r.AskedBy == who.CreatedBy)
+		(r.SourceAgent == in.SourceAgent || r.SourceAgent == AnyAgent) &&
+		(r.AskedBy == "" || r.AskedBy == in.CreatedBy) &&
+		(r.Within == nil || in.Targets.Includes(*r.Within))
 }
 
 // Matches reports whether the argument m names, in args (a JSON object),
-// meets m's predicate. A nil m matches every call; an argument that is
-// missing, or not a string for prefix and glob, never matches.
+// meets m's predicate as an allow rule reads it. A nil m matches every
+// call; an argument that is missing, or not a string for a command or a
+// path, never matches.
 func (m *RuleMatch) Matches(args json.RawMessage) bool {
-	if m == nil {
-		return true
-	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(args, &fields); err != nil {
-		return false
-	}
-	return m.matchFields(fields)
+	return m.allows(newCallArgs(args))
 }
 
-// matchFields is Matches on args decoded (nil when they are not an
-// object).
-func (m *RuleMatch) matchFields(fields map[string]json.RawMessage) bool {
+// callArgs are an action's arguments, decoded once for every rule that
+// reads them, with each command argument parsed once.
+type callArgs struct {
+	fields map[string]json.RawMessage // nil when the args are not an object
+	lines  map[string]parsedLine
+}
+
+// parsedLine is a string argument parsed as a command line.
+type parsedLine struct {
+	line *shell.Line // nil when the argument is not a string
+	err  error       // the parser's
+}
+
+// newCallArgs decodes args.
+func newCallArgs(args json.RawMessage) *callArgs {
+	c := &callArgs{}
+	if json.Unmarshal(args, &c.fields) != nil {
+		c.fields = nil
+	}
+	return c
+}
+
+// line returns the argument arg parsed as a command line: nil line and
+// error when it is not a string.
+func (c *callArgs) line(arg string) parsedLine {
+	if p, ok := c.lines[arg]; ok {
+		return p
+	}
+	var p parsedLine
+	var s string
+	if json.Unmarshal(c.fields[arg], &s) == nil {
+		p.line, p.err = shell.Parse(s)
+	}
+	if c.lines == nil {
+		c.lines = map[string]parsedLine{}
+	}
+	c.lines[arg] = p
+	return p
+}
+
+// allows reports whether m matches the call as an allow rule reads it.
+func (m *RuleMatch) allows(c *callArgs) bool {
 	if m == nil {
 		return true
 	}
-	v, ok := fields[m.Arg]
+	v, ok := c.fields[m.Arg]
 	if !ok {
 		return false
 	}
 	switch {
-	case m.Prefix != "":
-		var cmd string
-		if json.Unmarshal(v, &cmd) != nil {
-			return false
-		}
-		return prefixMatch(m.Prefix, cmd)
+	case m.Prefix != "" || m.Command != "":
+		p, err := m.commandPattern()
+		l := c.line(m.Arg)
+		return err == nil && l.err == nil && p.Allows(l.line, m.Command != "")
 	case m.Glob != "":
-		var p string
-		if json.Unmarshal(v, &p) != nil {
-			return false
-		}
-		return globMatch(m.Glob, p)
+		var s string
+		return json.Unmarshal(v, &s) == nil && globMatch(m.Glob, s)
 	case m.Equals != nil:
 		return JSONEqual(m.Equals, v)
 	}
 	return false
 }
 
-// prefixMatch reports whether cmd is prefix, or prefix, a space and more,
-// and holds no shell control syntax.
-func prefixMatch(prefix, cmd string) bool {
-	if ShellControl(cmd) {
-		return false
+// denies says whether m matches the call as a deny rule reads it.
+func (m *RuleMatch) denies(c *callArgs) shell.Match {
+	if m == nil {
+		return shell.Yes
 	}
-	return cmd == prefix || strings.HasPrefix(cmd, prefix+" ")
+	if c.fields == nil {
+		return shell.Maybe
+	}
+	v, ok := c.fields[m.Arg]
+	if !ok {
+		return shell.No
+	}
+	var s string
+	isString := json.Unmarshal(v, &s) == nil
+	switch {
+	case m.Prefix != "" || m.Command != "":
+		p, err := m.commandPattern()
+		if err != nil {
+			return shell.Maybe
+		}
+		var argv []string
+		switch {
+		case isString:
+			if l := c.line(m.Arg); l.err == nil {
+				return p.MayRunLine(l.line)
+			}
+			return shell.Maybe
+		case json.Unmarshal(v, &argv) == nil && len(argv) > 0:
+			return p.MayRunArgv(argv)
+		}
+		return shell.Maybe
+	case m.Glob != "":
+		if !isString {
+			return shell.Maybe
+		}
+		return globMayMatch(m.Glob, s)
+	case m.Equals != nil:
+		if JSONEqual(m.Equals, v) {
+			return shell.Yes
+		}
+	}
+	return shell.No
 }
 
+// commandPattern returns the command of a prefix or command match,
+// parsed once for every rule that states it.
+func (m *RuleMatch) commandPattern() (shell.Pattern, error) {
+	src := m.Prefix
+	if src == "" {
+		src = m.Command
+	}
+	if p, ok := patterns.Load(src); ok {
+		return p.(shell.Pattern), nil
+	}
+	p, err := shell.ParsePattern(src)
+	if err != nil {
+		return shell.Pattern{}, err
+	}
+	patterns.Store(src, p)
+	return p, nil
+}
+
+// patterns are the commands of rules, parsed, by their text: as many as
+// there are distinct commands in rules (each at most MaxRuleGlobLen).
+var patterns sync.Map
+
 // globMatch reports whether the path p, cleaned, matches the doublestar
-// pattern glob. A path with ".." segments never matches: cleaned, "src/../
-// etc/passwd" would be "etc/passwd", which a rule for "src/**" must not
-// let through by accident, and one for "**" need not either. An absolute
-// path only matches an absolute pattern, a relative one a relative
-// pattern.
+// pattern glob, as an allow rule reads it. A path with ".." segments never
+// matches: cleaned, "src/../etc/passwd" would be "etc/passwd", which a
+// rule for "src/**" must not let through by accident, and one for "**"
+// need not either. An absolute path only matches an absolute pattern, a
+// relative one a relative pattern.
 func globMatch(glob, p string) bool {
 	if p == "" || strings.IndexByte(p, 0) >= 0 || hasDotDot(p) {
 		return false
@@ -134,36 +216,82 @@ func globMatch(glob, p string) bool {
 	return err == nil && ok
 }
 
-// DecidingRule returns the rule among rules that decides a call of a asked
-// by who at now, or nil when none matches. A matching deny rule beats
-// every allow rule; among rules of the same effect the oldest wins (then
-// the smallest ID), whatever the order of rules.
-func DecidingRule(rules []*Rule, who Asker, a *Action, now time.Time) *Rule {
-	if a == nil {
-		return nil
+// globMayMatch says whether the path p may be one that glob names, as a
+// deny rule reads it: "\" taken as "/", the path cleaned ("/tmp/../etc"
+// is "/etc"), both compared without regard to case (as macOS and Windows
+// compare names). A relative pattern matches at any depth of an absolute
+// path ("secrets/**" denies "/home/me/app/secrets/key"); a relative path
+// against an absolute pattern, or one that climbs out of where it starts,
+// is in doubt: where it lands depends on the agent's directory.
+func globMayMatch(glob, p string) shell.Match {
+	if p == "" {
+		return shell.No
 	}
-	var fields map[string]json.RawMessage // decoded once, for every rule
-	if json.Unmarshal(a.Args, &fields) != nil {
-		fields = nil
+	if strings.IndexByte(p, 0) >= 0 {
+		return shell.Maybe
 	}
-	var best *Rule
-	for _, r := range rules {
-		if !r.inScope(who, a, now) || !r.Match.matchFields(fields) {
-			continue
-		}
-		if best == nil || beats(r, best) {
-			best = r
-		}
+	g := strings.ToLower(glob)
+	q := path.Clean(strings.ToLower(strings.ReplaceAll(p, `\`, "/")))
+	absGlob, absPath := strings.HasPrefix(g, "/"), strings.HasPrefix(q, "/")
+	switch {
+	case absGlob && !absPath:
+		return shell.Maybe
+	case !absGlob && absPath:
+		g = "**/" + g
 	}
-	return best
+	if ok, err := doublestar.Match(g, q); err != nil || ok {
+		return shell.Yes
+	}
+	if !absPath && (q == ".." || strings.HasPrefix(q, "../")) {
+		return shell.Maybe
+	}
+	return shell.No
 }
 
-// beats reports whether r takes precedence over s: deny over allow, then
-// the older, then the smaller ID.
-func beats(r, s *Rule) bool {
-	if r.Effect != s.Effect {
-		return r.Effect == RuleDeny
+// DecidingRule returns the rule among rules that decides the action in
+// (asked at now), or nil when none does and a person decides. A deny rule
+// that matches (see Matching above) beats every allow rule; a deny rule in
+// doubt leaves the action to a person, whatever allow rules say; among
+// rules of the same effect the oldest wins (then the smallest ID),
+// whatever the order of rules.
+func DecidingRule(rules []*Rule, in *Interaction, now time.Time) *Rule {
+	if in == nil || in.Action == nil {
+		return nil
 	}
+	c := newCallArgs(in.Action.Args)
+	var deny, allow *Rule
+	doubt := false
+	for _, r := range rules {
+		if !r.inScope(in, now) {
+			continue
+		}
+		if r.Effect == RuleDeny {
+			switch r.Match.denies(c) {
+			case shell.Yes:
+				if deny == nil || older(r, deny) {
+					deny = r
+				}
+			case shell.Maybe:
+				doubt = true
+			}
+			continue
+		}
+		if r.Match.allows(c) && (allow == nil || older(r, allow)) {
+			allow = r
+		}
+	}
+	switch {
+	case deny != nil:
+		return deny
+	case doubt:
+		return nil
+	}
+	return allow
+}
+
+// older reports whether r takes precedence over s, a rule of the same
+// effect: the older, then the smaller ID.
+func older(r, s *Rule) bool {
 	if !r.CreatedAt.Equal(s.CreatedAt) {
 		return r.CreatedAt.Before(s.CreatedAt)
 	}

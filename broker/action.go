@@ -33,7 +33,7 @@ func (b *Broker) decidingRule(ctx context.Context, in *hitl.Interaction) (*hitl.
 	if err != nil {
 		return nil, fmt.Errorf("create interaction: read rules: %w", err)
 	}
-	return hitl.DecidingRule(rules, hitl.AskerOf(in), in.Action, in.CreatedAt), nil
+	return hitl.DecidingRule(rules, in, in.CreatedAt), nil
 }
 
 // ruleAnswer makes in, an action about to be created, answered by rule

@@ -87,7 +87,7 @@ func TestActionAnswerErrors(t *testing.T) {
 	for value, want := range map[string]string{
 		`{"decision":"edit","args":{"command":"ls"}}`: "edit is not allowed for this action; allowed: approve, reject",
 		`"reject"`: "a reason is required",
-		`{"decision":"approve","always":{"match":{"arg":"command","prefix":"rm; x"}}}`: "must not hold shell control syntax",
+		`{"decision":"approve","always":{"match":{"arg":"command","prefix":"rm; x"}}}`: "must be one plain command",
 	} {
 		_, err := b.Respond(alice, in.ID, json.RawMessage(value))
 		if !errors.Is(err, hitl.ErrValue) || !strings.Contains(hitl.ErrorMessage(err), want) {
@@ -316,5 +316,45 @@ func TestAlwaysAnswerRetried(t *testing.T) {
 	}
 	if rules, _, _ := b.Rules(root, hitl.RuleFilter{}); len(rules) != 1 {
 		t.Errorf("%d rules, want 1", len(rules))
+	}
+}
+
+// TestAlwaysStaysWithinItsMaker: a rule a person's answer makes decides
+// only the actions that person could have answered; an admin's decides
+// whatever its scope says.
+func TestAlwaysStaysWithinItsMaker(t *testing.T) {
+	t.Parallel()
+	b := newBroker(t, nil)
+	targeted := func(command string, users ...string) hitl.CreateRequest {
+		req := bash(command)
+		req.Targets = &hitl.Targets{Users: users}
+		return req
+	}
+	first := createAs(t, buildBot, b, targeted("git status", "alice"))
+	if _, err := b.Respond(alice, first.ID, json.RawMessage(`{"decision":"approve","always":{"match":{"arg":"command","prefix":"git status"}}}`)); err != nil {
+		t.Fatal(err)
+	}
+	rules, _, err := b.Rules(alice, hitl.RuleFilter{})
+	if err != nil || len(rules) != 1 {
+		t.Fatalf("alice's rules: %v, %v", rules, err)
+	}
+	if w := rules[0].Within; w == nil || w.User != "alice" {
+		t.Fatalf("rule within %+v, want alice", w)
+	}
+	if in := createAs(t, buildBot, b, targeted("git status -s", "carol")); in.Status != hitl.StatusPending {
+		t.Errorf("git status -s for carol only: %s (by %+v), want pending: alice's rule must not decide it", in.Status, in.Result)
+	}
+	for _, req := range []hitl.CreateRequest{targeted("git status -s", "alice"), targeted("git status -s", "alice", "carol"), bash("git status -s")} {
+		if in := createAs(t, buildBot, b, req); in.Status != hitl.StatusAnswered || in.Result.RuleID != rules[0].ID {
+			t.Errorf("git status -s for %v: %s, want answered by alice's rule", req.Targets, in.Status)
+		}
+	}
+	// An admin's answer makes a rule that is not limited so.
+	second := createAs(t, buildBot, b, targeted("make lint", "alice"))
+	if _, err := b.Respond(root, second.ID, json.RawMessage(`{"decision":"approve","always":{"match":{"arg":"command","prefix":"make lint"}}}`)); err != nil {
+		t.Fatal(err)
+	}
+	if in := createAs(t, buildBot, b, targeted("make lint", "carol")); in.Status != hitl.StatusAnswered {
+		t.Errorf("make lint for carol after an admin's always: %s, want answered", in.Status)
 	}
 }

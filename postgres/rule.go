@@ -23,7 +23,7 @@ type rowQuerier interface {
 // ruleColumns are the columns scanRule reads, in order.
 var ruleColumns = []string{
 	"id", "effect", "source_agent", "action_name", "arg_match", "message",
-	"created_by", "created_at", "expires_at", "revoked_at", "revoked_by", "interaction_id", "asked_by",
+	"created_by", "created_at", "expires_at", "revoked_at", "revoked_by", "interaction_id", "asked_by", "within",
 }
 
 var (
@@ -31,18 +31,18 @@ var (
 
 	sqlRule = `SELECT ` + ruleCols + ` FROM rules WHERE id = $1`
 
-	// sqlInsertRule inserts a rule ($1-$13) and its rule_created event
-	// ($14 the channel, $15 the NOTIFY channel).
+	// sqlInsertRule inserts a rule ($1-$14) and its rule_created event
+	// ($15 the channel, $16 the NOTIFY channel).
 	sqlInsertRule = `WITH ins AS (
 			INSERT INTO rules (` + ruleCols + `)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
 			RETURNING id, created_at, created_by, interaction_id
 		), ev AS (
 			INSERT INTO events (type, interaction_id, at, actor, channel, detail)
-			SELECT 'rule_created', nullif(interaction_id, ''), created_at, created_by, $14, id FROM ins
+			SELECT 'rule_created', nullif(interaction_id, ''), created_at, created_by, $15, id FROM ins
 			RETURNING seq
 		)
-		SELECT seq, pg_notify($15, seq::text) FROM ev`
+		SELECT seq, pg_notify($16, seq::text) FROM ev`
 
 	// sqlRevokeRule revokes a rule not yet revoked ($1, at $2 by $3) and
 	// appends its rule_revoked event ($4 the channel, $5 the NOTIFY
@@ -76,10 +76,11 @@ func scanRule(row pgx.Row, before ...any) (*hitl.Rule, error) {
 		r       hitl.Rule
 		effect  string
 		match   *string
+		within  *string
 		created time.Time
 	)
 	err := row.Scan(append(before, &r.ID, &effect, &r.SourceAgent, &r.ActionName, &match, &r.Message,
-		&r.CreatedBy, &created, &r.ExpiresAt, &r.RevokedAt, &r.RevokedBy, &r.InteractionID, &r.AskedBy)...)
+		&r.CreatedBy, &created, &r.ExpiresAt, &r.RevokedAt, &r.RevokedBy, &r.InteractionID, &r.AskedBy, &within)...)
 	if err != nil {
 		return nil, err
 	}
@@ -91,6 +92,9 @@ func scanRule(row pgx.Row, before ...any) (*hitl.Rule, error) {
 		}
 	}
 	if err := unmarshal(match, &r.Match, "match"); err != nil {
+		return nil, fmt.Errorf("rule %s: %w", r.ID, err)
+	}
+	if err := unmarshal(within, &r.Within, "within"); err != nil {
 		return nil, fmt.Errorf("rule %s: %w", r.ID, err)
 	}
 	return &r, nil
@@ -131,10 +135,14 @@ func (s *Store) insertRule(ctx context.Context, q rowQuerier, r *hitl.Rule, via 
 	if err != nil {
 		return nil, err
 	}
+	within, err := encode(r.Within, r.Within == nil, "within")
+	if err != nil {
+		return nil, err
+	}
 	ev := &hitl.Event{Type: hitl.EventRuleCreated, InteractionID: r.InteractionID, At: r.CreatedAt,
 		Actor: r.CreatedBy, Channel: via, Detail: r.ID, Interaction: in}
 	err = q.QueryRow(ctx, sqlInsertRule, r.ID, string(r.Effect), r.SourceAgent, r.ActionName, match, r.Message,
-		r.CreatedBy, r.CreatedAt, r.ExpiresAt, r.RevokedAt, r.RevokedBy, r.InteractionID, r.AskedBy, via, s.channel).Scan(&ev.Seq, nil)
+		r.CreatedBy, r.CreatedAt, r.ExpiresAt, r.RevokedAt, r.RevokedBy, r.InteractionID, r.AskedBy, within, via, s.channel).Scan(&ev.Seq, nil)
 	switch sqlState(err) {
 	case uniqueViolation:
 		return nil, hitl.Errorf(hitl.ECONFLICT, "rule %q already exists", r.ID)

@@ -133,12 +133,18 @@ func TestRulesOverHTTP(t *testing.T) {
 	if waited.Status != hitl.StatusAnswered {
 		t.Errorf("wait: %s", waited.Status)
 	}
-	// Chained after a harmless command, it is not matched either way: a
-	// person decides.
+	// Chained after a harmless command, it is denied all the same: a deny
+	// rule reads every command of the line.
 	var chained hitl.Interaction
 	ts.mustDo(t, "POST", "/api/v1/interactions", bashAction("ls; rm -rf /"), http.StatusCreated, &chained)
-	if chained.Status != hitl.StatusPending {
-		t.Errorf("chained command: %s, want pending", chained.Status)
+	if chained.Status != hitl.StatusAnswered || chained.Result.RuleID != r.ID {
+		t.Errorf("chained command: %s, want denied by the rule", chained.Status)
+	}
+	// One that computes its flags cannot be told: a person decides.
+	var computed hitl.Interaction
+	ts.mustDo(t, "POST", "/api/v1/interactions", bashAction("rm $FLAGS /"), http.StatusCreated, &computed)
+	if computed.Status != hitl.StatusPending {
+		t.Errorf("rm $FLAGS: %s, want pending", computed.Status)
 	}
 
 	var list struct {

@@ -227,7 +227,7 @@ func alwaysInputs(in *hitl.Interaction) []slack.Block {
 		el.InitialValue, el.MaxLength = scopes[0].pattern(), hitl.MaxRuleGlobLen
 		hint := "A doublestar glob, such as src/** (** crosses directories). A path with .. never matches."
 		if scopes[0].match.Prefix != "" {
-			hint = "Matches this command, or it followed by a space and more; never one holding ; & | ` $( > < \\ or a line break."
+			hint = "Matches this command, or it followed by any further arguments (--output=FILE or -c key=value too); never one holding ; & | ` $ > < * or a line break."
 		}
 		b := slack.NewInputBlock(blockPattern, plain(label, 2000), plain(hint, 2000), el)
 		b.Optional = true

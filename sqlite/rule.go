@@ -16,7 +16,7 @@ import (
 // ruleColumns are the columns scanRule reads, in order.
 var ruleColumns = []string{
 	"id", "effect", "source_agent", "action_name", "arg_match", "message",
-	"created_by", "created_at", "expires_at", "revoked_at", "revoked_by", "interaction_id", "asked_by",
+	"created_by", "created_at", "expires_at", "revoked_at", "revoked_by", "interaction_id", "asked_by", "within",
 }
 
 var (
@@ -34,9 +34,10 @@ func scanRule(sc scanner) (*hitl.Rule, error) {
 		created                      int64
 		expires, revoked             sql.NullInt64
 		effect, revokedBy, fromInter string
+		within                       []byte
 	)
 	err := sc.Scan(&r.ID, &effect, &r.SourceAgent, &r.ActionName, &match, &r.Message,
-		&r.CreatedBy, &created, &expires, &revoked, &revokedBy, &fromInter, &r.AskedBy)
+		&r.CreatedBy, &created, &expires, &revoked, &revokedBy, &fromInter, &r.AskedBy, &within)
 	if err != nil {
 		return nil, err
 	}
@@ -44,6 +45,9 @@ func scanRule(sc scanner) (*hitl.Rule, error) {
 	r.CreatedAt = time.UnixMilli(created).UTC()
 	r.ExpiresAt, r.RevokedAt = optionalTime(expires), optionalTime(revoked)
 	if err := unmarshal(match, &r.Match, "match"); err != nil {
+		return nil, fmt.Errorf("rule %s: %w", r.ID, err)
+	}
+	if err := unmarshal(within, &r.Within, "within"); err != nil {
 		return nil, fmt.Errorf("rule %s: %w", r.ID, err)
 	}
 	return &r, nil
@@ -101,8 +105,12 @@ func (s *Store) insertRule(ctx context.Context, tx *sql.Tx, r *hitl.Rule, via st
 	if err != nil {
 		return nil, err
 	}
+	within, err := encode(r.Within, r.Within == nil, "within")
+	if err != nil {
+		return nil, err
+	}
 	_, err = tx.ExecContext(ctx, sqlInsertRule, r.ID, string(r.Effect), r.SourceAgent, r.ActionName, match, r.Message,
-		r.CreatedBy, r.CreatedAt.UnixMilli(), optionalMillis(r.ExpiresAt), optionalMillis(r.RevokedAt), r.RevokedBy, r.InteractionID, r.AskedBy)
+		r.CreatedBy, r.CreatedAt.UnixMilli(), optionalMillis(r.ExpiresAt), optionalMillis(r.RevokedAt), r.RevokedBy, r.InteractionID, r.AskedBy, within)
 	if isConstraint(err, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY) {
 		return nil, hitl.Errorf(hitl.ECONFLICT, "rule %q already exists", r.ID)
 	} else if err != nil {

@@ -28,6 +28,7 @@ func everyRuleField() *hitl.Rule {
 		CreatedBy:   "root",
 		CreatedAt:   base,
 		ExpiresAt:   &exp,
+		Within:      &hitl.Audience{User: "alice", Groups: []string{"ops", "sre"}},
 	}
 }
 

@@ -106,9 +106,19 @@ func TestActionAlwaysAllow(t *testing.T) {
 	if got, want := p.text(in(id, ".rule-warn")), "Every Bash call from claude-code will run without asking."; got != want {
 		t.Errorf("warning %q, want %q", got, want)
 	}
+	// Exactly this command: no further arguments.
+	p.setSelect(in(id, ".rule-kind"), "command")
+	if got, want := p.text(preview), "Allow Bash from claude-code when command is exactly “git status --short”, for 1 day."; got != want {
+		t.Errorf("preview %q, want %q", got, want)
+	}
 	p.setSelect(in(id, ".rule-kind"), "prefix")
 	if got := eval[string](p, fmt.Sprintf(`document.querySelector(%s).value`, js(in(id, ".rule-value-input")))); got != "git status" {
 		t.Errorf("prefix back to %q, want the suggestion", got)
+	}
+	// A prefix says what else it lets through.
+	p.waitJS(fmt.Sprintf(`!document.querySelector(%s).hidden`, js(in(id, ".rule-warn"))))
+	if got := p.text(in(id, ".rule-warn")); !strings.Contains(got, "“git status --output=FILE”") || !strings.Contains(got, "When a command is exactly") {
+		t.Errorf("prefix warning %q, want it to name further arguments and the exact choice", got)
 	}
 	before := time.Now()
 	p.click(id, ".btn-submit")

@@ -95,6 +95,8 @@ func describeMatch(m *hitl.RuleMatch) string {
 		return "any call"
 	case m.Prefix != "":
 		return m.Arg + " starts with " + m.Prefix
+	case m.Command != "":
+		return m.Arg + " is " + m.Command
 	case m.Glob != "":
 		return m.Arg + " ~ " + m.Glob
 	}
@@ -103,18 +105,26 @@ func describeMatch(m *hitl.RuleMatch) string {
 
 // runRuleAdd makes a rule and prints its ID.
 func runRuleAdd(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("rule add", "hitl rule add --agent AGENT --action NAME [--prefix P | --glob G | --equals JSON] [flags]",
-		"Makes a rule (admins only) and prints its ID. Without --prefix, --glob or\n"+
-			"--equals it decides every call of the action. --prefix matches a shell\n"+
-			"command that is the prefix or starts with it and a space, and holds no\n"+
-			"; & | ` $( > < \\ or new line (so \"git status; rm -rf /\" never matches\n"+
-			"\"git status\"); --glob matches a path (\"src/**\"; never one with ..).", stderr)
+	fs := newFlagSet("rule add", "hitl rule add --agent AGENT --action NAME [--prefix P | --command C | --glob G | --equals JSON] [flags]",
+		"Makes a rule (admins only) and prints its ID. Without --prefix, --command,\n"+
+			"--glob or --equals it decides every call of the action.\n\n"+
+			"An allow rule reads its match narrowly: --prefix \"git status\" allows one\n"+
+			"plain command that starts with those words (\"git status -s\", and also\n"+
+			"\"git status --output=/tmp/x\"), never one with ; & | ` $ > < * or a line\n"+
+			"break; --command allows that command only, with no further arguments;\n"+
+			"--glob allows a path (\"src/**\") that has no \"..\".\n\n"+
+			"A deny rule reads it widely: --prefix \"git push\" denies any command that\n"+
+			"may run git push (\"x; git push\", \"env git push\", \"git -C . push\",\n"+
+			"\"bash -c 'git push'\"), --glob \"/etc/**\" any path that lands there\n"+
+			"(\"/tmp/../etc/x\", \"/ETC/x\"); where only running the command would tell\n"+
+			"(\"$GIT push\"), a person decides and no allow rule applies.", stderr)
 	agent := fs.String("agent", "", "the source `agent` whose actions it decides, or * for every agent (required)")
 	action := fs.String("action", "", "the action `name`, such as Bash (required)")
 	prefix := fs.String("prefix", "", "match a shell command starting with this `prefix`")
+	command := fs.String("command", "", "match exactly this shell `command` (an allow rule allows no further arguments)")
 	glob := fs.String("glob", "", "match a path by this doublestar `pattern`")
 	equals := fs.String("equals", "", "match an argument equal to this `JSON` value")
-	arg := fs.String("arg", "", "the `argument` to match (default command for --prefix, file_path for --glob)")
+	arg := fs.String("arg", "", "the `argument` to match (default command for --prefix and --command, file_path for --glob)")
 	deny := fs.Bool("deny", false, "deny (reject) instead of allow")
 	message := fs.String("message", "", "the reason a deny rule gives the agent")
 	ttl := fs.Duration("ttl", 0, "how long the rule lasts, e.g. 24h (default: until revoked)")
@@ -136,7 +146,7 @@ func runRuleAdd(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 	if *ttl < 0 {
 		return fail("--ttl must be positive")
 	}
-	m, err := ruleMatch(*arg, *prefix, *glob, *equals)
+	m, err := ruleMatch(*arg, *prefix, *command, *glob, *equals)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -150,10 +160,10 @@ func runRuleAdd(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 }
 
 // ruleMatch builds the match of hitl rule add's flags; nil for none.
-func ruleMatch(arg, prefix, glob, equals string) (*hitl.RuleMatch, error) {
-	m := &hitl.RuleMatch{Arg: arg, Prefix: prefix, Glob: glob}
+func ruleMatch(arg, prefix, command, glob, equals string) (*hitl.RuleMatch, error) {
+	m := &hitl.RuleMatch{Arg: arg, Prefix: prefix, Command: command, Glob: glob}
 	switch {
-	case prefix != "" && m.Arg == "":
+	case (prefix != "" || command != "") && m.Arg == "":
 		m.Arg = "command"
 	case glob != "" && m.Arg == "":
 		m.Arg = "file_path"
@@ -167,9 +177,9 @@ func ruleMatch(arg, prefix, glob, equals string) (*hitl.RuleMatch, error) {
 		}
 		m.Equals = json.RawMessage(equals)
 	}
-	if prefix == "" && glob == "" && equals == "" {
+	if prefix == "" && command == "" && glob == "" && equals == "" {
 		if arg != "" {
-			return nil, fmt.Errorf("--arg goes with --prefix, --glob or --equals")
+			return nil, fmt.Errorf("--arg goes with --prefix, --command, --glob or --equals")
 		}
 		return nil, nil
 	}

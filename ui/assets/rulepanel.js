@@ -9,7 +9,8 @@ import { h, uid } from "./dom.js";
 import { agentText, dirGlob, firstWords, matchKind, matchText, shellControl, suggestMatch } from "./ruletext.js";
 
 const KINDS = [
-  ["prefix", "When an argument starts with"],
+  ["prefix", "When a command starts with"],
+  ["command", "When a command is exactly"],
   ["glob", "When an argument matches a path pattern"],
   ["equals", "When an argument is exactly"],
   ["any", "Every call, whatever the arguments"],
@@ -73,6 +74,7 @@ export function rulePanel(q, args) {
     const a = arg.control.value;
     const v = args[a];
     if (k === "prefix") value.value = typeof v === "string" ? firstWords(v) : "";
+    else if (k === "command") value.value = typeof v === "string" && !shellControl(v) ? v : "";
     else if (k === "glob") value.value = typeof v === "string" ? dirGlob(v) : "";
     else if (k === "equals") value.value = typeof v === "string" ? v : JSON.stringify(v);
   }
@@ -80,13 +82,14 @@ export function rulePanel(q, args) {
   // layout shows the argument and value for a kind, with what they mean.
   function layout() {
     const k = kind.control.value;
-    const pool = k === "prefix" || k === "glob" ? stringKeys : keys;
+    const pool = k === "prefix" || k === "command" || k === "glob" ? stringKeys : keys;
     for (const o of arg.control.options) o.hidden = o.disabled = !pool.includes(o.value);
     if (!pool.includes(arg.control.value) && pool.length > 0) arg.control.value = pool[0];
     arg.el.parentElement.hidden = k === "any";
-    valueLabel.textContent = { prefix: "Starts with", glob: "Path pattern", equals: "Is exactly" }[k] || "";
+    valueLabel.textContent = { prefix: "Starts with", command: "Command", glob: "Path pattern", equals: "Is exactly" }[k] || "";
     valueHint.textContent = {
-      prefix: "The command itself, or it followed by a space and more. A command with ; & | > < $( ` \\ or a line break never matches.",
+      prefix: "The command itself, or it followed by any further arguments. A command with ; & | > < $ ` * or a line break never matches.",
+      command: "Only this command, with no further arguments (spacing and quoting aside). A command with ; & | > < $ ` * or a line break never matches.",
       glob: "** is any number of folders, * any name. A path with .. never matches.",
       equals: typeof args[arg.control.value] === "string" ? "This exact text." : "This JSON value.",
     }[k] || "";
@@ -106,9 +109,9 @@ export function rulePanel(q, args) {
       }
     }
     const v = t.trim();
-    if (v === "") return { ok: false, error: k === "prefix" ? "Enter the start of the command." : "Enter a path pattern." };
-    if (k === "prefix" && shellControl(v)) return { ok: false, error: "A prefix cannot hold ; & | > < $( ` \\ or a line break: commands that hold them never match." };
-    return { ok: true, match: k === "prefix" ? { arg: a, prefix: v } : { arg: a, glob: v } };
+    if (v === "") return { ok: false, error: { prefix: "Enter the start of the command.", command: "Enter the command." }[k] || "Enter a path pattern." };
+    if ((k === "prefix" || k === "command") && shellControl(v)) return { ok: false, error: "A command rule cannot hold ; & | > < $ ` * or a line break: commands that hold them never match." };
+    return { ok: true, match: k === "glob" ? { arg: a, glob: v } : { arg: a, [k]: v } };
   }
 
   function update() {
@@ -120,8 +123,13 @@ export function rulePanel(q, args) {
       : "Not a rule yet: the match needs attention.";
     value.rows = Math.min(6, Math.max(1, value.value.split("\n").length));
     const broad = m.ok && (matchKind(m.match) === "any" || ["**", "/**", "*"].includes(m.match.glob));
-    warn.hidden = !broad;
-    warn.textContent = broad ? `Every ${name} call from ${agentText(q.source_agent)}${matchKind(m.match) === "any" ? "" : " on any path"} will run without asking.` : "";
+    const further = m.ok && matchKind(m.match) === "prefix";
+    warn.hidden = !broad && !further;
+    warn.textContent = broad
+      ? `Every ${name} call from ${agentText(q.source_agent)}${matchKind(m.match) === "any" ? "" : " on any path"} will run without asking.`
+      : further
+        ? `Any further arguments are allowed too, such as “${m.match.prefix} --output=FILE” or “-c key=value”, which some programs use to write files or run commands. To allow only this command, choose “When a command is exactly”.`
+        : "";
   }
 
   function setError(msg) {
@@ -137,7 +145,7 @@ export function rulePanel(q, args) {
   if (first) arg.control.value = first.arg;
   else if (stringKeys.length > 0) arg.control.value = stringKeys[0];
   layout();
-  if (first) value.value = first.prefix ?? first.glob ?? (typeof first.equals === "string" ? first.equals : JSON.stringify(first.equals));
+  if (first) value.value = first.prefix ?? first.command ?? first.glob ?? (typeof first.equals === "string" ? first.equals : JSON.stringify(first.equals));
   else suggest();
   update();
 

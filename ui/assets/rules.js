@@ -125,7 +125,7 @@ export class RulesView {
         h("span", { class: "rule-agent" }, "from ", h("strong", { text: agentText(rule.source_agent) }),
           rule.asked_by ? h("span", { class: "rule-asker", text: ` asked by ${rule.asked_by}` }) : null),
         state !== "active" ? h("span", { class: "rule-state", text: state === "revoked" ? "Revoked" : "Expired" }) : null),
-      h("p", { class: "rule-match-text" }, visibleText(matchText(rule.match))),
+      h("p", { class: "rule-match-text" }, visibleText(matchText(rule.match, rule.effect))),
       !allow && rule.message ? h("p", { class: "rule-msg" }, h("span", { class: "h-label", text: "Reason " }), visibleText(rule.message)) : null,
       h("p", { class: "rule-meta" }, metaParts(rule, state, expires, now)));
     if (state === "active") {

@@ -4,11 +4,14 @@
 // MultiEdit → the file's directory as a glob (dir/**); anything else →
 // every call of the action.
 
-// What a command matched by prefix must not hold, as the server checks it
-// (rulematch.go's shellControl): a prefix rule never matches it.
-const SHELL_CONTROL = [";", "&", "|", "`", "$(", ">", "<", "\n", "\r", "\\", "\u0000"];
+// What a command an allow rule matches must not hold (the server parses
+// the command: rulematch.go): a command holding any of these is never
+// matched by a prefix or exact-command rule, so the inbox suggests the
+// exact text instead.
+const SHELL_CONTROL = [";", "&", "|", "`", "$", ">", "<", "*", "?", "[", "~", "{", "\n", "\r", "\\", "\u0000"];
 
-// shellControl reports whether a shell command holds control syntax.
+// shellControl reports whether a shell command holds syntax that the
+// shell expands or that chains, pipes or redirects.
 export function shellControl(cmd) {
   return SHELL_CONTROL.some((s) => cmd.includes(s));
 }
@@ -56,20 +59,26 @@ export function suggestFor(arg, v, kind) {
   return { arg, equals: v };
 }
 
-// matchKind names a match's predicate: prefix, glob, equals, or any.
+// matchKind names a match's predicate: prefix, command, glob, equals, or
+// any.
 export function matchKind(m) {
   if (!m) return "any";
   if (typeof m.prefix === "string" && m.prefix !== "") return "prefix";
+  if (typeof m.command === "string" && m.command !== "") return "command";
   if (typeof m.glob === "string" && m.glob !== "") return "glob";
   return "equals";
 }
 
 // matchText says which calls a match lets through ("when command starts
-// with “git status”").
-export function matchText(m) {
-  switch (matchKind(m)) {
+// with “git status”"); a deny rule's command match reads widely ("when
+// command may run “git push”").
+export function matchText(m, effect = "allow") {
+  const kind = matchKind(m);
+  if (effect === "deny" && (kind === "prefix" || kind === "command")) return `when ${m.arg} may run “${m.prefix || m.command}” anywhere`;
+  switch (kind) {
     case "any": return "for any arguments";
     case "prefix": return `when ${m.arg} starts with “${m.prefix}”`;
+    case "command": return `when ${m.arg} is exactly “${m.command}”`;
     case "glob": return `when ${m.arg} matches “${m.glob}”`;
     default: {
       const v = m.equals;
@@ -86,5 +95,5 @@ export function agentText(agent) {
 // ruleText says what a rule does, in one sentence without its end.
 export function ruleText(r) {
   const verb = r.effect === "deny" ? "Deny" : "Allow";
-  return `${verb} ${r.action_name} from ${agentText(r.source_agent)} ${matchText(r.match)}`;
+  return `${verb} ${r.action_name} from ${agentText(r.source_agent)} ${matchText(r.match, r.effect)}`;
 }

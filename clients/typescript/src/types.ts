@@ -68,7 +68,7 @@ export type ActionValue<A extends object = Record<string, unknown>> =
 export type Always =
   | true
   | {
-      match?: { arg: string; prefix?: string; glob?: string; equals?: unknown } | null;
+      match?: { arg: string; prefix?: string; command?: string; glob?: string; equals?: unknown } | null;
       ttl_seconds?: number;
       expires_at?: string;
     };
