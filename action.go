@@ -30,6 +30,14 @@ type Action struct {
 	Args json.RawMessage `json:"args"`
 	// Description says what the call is for, for the person.
 	Description string `json:"description,omitempty"`
+	// Kind is what the call does in every agent's terms (see Kinds): the
+	// same act that agents name Bash, shell or run_shell_command is
+	// "shell". "" when it is none of them: the call is known by Name only.
+	Kind string `json:"kind,omitempty"`
+	// Input is the call in its kind's terms (see Kinds), a JSON object,
+	// as the agent's adapter read it from Args; nil without a kind. Rules
+	// written on a kind match it.
+	Input json.RawMessage `json:"input,omitempty"`
 }
 
 // Decision is what a person decided about an action.
@@ -141,6 +149,9 @@ func (in *Interaction) setAction(req CreateRequest) error {
 		return err
 	}
 	a.Args = args
+	if err := a.setKind(req.Action.Kind, req.Action.Input); err != nil {
+		return err
+	}
 	in.Action = a
 	if !isNull(req.ArgsSchema) {
 		if _, err := CompileSchema(req.ArgsSchema); err != nil {
@@ -155,6 +166,26 @@ func (in *Interaction) setAction(req CreateRequest) error {
 	if in.Question == "" {
 		in.Question = "Run " + a.Name + "?"
 	}
+	return nil
+}
+
+// setKind validates and sets a's kind and its input: both or neither, a
+// kind of Kinds, an input that is a JSON object.
+func (a *Action) setKind(kind string, input json.RawMessage) error {
+	kind = strings.TrimSpace(kind)
+	switch {
+	case kind == "" && isNull(input):
+		return nil
+	case kind == "":
+		return Errorf(EINVALID, "action.input goes with action.kind")
+	case !validKind(kind):
+		return Errorf(EINVALID, "action.kind must be one of %s; got %q (an agent's own tool is known by its name alone)", strings.Join(Kinds(), ", "), kind)
+	}
+	v, err := actionArgs(input)
+	if err != nil {
+		return Errorf(EINVALID, "%s", strings.ReplaceAll(ErrorMessage(err), "action.args", "action.input"))
+	}
+	a.Kind, a.Input = kind, v
 	return nil
 }
 

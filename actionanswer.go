@@ -61,7 +61,20 @@ type alwaysJSON struct {
 	Match      *RuleMatch `json:"match"`
 	ExpiresAt  *time.Time `json:"expires_at"`
 	TTLSeconds float64    `json:"ttl_seconds"`
+	// Scope is AlwaysThisAgent ("" too) or AlwaysAllAgents.
+	Scope string `json:"scope"`
 }
+
+// The scopes of an answer's "always".
+const (
+	// AlwaysThisAgent makes a rule on the action's name, for its agent.
+	AlwaysThisAgent = "agent"
+	// AlwaysAllAgents makes a rule on the action's kind, for every agent
+	// the same caller asks for (so one "always allow git status" serves
+	// Claude Code, Codex and Gemini CLI alike); its match reads the
+	// action's input.
+	AlwaysAllAgents = "all_agents"
+)
 
 // NormalizeActionAnswer validates raw as an answer to the action in and
 // returns it in canonical form. Accepted: the canonical objects (see
@@ -240,13 +253,19 @@ func parseAlways(raw json.RawMessage, sent string, out *ActionAnswer) (*RuleRequ
 		d := json.NewDecoder(bytes.NewReader(raw))
 		d.DisallowUnknownFields()
 		if err := d.Decode(&al); err != nil {
-			return nil, Errorf(EVALUE, `always must be true or {"match": …, "expires_at" or "ttl_seconds": …}: %s`, strings.TrimPrefix(err.Error(), "json: "))
+			return nil, Errorf(EVALUE, `always must be true or {"match": …, "scope": …, "expires_at" or "ttl_seconds": …}: %s`, strings.TrimPrefix(err.Error(), "json: "))
 		}
+	}
+	if al.Scope != "" && al.Scope != AlwaysThisAgent && al.Scope != AlwaysAllAgents {
+		return nil, Errorf(EVALUE, "always.scope must be %q or %q", AlwaysThisAgent, AlwaysAllAgents)
 	}
 	if err := al.Match.validate(); err != nil {
 		return nil, Errorf(EVALUE, "always: %s", ErrorMessage(err))
 	}
 	req := &RuleRequest{Effect: RuleAllow, Match: al.Match, ExpiresAt: al.ExpiresAt, TTLSeconds: al.TTLSeconds}
+	if al.Scope == AlwaysAllAgents {
+		req.SourceAgent = AnyAgent
+	}
 	if out.Decision == DecisionReject {
 		req.Effect, req.Message = RuleDeny, out.Message
 	}
@@ -265,6 +284,22 @@ func (in *Interaction) AlwaysRule(req *RuleRequest, caller Caller, now time.Time
 	}
 	scoped := *req
 	scoped.SourceAgent, scoped.AskedBy, scoped.ActionName = in.SourceAgent, in.CreatedBy, in.Action.Name
+	if req.SourceAgent == AnyAgent { // AlwaysAllAgents: the kind, for every agent of the same caller
+		if in.Action.Kind == "" {
+			return nil, Errorf(EVALUE, "always.scope %q needs an action of a kind (%s); this %s call has none", AlwaysAllAgents, strings.Join(Kinds(), ", "), in.Action.Name)
+		}
+		if in.CreatedBy == "" {
+			return nil, Errorf(EVALUE, "always.scope %q needs the caller that asked, to bind the rule to", AlwaysAllAgents)
+		}
+		if m := req.Match; m != nil {
+			var fields map[string]json.RawMessage
+			_ = json.Unmarshal(in.Action.Input, &fields) // an object: validated when it was asked
+			if _, ok := fields[m.Arg]; !ok {
+				return nil, Errorf(EVALUE, "always.match.arg %q is not a field of the %s input of this call: a rule for all agents matches the input's fields", m.Arg, in.Action.Kind)
+			}
+		}
+		scoped.SourceAgent, scoped.ActionName, scoped.Kind = AnyAgent, "", in.Action.Kind
+	}
 	r, err := NewRule(scoped, caller, now)
 	if err != nil {
 		return nil, Errorf(EVALUE, "always: %s", ErrorMessage(err))

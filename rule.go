@@ -51,15 +51,19 @@ type Rule struct {
 	// SourceAgent. A rule an answer's "always" makes is bound to the
 	// caller that asked the question, since source_agent is only what an
 	// agent says it is.
-	AskedBy    string     `json:"asked_by"`
-	ActionName string     `json:"action_name"` // exact
-	Match      *RuleMatch `json:"match"`       // nil: every call of the action
-	Message    string     `json:"message"`     // a deny rule's reason
-	CreatedBy  string     `json:"created_by"`
-	CreatedAt  time.Time  `json:"created_at"`
-	ExpiresAt  *time.Time `json:"expires_at"`
-	RevokedAt  *time.Time `json:"revoked_at"`
-	RevokedBy  string     `json:"revoked_by"`
+	AskedBy    string `json:"asked_by"`
+	ActionName string `json:"action_name"` // exact; "" for a rule on a kind
+	// Kind, instead of ActionName, makes the rule decide every action of
+	// that kind (see Kinds), whatever the agent calls its tool, and its
+	// match reads the action's input rather than its args.
+	Kind      string     `json:"kind,omitempty"`
+	Match     *RuleMatch `json:"match"`   // nil: every call of the action
+	Message   string     `json:"message"` // a deny rule's reason
+	CreatedBy string     `json:"created_by"`
+	CreatedAt time.Time  `json:"created_at"`
+	ExpiresAt *time.Time `json:"expires_at"`
+	RevokedAt *time.Time `json:"revoked_at"`
+	RevokedBy string     `json:"revoked_by"`
 	// InteractionID is the interaction whose answer made the rule ("an
 	// always"), empty for a rule made through the rules API.
 	InteractionID string `json:"interaction_id,omitempty"`
@@ -115,10 +119,12 @@ type RuleRequest struct {
 	SourceAgent string     `json:"source_agent"`
 	// AskedBy, when set, limits the rule to the actions that caller asks
 	// (see Rule.AskedBy).
-	AskedBy    string     `json:"asked_by,omitempty"`
-	ActionName string     `json:"action_name"`
-	Match      *RuleMatch `json:"match"`
-	Message    string     `json:"message,omitempty"`
+	AskedBy    string `json:"asked_by,omitempty"`
+	ActionName string `json:"action_name"`
+	// Kind, instead of ActionName, scopes the rule to a kind of action.
+	Kind    string     `json:"kind,omitempty"`
+	Match   *RuleMatch `json:"match"`
+	Message string     `json:"message,omitempty"`
 	// ExpiresAt or TTLSeconds (not both) end the rule; neither keeps it
 	// until it is revoked.
 	ExpiresAt  *time.Time `json:"expires_at,omitempty"`
@@ -135,6 +141,7 @@ func NewRule(req RuleRequest, caller Caller, now time.Time) (*Rule, error) {
 		SourceAgent: strings.TrimSpace(req.SourceAgent),
 		AskedBy:     strings.TrimSpace(req.AskedBy),
 		ActionName:  strings.TrimSpace(req.ActionName),
+		Kind:        strings.TrimSpace(req.Kind),
 		Match:       req.Match,
 		Message:     strings.TrimSpace(req.Message),
 		CreatedBy:   caller.Name,
@@ -145,8 +152,12 @@ func NewRule(req RuleRequest, caller Caller, now time.Time) (*Rule, error) {
 		return nil, Errorf(EINVALID, "effect must be allow or deny; got %q", req.Effect)
 	case r.SourceAgent == "":
 		return nil, Errorf(EINVALID, "source_agent is required (%q for every agent)", AnyAgent)
-	case r.ActionName == "":
-		return nil, Errorf(EINVALID, "action_name is required")
+	case r.ActionName == "" && r.Kind == "":
+		return nil, Errorf(EINVALID, "action_name is required (or kind, for every agent's tool of one kind)")
+	case r.ActionName != "" && r.Kind != "":
+		return nil, Errorf(EINVALID, "give action_name or kind, not both")
+	case r.Kind != "" && !validKind(r.Kind):
+		return nil, Errorf(EINVALID, "kind must be one of %s; got %q", strings.Join(Kinds(), ", "), r.Kind)
 	case utf8.RuneCountInString(r.SourceAgent) > MaxActionNameLen || utf8.RuneCountInString(r.ActionName) > MaxActionNameLen ||
 		utf8.RuneCountInString(r.AskedBy) > MaxActionNameLen:
 		return nil, Errorf(EINVALID, "source_agent, asked_by and action_name are limited to %d characters", MaxActionNameLen)

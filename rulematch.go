@@ -54,12 +54,12 @@ func AskerOf(in *Interaction) Asker {
 }
 
 // inScope reports whether r is active at now for the action in, whatever
-// its match: the action's name, its agent (or every agent), the caller
+// its match: the action's name (or kind, for a rule on a kind), its agent (or every agent), the caller
 // that asked it (when r is bound to one), and its targets (when r was
 // made by a person whose answers reach only some: see Rule.Within).
 func (r *Rule) inScope(in *Interaction, now time.Time) bool {
 	a := in.Action
-	return a != nil && r.Active(now) && r.ActionName == a.Name &&
+	return a != nil && r.Active(now) && (r.Kind == "" && r.ActionName == a.Name || r.Kind != "" && r.Kind == a.Kind) &&
 		(r.SourceAgent == in.SourceAgent || r.SourceAgent == AnyAgent) &&
 		(r.AskedBy == "" || r.AskedBy == in.CreatedBy) &&
 		(r.Within == nil || in.Targets.Includes(*r.Within))
@@ -258,12 +258,16 @@ func DecidingRule(rules []*Rule, in *Interaction, now time.Time) *Rule {
 	if in == nil || in.Action == nil {
 		return nil
 	}
-	c := newCallArgs(in.Action.Args)
+	args, input := newCallArgs(in.Action.Args), newCallArgs(in.Action.Input)
 	var deny, allow *Rule
 	doubt := false
 	for _, r := range rules {
 		if !r.inScope(in, now) {
 			continue
+		}
+		c := args
+		if r.Kind != "" {
+			c = input
 		}
 		if r.Effect == RuleDeny {
 			switch r.Match.denies(c) {

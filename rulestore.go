@@ -30,9 +30,10 @@ type RuleStore interface {
 	RevokeRule(ctx context.Context, id, by, via string, at time.Time) (*Rule, *Event, error)
 
 	// ActiveRules returns the rules of sourceAgent (or of every agent,
-	// AnyAgent) for the action named actionName that are active at now
-	// (neither revoked nor expired), oldest first.
-	ActiveRules(ctx context.Context, sourceAgent, actionName string, now time.Time) ([]*Rule, error)
+	// AnyAgent) for the action named actionName, and those for its kind
+	// (none when kind is ""), that are active at now (neither revoked nor
+	// expired), oldest first.
+	ActiveRules(ctx context.Context, sourceAgent, actionName, kind string, now time.Time) ([]*Rule, error)
 }
 
 // RuleFilter selects rules to list.

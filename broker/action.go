@@ -29,7 +29,7 @@ func (b *Broker) decidingRule(ctx context.Context, in *hitl.Interaction) (*hitl.
 	if in.Type != hitl.TypeAction {
 		return nil, nil
 	}
-	rules, err := b.store.ActiveRules(ctx, in.SourceAgent, in.Action.Name, in.CreatedAt)
+	rules, err := b.store.ActiveRules(ctx, in.SourceAgent, in.Action.Name, in.Action.Kind, in.CreatedAt)
 	if err != nil {
 		return nil, fmt.Errorf("create interaction: read rules: %w", err)
 	}

@@ -23,7 +23,7 @@ type rowQuerier interface {
 // ruleColumns are the columns scanRule reads, in order.
 var ruleColumns = []string{
 	"id", "effect", "source_agent", "action_name", "arg_match", "message",
-	"created_by", "created_at", "expires_at", "revoked_at", "revoked_by", "interaction_id", "asked_by", "within",
+	"created_by", "created_at", "expires_at", "revoked_at", "revoked_by", "interaction_id", "asked_by", "within", "kind",
 }
 
 var (
@@ -31,18 +31,18 @@ var (
 
 	sqlRule = `SELECT ` + ruleCols + ` FROM rules WHERE id = $1`
 
-	// sqlInsertRule inserts a rule ($1-$14) and its rule_created event
-	// ($15 the channel, $16 the NOTIFY channel).
+	// sqlInsertRule inserts a rule ($1-$15) and its rule_created event
+	// ($16 the channel, $17 the NOTIFY channel).
 	sqlInsertRule = `WITH ins AS (
 			INSERT INTO rules (` + ruleCols + `)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
 			RETURNING id, created_at, created_by, interaction_id
 		), ev AS (
 			INSERT INTO events (type, interaction_id, at, actor, channel, detail)
-			SELECT 'rule_created', nullif(interaction_id, ''), created_at, created_by, $15, id FROM ins
+			SELECT 'rule_created', nullif(interaction_id, ''), created_at, created_by, $16, id FROM ins
 			RETURNING seq
 		)
-		SELECT seq, pg_notify($16, seq::text) FROM ev`
+		SELECT seq, pg_notify($17, seq::text) FROM ev`
 
 	// sqlRevokeRule revokes a rule not yet revoked ($1, at $2 by $3) and
 	// appends its rule_revoked event ($4 the channel, $5 the NOTIFY
@@ -58,8 +58,15 @@ var (
 		)
 		SELECT ev.seq, pg_notify($5, ev.seq::text), ` + prefixed("up.", ruleColumns) + ` FROM up, ev`
 
+	// sqlActiveRules reads the rules in force at $3 for the agent $2 (or
+	// every agent) on the action name $1 and on the kind $4 (none when
+	// '').
 	sqlActiveRules = `SELECT ` + ruleCols + ` FROM rules
-		WHERE action_name = $1 AND source_agent IN ($2, '*') AND revoked_at IS NULL
+		WHERE action_name = $1 AND kind = '' AND source_agent IN ($2, '*') AND revoked_at IS NULL
+			AND (expires_at IS NULL OR expires_at > $3)
+		UNION ALL
+		SELECT ` + ruleCols + ` FROM rules
+		WHERE kind = $4 AND kind <> '' AND source_agent IN ($2, '*') AND revoked_at IS NULL
 			AND (expires_at IS NULL OR expires_at > $3)
 		ORDER BY created_at, id`
 )
@@ -80,7 +87,7 @@ func scanRule(row pgx.Row, before ...any) (*hitl.Rule, error) {
 		created time.Time
 	)
 	err := row.Scan(append(before, &r.ID, &effect, &r.SourceAgent, &r.ActionName, &match, &r.Message,
-		&r.CreatedBy, &created, &r.ExpiresAt, &r.RevokedAt, &r.RevokedBy, &r.InteractionID, &r.AskedBy, &within)...)
+		&r.CreatedBy, &created, &r.ExpiresAt, &r.RevokedAt, &r.RevokedBy, &r.InteractionID, &r.AskedBy, &within, &r.Kind)...)
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +149,7 @@ func (s *Store) insertRule(ctx context.Context, q rowQuerier, r *hitl.Rule, via 
 	ev := &hitl.Event{Type: hitl.EventRuleCreated, InteractionID: r.InteractionID, At: r.CreatedAt,
 		Actor: r.CreatedBy, Channel: via, Detail: r.ID, Interaction: in}
 	err = q.QueryRow(ctx, sqlInsertRule, r.ID, string(r.Effect), r.SourceAgent, r.ActionName, match, r.Message,
-		r.CreatedBy, r.CreatedAt, r.ExpiresAt, r.RevokedAt, r.RevokedBy, r.InteractionID, r.AskedBy, within, via, s.channel).Scan(&ev.Seq, nil)
+		r.CreatedBy, r.CreatedAt, r.ExpiresAt, r.RevokedAt, r.RevokedBy, r.InteractionID, r.AskedBy, within, r.Kind, via, s.channel).Scan(&ev.Seq, nil)
 	switch sqlState(err) {
 	case uniqueViolation:
 		return nil, hitl.Errorf(hitl.ECONFLICT, "rule %q already exists", r.ID)
@@ -300,11 +307,11 @@ func (s *Store) RevokeRule(ctx context.Context, id, by, via string, at time.Time
 
 // ActiveRules returns the rules of sourceAgent, or of every agent, for the
 // action named actionName, in force at now, oldest first.
-func (s *Store) ActiveRules(ctx context.Context, sourceAgent, actionName string, now time.Time) ([]*hitl.Rule, error) {
+func (s *Store) ActiveRules(ctx context.Context, sourceAgent, actionName, kind string, now time.Time) ([]*hitl.Rule, error) {
 	var list []*hitl.Rule
 	err := s.with(ctx, func(c *pgx.Conn) error {
 		var err error
-		list, err = queryRules(ctx, c, sqlActiveRules, actionName, sourceAgent, now)
+		list, err = queryRules(ctx, c, sqlActiveRules, actionName, sourceAgent, now, kind)
 		return err
 	})
 	if err != nil {

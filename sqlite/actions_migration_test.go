@@ -73,7 +73,7 @@ func TestActionsMigration(t *testing.T) {
 	if ev.Seq != 4 || ev.InteractionID != "" {
 		t.Errorf("rule_created event: seq %d, interaction %q; want 4 and none", ev.Seq, ev.InteractionID)
 	}
-	if rules, err := s.ActiveRules(t.Context(), "a", "Bash", r.CreatedAt); err != nil || len(rules) != 1 {
+	if rules, err := s.ActiveRules(t.Context(), "a", "Bash", "", r.CreatedAt); err != nil || len(rules) != 1 {
 		t.Errorf("ActiveRules: %v, %v", rules, err)
 	}
 	var n int

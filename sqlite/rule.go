@@ -16,7 +16,7 @@ import (
 // ruleColumns are the columns scanRule reads, in order.
 var ruleColumns = []string{
 	"id", "effect", "source_agent", "action_name", "arg_match", "message",
-	"created_by", "created_at", "expires_at", "revoked_at", "revoked_by", "interaction_id", "asked_by", "within",
+	"created_by", "created_at", "expires_at", "revoked_at", "revoked_by", "interaction_id", "asked_by", "within", "kind",
 }
 
 var (
@@ -37,7 +37,7 @@ func scanRule(sc scanner) (*hitl.Rule, error) {
 		within                       []byte
 	)
 	err := sc.Scan(&r.ID, &effect, &r.SourceAgent, &r.ActionName, &match, &r.Message,
-		&r.CreatedBy, &created, &expires, &revoked, &revokedBy, &fromInter, &r.AskedBy, &within)
+		&r.CreatedBy, &created, &expires, &revoked, &revokedBy, &fromInter, &r.AskedBy, &within, &r.Kind)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +110,7 @@ func (s *Store) insertRule(ctx context.Context, tx *sql.Tx, r *hitl.Rule, via st
 		return nil, err
 	}
 	_, err = tx.ExecContext(ctx, sqlInsertRule, r.ID, string(r.Effect), r.SourceAgent, r.ActionName, match, r.Message,
-		r.CreatedBy, r.CreatedAt.UnixMilli(), optionalMillis(r.ExpiresAt), optionalMillis(r.RevokedAt), r.RevokedBy, r.InteractionID, r.AskedBy, within)
+		r.CreatedBy, r.CreatedAt.UnixMilli(), optionalMillis(r.ExpiresAt), optionalMillis(r.RevokedAt), r.RevokedBy, r.InteractionID, r.AskedBy, within, r.Kind)
 	if isConstraint(err, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY) {
 		return nil, hitl.Errorf(hitl.ECONFLICT, "rule %q already exists", r.ID)
 	} else if err != nil {
@@ -269,9 +269,9 @@ func (s *Store) RevokeRule(ctx context.Context, id, by, via string, at time.Time
 }
 
 // ActiveRules returns the rules of sourceAgent, or of every agent, for the
-// action named actionName, in force at now, oldest first.
-func (s *Store) ActiveRules(ctx context.Context, sourceAgent, actionName string, now time.Time) ([]*hitl.Rule, error) {
-	rows, err := s.st.activeRules.QueryContext(ctx, actionName, sourceAgent, now.UnixMilli())
+// action named actionName and for its kind, in force at now, oldest first.
+func (s *Store) ActiveRules(ctx context.Context, sourceAgent, actionName, kind string, now time.Time) ([]*hitl.Rule, error) {
+	rows, err := s.st.activeRules.QueryContext(ctx, actionName, sourceAgent, now.UnixMilli(), kind)
 	if err != nil {
 		return nil, fmt.Errorf("active rules: %w", err)
 	}

@@ -39,7 +39,7 @@ func TestRuleAskerMigration(t *testing.T) {
 	db.Close()
 
 	s = open(t, path, nil)
-	rules, err := s.ActiveRules(t.Context(), "a", "Bash", now)
+	rules, err := s.ActiveRules(t.Context(), "a", "Bash", "", now)
 	if err != nil || len(rules) != 2 {
 		t.Fatalf("ActiveRules: %v, %v", rules, err)
 	}

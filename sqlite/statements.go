@@ -95,9 +95,16 @@ var (
 
 	sqlLastSeq = `SELECT coalesce(max(seq), 0) FROM events`
 
+	// sqlActiveRules reads the rules in force at ?3 for the agent ?2 (or
+	// every agent) on the action name ?1 and on the kind ?4 (none when
+	// '').
 	sqlActiveRules = `SELECT ` + ruleCols + ` FROM rules INDEXED BY rules_scope
-		WHERE action_name = ? AND source_agent IN (?, '*') AND revoked_at IS NULL
-			AND (expires_at IS NULL OR expires_at > ?)
+		WHERE action_name = ?1 AND kind = '' AND source_agent IN (?2, '*') AND revoked_at IS NULL
+			AND (expires_at IS NULL OR expires_at > ?3)
+		UNION ALL
+		SELECT ` + ruleCols + ` FROM rules INDEXED BY rules_kind
+		WHERE kind = ?4 AND kind <> '' AND source_agent IN (?2, '*') AND revoked_at IS NULL
+			AND (expires_at IS NULL OR expires_at > ?3)
 		ORDER BY created_at, id`
 )
 

@@ -32,6 +32,13 @@ func everyRuleField() *hitl.Rule {
 	}
 }
 
+// kindRule returns a rule on a kind, with every field it may have set.
+func kindRule() *hitl.Rule {
+	r := everyRuleField()
+	r.ID, r.ActionName, r.Kind = "0190a5c0-7d2e-7cc1-9b1e-4d6f4e8a1b2f", "", hitl.KindShell
+	return r
+}
+
 // createRule stores r, which must be new, and returns it as stored.
 func createRule(t *testing.T, s hitl.Store, r *hitl.Rule) *hitl.Rule {
 	t.Helper()
@@ -59,6 +66,7 @@ func testRuleRoundTrip(t *testing.T, s hitl.Store) {
 	in := create(t, s, askAt(t, base, 60))
 	for name, build := range map[string]func() *hitl.Rule{
 		"EveryField": everyRuleField,
+		"Kind":       kindRule,
 		"Glob": func() *hitl.Rule {
 			r := rule("glob", hitl.RuleAllow, "*", "Write", base)
 			r.Match = &hitl.RuleMatch{Arg: "file_path", Glob: "src/**"}
@@ -192,10 +200,16 @@ func testRuleRevoke(t *testing.T, s hitl.Store) {
 	}
 }
 
-// activeRules returns the IDs of ActiveRules(agent, action, now).
+// activeRules returns the IDs of ActiveRules(agent, action, "", now).
 func activeRules(t *testing.T, s hitl.Store, agent, action string, now time.Time) []string {
 	t.Helper()
-	rules, err := s.ActiveRules(t.Context(), agent, action, now)
+	return activeKindRules(t, s, agent, action, "", now)
+}
+
+// activeKindRules returns the IDs of ActiveRules(agent, action, kind, now).
+func activeKindRules(t *testing.T, s hitl.Store, agent, action, kind string, now time.Time) []string {
+	t.Helper()
+	rules, err := s.ActiveRules(t.Context(), agent, action, kind, now)
 	if err != nil {
 		t.Fatalf("ActiveRules: %v", err)
 	}
@@ -249,6 +263,27 @@ func testActiveRules(t *testing.T, s hitl.Store) {
 	// "*" finds only those.
 	if d := cmp.Diff([]string{"b-any"}, activeRules(t, s, hitl.AnyAgent, "Bash", at(50))); d != "" {
 		t.Errorf("ActiveRules of agent * (-want +got):\n%s", d)
+	}
+
+	// Rules on a kind come with those on the name, in one order; a kind
+	// of "" finds none of them.
+	onKind := func(id, agent, kind string, created int) {
+		r := rule(id, hitl.RuleAllow, agent, "", at(created))
+		r.Kind = kind
+		createRule(t, s, r)
+	}
+	onKind("k-shell", "*", hitl.KindShell, 15)
+	onKind("k-shell-codex", "codex", hitl.KindShell, 16)
+	onKind("k-write", "*", hitl.KindFileWrite, 17)
+	want = []string{"expiring", "a-oldest", "k-shell", "b-any", "b-same-time", "c-newest"}
+	if d := cmp.Diff(want, activeKindRules(t, s, "claude-code", "Bash", hitl.KindShell, at(50))); d != "" {
+		t.Errorf("ActiveRules with kind shell (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{"k-shell", "k-shell-codex"}, activeKindRules(t, s, "codex", "exec_command", hitl.KindShell, at(50))); d != "" {
+		t.Errorf("ActiveRules of codex's shell (-want +got):\n%s", d)
+	}
+	if got := activeKindRules(t, s, "codex", "", "", at(50)); len(got) != 0 {
+		t.Errorf("ActiveRules without a name or kind: got %v", got)
 	}
 }
 

@@ -147,6 +147,7 @@ func (c ToolCall) request(agent string, timeout time.Duration) (hitl.CreateReque
 		return hitl.CreateRequest{}, hitl.Errorf(hitl.EINVALID, "the tool call's input is not a JSON object")
 	}
 	action := &hitl.Action{Name: c.Tool, Args: input}
+	action.Kind, action.Input = claudeKind(c.Tool, fields, c.Cwd)
 	var desc string
 	if json.Unmarshal(fields["description"], &desc) == nil {
 		action.Description = clip(desc, hitl.MaxActionDescriptionLen)

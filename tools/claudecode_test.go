@@ -88,7 +88,8 @@ func TestReviewQuestion(t *testing.T) {
 	ch := reviewAsync(ctx, b, bashCall, &ReviewOptions{SourceAgent: "ci-claude", Timeout: 90 * time.Second})
 	in := answer(t, b, `"approve"`)
 	verdict(t, ch)
-	want := &hitl.Action{Name: "Bash", Args: json.RawMessage(`{"command":"make deploy","description":"Deploy"}`), Description: "Deploy"}
+	want := &hitl.Action{Name: "Bash", Args: json.RawMessage(`{"command":"make deploy","description":"Deploy"}`), Description: "Deploy",
+		Kind: hitl.KindShell, Input: json.RawMessage(`{"command":"make deploy","cwd":"/src/app"}`)}
 	if d := cmp.Diff(want, in.Action); d != "" {
 		t.Errorf("action (-want +got):\n%s", d)
 	}
