@@ -28,6 +28,13 @@ type Turn struct {
 	Input string
 	// Custom makes the call a custom_tool_call (apply_patch is one).
 	Custom bool
+	// Namespace, for a function call, is the namespace the tool was
+	// listed in: "mcp__<server>" for an MCP server's tools.
+	Namespace string
+	// Search, when Name is "tool_search", is the query of a client-side
+	// tool_search call, which Codex answers with the deferred tools (MCP
+	// tools among them) that match.
+	Search string
 	// Text is the final answer when Name is "".
 	Text string
 }
@@ -45,6 +52,19 @@ func FunctionCall(name string, args any) Turn { return Turn{Name: name, Argument
 // ApplyPatch returns a turn in which the model edits files with Codex's
 // apply_patch tool, a freeform tool whose input is the patch itself.
 func ApplyPatch(patch string) Turn { return Turn{Name: "apply_patch", Input: patch, Custom: true} }
+
+// MCPCall returns a turn in which the model calls tool of the MCP server
+// configured as server, with args: a function call named tool in the
+// namespace mcp__<server>, as Codex listed it in a tool_search output (see
+// ToolSearch).
+func MCPCall(server, tool string, args any) Turn {
+	return Turn{Name: tool, Namespace: "mcp__" + server, Arguments: args}
+}
+
+// ToolSearch returns a turn in which the model searches Codex's deferred
+// tools for query: Codex offers MCP tools only through tool_search, and a
+// tool it found can be called in a later turn.
+func ToolSearch(query string) Turn { return Turn{Name: "tool_search", Search: query} }
 
 // Text returns a turn in which the model answers text and stops.
 func Text(text string) Turn { return Turn{Text: text} }
@@ -148,7 +168,7 @@ func (a *API) serveResponses(w http.ResponseWriter, r *http.Request) {
 		n = 0
 		for _, item := range req.Input {
 			switch {
-			case item.Type == "function_call", item.Type == "custom_tool_call",
+			case item.Type == "function_call", item.Type == "custom_tool_call", item.Type == "tool_search_call",
 				item.Type == "message" && item.Role == "assistant":
 				n++
 			}
@@ -172,6 +192,11 @@ func outputItem(n int, turn Turn) map[string]any {
 			"type": "message", "id": fmt.Sprintf("msg_%02d", n), "role": "assistant", "status": "completed",
 			"content": []any{map[string]any{"type": "output_text", "text": turn.Text, "annotations": []any{}}},
 		}
+	case turn.Name == "tool_search":
+		return map[string]any{
+			"type": "tool_search_call", "id": fmt.Sprintf("tsc_%02d", n), "call_id": CallID(n),
+			"execution": "client", "arguments": map[string]any{"query": turn.Search}, "status": "completed",
+		}
 	case turn.Custom:
 		return map[string]any{
 			"type": "custom_tool_call", "id": fmt.Sprintf("ctc_%02d", n), "call_id": CallID(n),
@@ -182,10 +207,14 @@ func outputItem(n int, turn Turn) map[string]any {
 		if err != nil {
 			panic(fmt.Sprintf("codextest: marshal arguments of %s: %v", turn.Name, err))
 		}
-		return map[string]any{
+		item := map[string]any{
 			"type": "function_call", "id": fmt.Sprintf("fc_%02d", n), "call_id": CallID(n),
 			"name": turn.Name, "arguments": string(args), "status": "completed",
 		}
+		if turn.Namespace != "" {
+			item["namespace"] = turn.Namespace
+		}
+		return item
 	}
 }
 

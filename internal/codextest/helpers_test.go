@@ -75,3 +75,22 @@ func fixture(t *testing.T, name string) string {
 	}
 	return string(b)
 }
+
+// joinJSON joins raw JSON values with commas.
+func joinJSON(values []json.RawMessage) string {
+	var parts []string
+	for _, v := range values {
+		parts = append(parts, string(v))
+	}
+	return strings.Join(parts, ",")
+}
+
+// readFile returns the content of the file at path.
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
