@@ -28,7 +28,7 @@ func TestBeforeToolFileTools(t *testing.T) {
 		{name: "write_file denied", call: Call("write_file", map[string]any{"file_path": "out.txt", "content": "from the model\n"}),
 			reply: HookReply{Stdout: fixture(t, "beforetool-deny.json")}, wantResponse: "Tool execution blocked: denied by the test: no writing here"},
 		{name: "write_file edited", call: Call("write_file", map[string]any{"file_path": "out.txt", "content": "from the model\n"}),
-			reply: Decision(map[string]any{"hookSpecificOutput": map[string]any{"tool_input": map[string]any{"file_path": "out.txt", "content": "from the hook\n"}}}),
+			reply:   Decision(map[string]any{"hookSpecificOutput": map[string]any{"tool_input": map[string]any{"file_path": "out.txt", "content": "from the hook\n"}}}),
 			wantOut: "from the hook\n", wantResponse: "[System] Tool input parameters were modified by a hook before execution."},
 		// A tool_input that leaves out a required argument fails, though
 		// the model's call had it: the edit is not merged over it.
