@@ -78,8 +78,12 @@ const (
 	// every enabled hook runs.
 	BypassTrust Trust = iota
 	// StoredTrust records each hook's hash as trusted in config.toml
-	// before the run (TrustHooks), as accepting it in Codex's UI does.
+	// before the run through Codex's app server (TrustHooks), as accepting
+	// it in Codex's UI does.
 	StoredTrust
+	// ComputedTrust writes each hook's trusted_hash into config.toml
+	// before the run, computed without Codex (TrustedHashConfig).
+	ComputedTrust
 	// NoTrust leaves the hooks untrusted.
 	NoTrust
 )
@@ -148,10 +152,19 @@ func Run(t testing.TB, opts Options) *Output {
 		writeFile(t, filepath.Join(out.Dir, path), []byte(content))
 	}
 	mkdir(t, out.Dir)
-	writeFile(t, filepath.Join(out.Home, "config.toml"), []byte(Config(opts.API.URL)+opts.Config))
+	config := Config(opts.API.URL) + opts.Config
 	if opts.Hooks != nil {
-		writeJSONFile(t, filepath.Join(out.Home, "hooks.json"), opts.Hooks)
+		hooksFile := filepath.Join(out.Home, "hooks.json")
+		writeJSONFile(t, hooksFile, opts.Hooks)
+		if opts.Trust == ComputedTrust {
+			trust, err := TrustedHashConfig(hooksFile, opts.Hooks)
+			if err != nil {
+				t.Fatal(err)
+			}
+			config += trust
+		}
 	}
+	writeFile(t, filepath.Join(out.Home, "config.toml"), []byte(config))
 	env := append(Env(out.Home), opts.Env...)
 	if opts.Trust == StoredTrust {
 		TrustHooks(t, out.Home, out.Dir, env)

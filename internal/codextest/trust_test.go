@@ -18,6 +18,7 @@ func TestHookTrust(t *testing.T) {
 	}{
 		{name: "bypassed", trust: BypassTrust, wantRuns: true},
 		{name: "stored", trust: StoredTrust, wantRuns: true},
+		{name: "computed", trust: ComputedTrust, wantRuns: true},
 		{name: "untrusted", trust: NoTrust, wantRuns: false},
 	}
 	for _, tc := range cases {
@@ -101,5 +102,40 @@ func TestPermissionRequestNotInExec(t *testing.T) {
 	const want = "approval policy is Never; reject command — you cannot ask for escalated permissions if the approval policy is Never"
 	if got := toolOutput(t, api, r); got != want {
 		t.Errorf("the model was told %q; want %q", got, want)
+	}
+}
+
+// TestHookHash: the hash HookHash computes is the one Codex's app server
+// reports, for hooks with and without a timeout, with a matcher, an empty
+// one or none, and on another event.
+func TestHookHash(t *testing.T) {
+	t.Parallel()
+	home, dir := t.TempDir(), t.TempDir()
+	hooksFile := filepath.Join(home, "hooks.json")
+	writeFile(t, filepath.Join(home, "config.toml"), []byte(Config("http://127.0.0.1:1")))
+	group := func(matcher string, timeout int) map[string]any {
+		return map[string]any{"matcher": matcher, "hooks": []any{CommandHookConfig("/usr/local/bin/hitl hook codex", timeout)}}
+	}
+	writeJSONFile(t, hooksFile, map[string]any{"hooks": map[string]any{
+		"PreToolUse": []any{group("^Bash$", 30), group("", 0),
+			map[string]any{"hooks": []any{CommandHookConfig("/usr/local/bin/hitl hook codex", 5)}}},
+		"PermissionRequest": []any{group(".*", 120)},
+	}})
+	hooks := ListHooks(t, dir, Env(home))
+	if len(hooks) != 4 {
+		t.Fatalf("hooks/list = %v; want 4 hooks", hooks)
+	}
+	events := map[string]string{"preToolUse": "PreToolUse", "permissionRequest": "PermissionRequest"}
+	for _, h := range hooks {
+		timeout := h.TimeoutSec
+		if timeout == 600 {
+			timeout = 0 // unset
+		}
+		if got := HookHash(events[h.EventName], h.Matcher, h.Command, timeout); got != h.CurrentHash {
+			t.Errorf("HookHash for %s = %s; Codex says %s", h.Key, got, h.CurrentHash)
+		}
+	}
+	if got, want := HookKey(hooksFile, "PreToolUse", 1, 0), hooks[1].Key; got != want {
+		t.Errorf("HookKey = %q; Codex says %q", got, want)
 	}
 }
