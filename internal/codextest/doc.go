@@ -19,6 +19,7 @@
 // Run skips the test when the binary is missing, unless
 // HITL_TEST_REQUIRE_CODEX=1 (test.sh sets it). Codex runs a hook only when
 // it is trusted: Run passes --dangerously-bypass-hook-trust unless
-// Options.Trust says otherwise, and TrustHooks records the hooks' hashes
-// as the desktop app does.
+// Options.Trust says otherwise; TrustHooks records the hooks' hashes
+// through Codex's app server, and TrustedHashConfig computes them
+// (HookHash) without Codex.
 package codextest
