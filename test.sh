@@ -55,6 +55,37 @@ fi
 # Set, so the Claude Code tests fail rather than skip when it is missing.
 export HITL_TEST_REQUIRE_CLAUDE=1
 
+echo "== codex (internal/codextest)"
+# The internal/codextest tests run the real OpenAI Codex CLI against a fake
+# Responses API on loopback. It comes from the npm registry (a native binary
+# of ~300 MB, in an optional dependency) into the git-ignored
+# internal/codextest/testdata/node_modules, pinned to the version the
+# fixtures there were confirmed against; installed only when missing.
+CODEX_VERSION=0.169.0
+codex=internal/codextest/testdata/node_modules/.bin/codex
+if ! "$codex" --version 2>/dev/null | grep -qx "codex-cli $CODEX_VERSION"; then
+  npm install --no-save --no-package-lock --no-audit --no-fund --loglevel=error \
+    --prefix internal/codextest/testdata "@openai/codex@$CODEX_VERSION" >/dev/null
+  "$codex" --version | grep -qx "codex-cli $CODEX_VERSION"
+fi
+# Set, so the Codex tests fail rather than skip when it is missing.
+export HITL_TEST_REQUIRE_CODEX=1
+
+echo "== gemini cli (internal/geminitest)"
+# The internal/geminitest tests run the real Gemini CLI (node) against a
+# fake Gemini API on loopback, from the npm registry into the git-ignored
+# internal/geminitest/testdata/node_modules, pinned like Claude Code's;
+# installed only when missing.
+GEMINI_CLI_VERSION=0.61.0
+gemini=internal/geminitest/testdata/node_modules/.bin/gemini
+if ! "$gemini" --version 2>/dev/null | grep -qx "$GEMINI_CLI_VERSION"; then
+  npm install --no-save --no-package-lock --no-audit --no-fund --loglevel=error \
+    --prefix internal/geminitest/testdata "@google/gemini-cli@$GEMINI_CLI_VERSION" >/dev/null
+  "$gemini" --version | grep -qx "$GEMINI_CLI_VERSION"
+fi
+# Set, so the Gemini CLI tests fail rather than skip when it is missing.
+export HITL_TEST_REQUIRE_GEMINI=1
+
 echo "== clients (Python and TypeScript)"
 # clients/ runs the Python client's tests with Debian's pytest (and mypy),
 # and compiles the TypeScript client with the pinned typescript (npm ci into
