@@ -46,8 +46,19 @@ var reviewGrace = ReviewGrace
 // a withdrawal takes, and room to spare.
 const HookTimeoutMargin = 60 * time.Second
 
-// ToolCall is a tool call Claude Code asks permission for.
+// ToolCall is a tool call a coding agent asks permission for: Claude
+// Code's, or another agent's as its adapter reads it.
 type ToolCall struct {
+	// Agent names the agent for the person ("Codex"); "" is Claude Code.
+	Agent string
+	// Kind and Input are the call in every agent's terms (see hitl.Kinds),
+	// as the agent's adapter reads them; "" for a tool of no kind. For
+	// Claude Code (Agent "") they are read from Tool and Input when "".
+	Kind      string
+	KindInput json.RawMessage
+	// Reason is why the model says it makes the call, when the agent
+	// tells; shown to the person.
+	Reason string
 	// Tool is the tool's name: Bash, Write, mcp__github__create_issue, …
 	Tool string
 	// Input is the tool's input, a JSON object.
@@ -147,7 +158,10 @@ func (c ToolCall) request(agent string, timeout time.Duration) (hitl.CreateReque
 		return hitl.CreateRequest{}, hitl.Errorf(hitl.EINVALID, "the tool call's input is not a JSON object")
 	}
 	action := &hitl.Action{Name: c.Tool, Args: input}
-	action.Kind, action.Input = claudeKind(c.Tool, fields, c.Cwd)
+	action.Kind, action.Input = c.Kind, c.KindInput
+	if c.Agent == "" && c.Kind == "" {
+		action.Kind, action.Input = claudeKind(c.Tool, fields, c.Cwd)
+	}
 	var desc string
 	if json.Unmarshal(fields["description"], &desc) == nil {
 		action.Description = clip(desc, hitl.MaxActionDescriptionLen)
@@ -162,7 +176,7 @@ func (c ToolCall) request(agent string, timeout time.Duration) (hitl.CreateReque
 		Metadata:    c.metadata(),
 	}
 	if c.ToolUseID != "" {
-		req.IdempotencyKey = idempotencyKey(c.SessionID, c.ToolUseID)
+		req.IdempotencyKey = idempotencyKey(c.agentKey(), c.SessionID, c.ToolUseID)
 	}
 	return req, nil
 }
@@ -170,7 +184,7 @@ func (c ToolCall) request(agent string, timeout time.Duration) (hitl.CreateReque
 // context is what the person reads about where the call comes from.
 func (c ToolCall) context() string {
 	var b strings.Builder
-	b.WriteString("Claude Code asks to run **")
+	b.WriteString(c.agentName() + " asks to run **")
 	b.WriteString(escapeMarkdown(c.Tool))
 	b.WriteString("**")
 	if c.Cwd != "" {
@@ -191,7 +205,27 @@ func (c ToolCall) context() string {
 	if len(notes) > 0 {
 		b.WriteString(" (" + strings.Join(notes, ", ") + ")")
 	}
+	if c.Reason != "" {
+		b.WriteString("\n\nThe model's reason: " + escapeMarkdown(clip(c.Reason, 2<<10)))
+	}
 	return b.String()
+}
+
+// agentName names the agent for the person.
+func (c ToolCall) agentName() string {
+	if c.Agent == "" {
+		return "Claude Code"
+	}
+	return c.Agent
+}
+
+// agentKey names the agent in idempotency keys: "claude-code", or the
+// agent's name in lower case with dashes.
+func (c ToolCall) agentKey() string {
+	if c.Agent == "" {
+		return ClaudeCodeAgent
+	}
+	return strings.ToLower(strings.Join(strings.Fields(c.Agent), "-"))
 }
 
 // metadata records the call's provenance on the interaction.
@@ -209,15 +243,16 @@ func (c ToolCall) metadata() map[string]any {
 }
 
 // idempotencyKey makes a retried hook or tool call (the same tool_use id
-// in the same session) find its question, and its answer, again.
-func idempotencyKey(session, toolUseID string) string {
-	key := "claude-code:" + toolUseID
+// in the same session of the same agent) find its question, and its
+// answer, again.
+func idempotencyKey(agent, session, toolUseID string) string {
+	key := agent + ":" + toolUseID
 	if session != "" {
-		key = "claude-code:" + session + ":" + toolUseID
+		key = agent + ":" + session + ":" + toolUseID
 	}
 	if len(key) > hitl.MaxKeyLen {
 		sum := sha256.Sum256([]byte(key))
-		key = "claude-code:" + hex.EncodeToString(sum[:])
+		key = agent + ":" + hex.EncodeToString(sum[:])
 	}
 	return key
 }

@@ -114,7 +114,7 @@ func TestContextMarkdown(t *testing.T) {
 	if got := c.context(); got != want {
 		t.Errorf("context %q\nwant %q", got, want)
 	}
-	long := idempotencyKey(strings.Repeat("s", 150), strings.Repeat("t", 100))
+	long := idempotencyKey(ClaudeCodeAgent, strings.Repeat("s", 150), strings.Repeat("t", 100))
 	if len(long) > 200 || !strings.HasPrefix(long, "claude-code:") {
 		t.Errorf("long key %q (%d bytes), want at most 200", long, len(long))
 	}
