@@ -31,6 +31,7 @@ type rule struct {
 	Effect        string          `json:"effect"`
 	SourceAgent   string          `json:"source_agent"`
 	ActionName    string          `json:"action_name"`
+	Kind          string          `json:"kind"`
 	Match         json.RawMessage `json:"match"`
 	Message       string          `json:"message"`
 	CreatedBy     string          `json:"created_by"`
@@ -197,4 +198,52 @@ func (p *page) setSelect(sel, value string) {
 	p.t.Helper()
 	p.do(chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => { const s = document.querySelector(%s); s.value = %s;
 		s.dispatchEvent(new Event("change", {bubbles: true})); })()`, js(sel), js(value))))
+}
+
+// TestActionAlwaysAllAgents: for an action with a kind, Always allow…
+// offers the rule for all the person's agents: it is made on the kind,
+// matching the field of the input that holds the chosen argument, and
+// decides another agent's tool of that kind.
+func TestActionAlwaysAllAgents(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	id := srv.ask(t, map[string]any{
+		"interaction_type": "action", "source_agent": "claude-code",
+		"action": map[string]any{"name": "Write", "args": map[string]any{"file_path": "/srv/app/notes/a.md", "content": "x"},
+			"kind": "file.write", "input": map[string]any{"path": "/srv/app/notes/a.md", "content": "x"}},
+	})
+	plain := srv.askAction(t, "Bash", map[string]any{"command": "ls"}, nil)
+	wait := srv.wait(t, id)
+	p := openPage(t, srv)
+	p.waitCard(plain)
+	p.click(plain, ".btn-always")
+	if visible := eval[bool](p, fmt.Sprintf(`!document.querySelector(%s).hidden`, js(in(plain, ".rule-scope-field")))); visible {
+		t.Error("the all-agents choice is offered for an action of no kind")
+	}
+	p.waitCard(id)
+	p.click(id, ".btn-always")
+	p.do(chromedp.Click(chromedp.CSS(in(id, ".rule-scope"))))
+	if got, want := p.text(in(id, ".rule-preview")), "Allow every file write from all your agents when path matches “/srv/app/notes/**”, until revoked."; got != want {
+		t.Errorf("preview %q, want %q", got, want)
+	}
+	p.click(id, ".btn-submit")
+	assertValue(t, awaitResult(t, wait), `{"decision": "approve"}`)
+	var rule *rule
+	for _, r := range srv.rules(t) {
+		if r.InteractionID == id {
+			rule = &r
+		}
+	}
+	if rule == nil || rule.SourceAgent != "*" || rule.ActionName != "" || rule.Kind != "file.write" || string(rule.Match) != `{"arg":"path","glob":"/srv/app/notes/**"}` {
+		t.Fatalf("rule %+v", rule)
+	}
+	// Gemini CLI's write_file into the same folder is decided by it.
+	code, data := srv.call(t, http.MethodPost, "/api/v1/interactions", map[string]any{
+		"interaction_type": "action", "source_agent": "gemini-cli",
+		"action": map[string]any{"name": "write_file", "args": map[string]any{"file_path": "/srv/app/notes/b.md", "content": "y"},
+			"kind": "file.write", "input": map[string]any{"path": "/srv/app/notes/b.md", "content": "y"}},
+	})
+	if code != http.StatusCreated || !strings.Contains(string(data), `"channel":"rule"`) {
+		t.Errorf("gemini's write_file: %d %s, want answered by the rule", code, data)
+	}
 }

@@ -6,7 +6,7 @@
 // transaction as the approval.
 
 import { h, uid } from "./dom.js";
-import { agentText, dirGlob, firstWords, matchKind, matchText, shellControl, suggestMatch } from "./ruletext.js";
+import { agentText, dirGlob, firstWords, kindText, matchKind, matchText, shellControl, suggestMatch } from "./ruletext.js";
 
 const KINDS = [
   ["prefix", "When a command starts with"],
@@ -57,6 +57,14 @@ export function rulePanel(q, args) {
   });
   const valueField = h("div", { class: "field rule-value" }, valueLabel, valueHint, value, valueErr);
   const expiry = selectField("Expires", EXPIRIES, "rule-expiry");
+  // For all my agents: a rule on the action's kind, when it has one.
+  const actionKind = q.action?.kind || "";
+  const input = q.action?.input || {};
+  const scopeID = uid("rule");
+  const scope = h("input", { type: "checkbox", id: scopeID, class: "rule-scope" });
+  const scopeField = h("div", { class: "field rule-scope-field", hidden: !actionKind },
+    h("label", { class: "check", for: scopeID }, scope,
+      ` For all my agents: every ${kindText(actionKind)} that matches, whichever agent asks`));
   const previewID = uid("rule");
   const preview = h("p", { class: "rule-preview", id: previewID });
   const warn = h("p", { class: "rule-warn", hidden: true });
@@ -65,7 +73,7 @@ export function rulePanel(q, args) {
     h("p", { class: "panel-title", id: `${previewID}-t`, text: "Approve, and always allow calls like this" }),
     h("p", { class: "field-hint" }, "From now on, ", h("code", { class: "action-chip", text: name }),
       " calls from ", h("strong", { text: agentText(q.source_agent) }), " that match are approved at once, without asking anyone. Rules are listed under Rules in the top bar, where they can be revoked."),
-    h("div", { class: "rule-fields" }, kind.el, h("div", { class: "rule-match" }, arg.el, valueField), expiry.el),
+    h("div", { class: "rule-fields" }, kind.el, h("div", { class: "rule-match" }, arg.el, valueField), expiry.el, scopeField),
     h("div", { class: "rule-summary" }, h("span", { class: "rule-summary-label", text: "Rule" }), preview, warn));
 
   // suggest fills the value for the chosen kind and argument.
@@ -95,7 +103,20 @@ export function rulePanel(q, args) {
     }[k] || "";
   }
 
+  // match is the rule's match; for all agents, on the field of the
+  // action's input that holds what the chosen argument holds (a Bash
+  // command's "command" is a shell input's "command", a Write's
+  // "file_path" a file.write input's "path").
   function match() {
+    const m = argMatch();
+    if (!m.ok || !scope.checked || m.match === null) return m;
+    const want = JSON.stringify(args[m.match.arg]);
+    const field = Object.keys(input).find((f) => JSON.stringify(input[f]) === want);
+    if (!field) return { ok: false, error: `A rule for all agents matches what every ${kindText(actionKind)} has; ${m.match.arg} is not part of it. Choose another argument, or every call.` };
+    return { ok: true, match: { ...m.match, arg: field } };
+  }
+
+  function argMatch() {
     const k = kind.control.value;
     if (k === "any") return { ok: true, match: null };
     const a = arg.control.value;
@@ -118,9 +139,8 @@ export function rulePanel(q, args) {
     const m = match();
     const ttl = Number(expiry.control.value);
     const until = ttl ? `for ${EXPIRIES.find(([s]) => s === ttl)[1].slice(3)}` : "until revoked";
-    preview.textContent = m.ok
-      ? `Allow ${name} from ${agentText(q.source_agent)} ${matchText(m.match)}, ${until}.`
-      : "Not a rule yet: the match needs attention.";
+    const what = scope.checked ? `every ${kindText(actionKind)} from all your agents` : `${name} from ${agentText(q.source_agent)}`;
+    preview.textContent = m.ok ? `Allow ${what} ${matchText(m.match)}, ${until}.` : "Not a rule yet: the match needs attention.";
     value.rows = Math.min(6, Math.max(1, value.value.split("\n").length));
     const broad = m.ok && (matchKind(m.match) === "any" || ["**", "/**", "*"].includes(m.match.glob));
     const further = m.ok && matchKind(m.match) === "prefix";
@@ -169,6 +189,10 @@ export function rulePanel(q, args) {
     update();
   });
   expiry.control.addEventListener("change", update);
+  scope.addEventListener("change", () => {
+    setError("");
+    update();
+  });
 
   return {
     el,
@@ -181,6 +205,7 @@ export function rulePanel(q, args) {
         return { ok: false, message: "The rule's match needs attention.", first: value };
       }
       const always = { match: m.match };
+      if (scope.checked) always.scope = "all_agents";
       const ttl = Number(expiry.control.value);
       if (ttl) always.ttl_seconds = ttl;
       return { ok: true, value: { decision: "approve", always } };

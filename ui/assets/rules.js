@@ -6,7 +6,7 @@
 import { h, icon, speak } from "./dom.js";
 import { listRules, revokeRule } from "./api.js";
 import { ago, timeEl } from "./format.js";
-import { agentText, matchText, ruleText } from "./ruletext.js";
+import { agentText, kindText, matchText, ruleText } from "./ruletext.js";
 import { visibleText } from "./codeview.js";
 
 // RulesView is the header's Rules button and the dialog it opens.
@@ -121,7 +121,7 @@ export class RulesView {
     const li = h("li", { class: `rule-item is-${state}`, "data-rule-id": rule.rule_id },
       h("div", { class: "rule-head" },
         h("span", { class: `effect-badge effect-${allow ? "allow" : "deny"}`, text: allow ? "Allow" : "Deny" }),
-        h("code", { class: "action-chip", text: rule.action_name }),
+        h("code", { class: "action-chip", text: rule.kind ? kindText(rule.kind) : rule.action_name }),
         h("span", { class: "rule-agent" }, "from ", h("strong", { text: agentText(rule.source_agent) }),
           rule.asked_by ? h("span", { class: "rule-asker", text: ` asked by ${rule.asked_by}` }) : null),
         state !== "active" ? h("span", { class: "rule-state", text: state === "revoked" ? "Revoked" : "Expired" }) : null),

@@ -87,6 +87,21 @@ export function matchText(m, effect = "allow") {
   }
 }
 
+// KIND_TEXT names the kinds of action in words.
+const KIND_TEXT = {
+  "shell": "shell command",
+  "file.write": "file write",
+  "file.edit": "file edit",
+  "file.read": "file read",
+  "mcp": "MCP tool call",
+  "web.fetch": "web fetch",
+};
+
+// kindText names a kind of action ("shell command"), or the kind itself.
+export function kindText(kind) {
+  return KIND_TEXT[kind] || kind;
+}
+
 // agentText names a rule's agent ("every agent" for "*").
 export function agentText(agent) {
   return agent === "*" ? "every agent" : agent;
@@ -95,5 +110,6 @@ export function agentText(agent) {
 // ruleText says what a rule does, in one sentence without its end.
 export function ruleText(r) {
   const verb = r.effect === "deny" ? "Deny" : "Allow";
-  return `${verb} ${r.action_name} from ${agentText(r.source_agent)} ${matchText(r.match, r.effect)}`;
+  const what = r.kind ? `every ${kindText(r.kind)}` : r.action_name;
+  return `${verb} ${what} from ${agentText(r.source_agent)} ${matchText(r.match, r.effect)}`;
 }
