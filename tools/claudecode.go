@@ -106,6 +106,10 @@ type Verdict struct {
 	// question expired or was cancelled, or the call could not be asked.
 	// Allow is false and Reason says what went wrong.
 	Failed bool
+	// Deferred reports that nobody has decided yet and the question is
+	// still pending (see ReviewDeferring): Allow is false, and Reason
+	// says how to pick up the answer.
+	Deferred bool
 	// Interaction is the interaction as it ended; nil if none was made.
 	Interaction *hitl.Interaction
 	// Err is the underlying error of a failure, for logs.
@@ -118,16 +122,7 @@ type Verdict struct {
 // the timeout and ReviewGrace (and a few seconds to withdraw the question
 // when ctx ends or the wait runs out).
 func Review(ctx context.Context, svc hitl.Service, call ToolCall, opts *ReviewOptions) *Verdict {
-	var o ReviewOptions
-	if opts != nil {
-		o = *opts
-	}
-	if o.SourceAgent == "" {
-		o.SourceAgent = ClaudeCodeAgent
-	}
-	if o.Timeout <= 0 {
-		o.Timeout = DefaultReviewTimeout
-	}
+	o := reviewDefaults(opts)
 	req, err := call.request(o.SourceAgent, o.Timeout)
 	if err != nil {
 		return call.failed(nil, err)
@@ -142,6 +137,21 @@ func Review(ctx context.Context, svc hitl.Service, call ToolCall, opts *ReviewOp
 		return call.failed(in, err)
 	}
 	return call.decided(in)
+}
+
+// reviewDefaults returns opts with its defaults filled in.
+func reviewDefaults(opts *ReviewOptions) ReviewOptions {
+	var o ReviewOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.SourceAgent == "" {
+		o.SourceAgent = ClaudeCodeAgent
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultReviewTimeout
+	}
+	return o
 }
 
 // request returns the action question for call.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/hitl-sh/hitl"
 )
@@ -101,6 +102,10 @@ type HookOptions struct {
 	// OnError is what to answer when hitl cannot decide; "" means
 	// OnErrorDeny.
 	OnError OnError
+	// DeferAfter, when positive, makes a PreToolUse hook wait at most
+	// this long and then answer "defer" (Claude Code in -p stops, and
+	// -p --resume asks again): see ReviewDeferring.
+	DeferAfter time.Duration
 }
 
 // Hook answers a PreToolUse or PermissionRequest hook of Claude Code whose
@@ -112,7 +117,12 @@ func Hook(ctx context.Context, svc hitl.Service, in *HookInput, opts *HookOption
 	if opts != nil {
 		o = *opts
 	}
-	v := Review(ctx, svc, in.ToolCall(), &o.ReviewOptions)
+	var v *Verdict
+	if in.HookEventName == HookPreToolUse && o.DeferAfter > 0 {
+		v = ReviewDeferring(ctx, svc, in.ToolCall(), &o.ReviewOptions, o.DeferAfter)
+	} else {
+		v = Review(ctx, svc, in.ToolCall(), &o.ReviewOptions)
+	}
 	return HookOutput(in.HookEventName, v, o.OnError), v
 }
 
@@ -132,7 +142,8 @@ type permissionRequestOutput struct {
 
 // HookOutput renders v as the answer of a hook for event (PreToolUse or
 // PermissionRequest): allow, with updatedInput after an edit, or deny with
-// the reason, which Claude Code hands the model. When nobody decided and
+// the reason, which Claude Code hands the model; "defer" for PreToolUse
+// when the question is still pending (Verdict.Deferred). When nobody decided and
 // onError is OnErrorAsk, PreToolUse answers "ask" and PermissionRequest
 // {} (no decision), leaving the call to Claude Code's own prompt.
 func HookOutput(event string, v *Verdict, onError OnError) []byte {
@@ -147,6 +158,8 @@ func HookOutput(event string, v *Verdict, onError OnError) []byte {
 	default:
 		out := preToolUseOutput{HookEventName: HookPreToolUse, PermissionDecision: "deny", PermissionDecisionReason: v.Reason}
 		switch {
+		case v.Deferred:
+			out.PermissionDecision = "defer"
 		case v.Allow:
 			out.PermissionDecision, out.UpdatedInput = "allow", v.UpdatedInput
 		case v.Failed && onError == OnErrorAsk:

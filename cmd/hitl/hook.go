@@ -61,7 +61,7 @@ func runHook(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // hookFlags are hitl hook claude-code's flags.
 type hookFlags struct {
 	server, agent, onError string
-	timeout                time.Duration
+	timeout, deferAfter    time.Duration
 	print, http            bool
 	event, matcher         string
 	serverSet              bool
@@ -73,6 +73,7 @@ func (f *hookFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.agent, "agent", envOr("HITL_AGENT", tools.ClaudeCodeAgent), "agent `name` the questions (and the rules made from them) are scoped to (HITL_AGENT)")
 	fs.DurationVar(&f.timeout, "timeout", tools.DefaultReviewTimeout, "how long a person has to decide; keep it a minute below the hook's timeout")
 	fs.StringVar(&f.onError, "on-error", string(tools.OnErrorDeny), "when hitl cannot decide: deny the call, or ask (leave it to Claude Code's prompt)")
+	fs.DurationVar(&f.deferAfter, "defer-after", 0, "PreToolUse in claude -p: when nobody has decided after this `long`, answer defer: Claude Code\nstops, the question stays open in hitl (for --timeout), and claude -p --resume SESSION asks\nagain and gets the answer (0: wait for the whole --timeout)")
 	fs.BoolVar(&f.print, "print-settings", false, "print the Claude Code settings (.claude/settings.json) that run this hook, and exit")
 	fs.BoolVar(&f.http, "http", false, "with --print-settings: settings for hitl's HTTP hook endpoint instead (it fails open when hitl is down)")
 	fs.StringVar(&f.event, "event", tools.HookPreToolUse, "with --print-settings: the `event`, PreToolUse (every call the matcher names) or\nPermissionRequest (only the calls Claude Code would ask about)")
@@ -90,6 +91,14 @@ func (f *hookFlags) check() error {
 		return fmt.Errorf("--event must be PreToolUse or PermissionRequest")
 	case strings.TrimSpace(f.matcher) == "":
 		return fmt.Errorf("--matcher must not be empty")
+	case f.deferAfter < 0 || f.deferAfter > 0 && f.deferAfter < time.Second:
+		return fmt.Errorf("--defer-after must be at least 1s (or 0, never)")
+	case f.deferAfter > 0 && f.deferAfter >= f.timeout:
+		return fmt.Errorf("--defer-after must be shorter than --timeout, which is how long the question stays open")
+	case f.deferAfter > 0 && f.event != tools.HookPreToolUse:
+		return fmt.Errorf("--defer-after is for the PreToolUse event: Claude Code defers only there")
+	case f.deferAfter > 0 && f.http:
+		return fmt.Errorf("--defer-after is for the command hook")
 	}
 	return nil
 }
@@ -162,5 +171,6 @@ func decideHook(ctx context.Context, f *hookFlags, in *tools.HookInput) (out []b
 	return tools.Hook(ctx, c, in, &tools.HookOptions{
 		ReviewOptions: tools.ReviewOptions{SourceAgent: f.agent, Timeout: f.timeout},
 		OnError:       onError,
+		DeferAfter:    f.deferAfter,
 	})
 }

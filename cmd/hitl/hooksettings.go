@@ -24,7 +24,11 @@ const hookPath = "/api/v1/hooks/claude-code"
 // f describes it: the command hook, or (--http) the HTTP hook, with the
 // hook's timeout above the question's by tools.HookTimeoutMargin.
 func printHookSettings(w io.Writer, f *hookFlags) error {
-	hook := hookEntry{Type: "command", Command: hookCommand(f), Timeout: hookTimeout(f.timeout)}
+	wait := f.timeout
+	if f.deferAfter > 0 {
+		wait = f.deferAfter // the hook answers defer by then
+	}
+	hook := hookEntry{Type: "command", Command: hookCommand(f), Timeout: hookTimeout(wait)}
 	if f.http {
 		hook = hookEntry{
 			Type:           "http",
@@ -85,6 +89,9 @@ func hookCommand(f *hookFlags) string {
 	}
 	if f.onError != string(tools.OnErrorDeny) {
 		args = append(args, "--on-error", f.onError)
+	}
+	if f.deferAfter > 0 {
+		args = append(args, "--defer-after", seconds(f.deferAfter))
 	}
 	if f.serverSet {
 		args = append(args, "--server", shellWord(f.server))

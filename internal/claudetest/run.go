@@ -77,6 +77,10 @@ type Options struct {
 	Files map[string]string
 	// Timeout bounds the run; 0 means 60 seconds.
 	Timeout time.Duration
+	// Again, when set, runs the CLI in the working directory and HOME of
+	// that earlier run (for -p --resume SESSION, given in Args), rather
+	// than in new ones.
+	Again *Output
 }
 
 // Output is what a finished run of the CLI left.
@@ -136,8 +140,13 @@ func Start(t testing.TB, opts Options) *Process {
 	if opts.API == nil {
 		t.Fatal("claudetest.Start: Options.API is required")
 	}
-	root := t.TempDir()
-	dir, home := filepath.Join(root, "work"), filepath.Join(root, "home")
+	var dir, home string
+	if opts.Again != nil {
+		dir, home = opts.Again.Dir, opts.Again.Home
+	} else {
+		root := t.TempDir()
+		dir, home = filepath.Join(root, "work"), filepath.Join(root, "home")
+	}
 	args := prepare(t, dir, home, opts)
 	timeout := opts.Timeout
 	if timeout == 0 {
@@ -196,8 +205,10 @@ func prepare(t testing.TB, dir, home string, opts Options) []string {
 	args := []string{"-p"}
 	if opts.Stream {
 		args = append(args, "--input-format", "stream-json", "--output-format", "stream-json", "--verbose")
-	} else {
+	} else if opts.Prompt != "" {
 		args = append(args, opts.Prompt, "--output-format", "json")
+	} else {
+		args = append(args, "--output-format", "json")
 	}
 	if opts.Settings != nil {
 		writeJSONFile(t, filepath.Join(dir, ".claude", "settings.json"), opts.Settings)

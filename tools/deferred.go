@@ -1,0 +1,63 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/ask"
+)
+
+// ReviewDeferring reviews call as Review does, but waits at most after
+// for the person: a call still undecided then is Deferred, its question
+// left pending in hitl, so that the agent can stop now and ask again
+// later (Claude Code's "defer" in -p, resumed with -p --resume) and find
+// the same question, and its answer, by the call's idempotency key. A
+// call without a tool_use id could not find its question again, so it is
+// reviewed by Review, waiting as long as the question lasts.
+func ReviewDeferring(ctx context.Context, svc hitl.Service, call ToolCall, opts *ReviewOptions, after time.Duration) *Verdict {
+	if call.ToolUseID == "" || after <= 0 {
+		return Review(ctx, svc, call, opts)
+	}
+	o := reviewDefaults(opts)
+	req, err := call.request(o.SourceAgent, o.Timeout)
+	if err != nil {
+		return call.failed(nil, err)
+	}
+	in, err := ask.Create(ctx, svc, req)
+	if err != nil {
+		return call.failed(in, err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, after)
+	defer cancel()
+	for !in.Status.Terminal() {
+		got, err := svc.Wait(wctx, in.ID)
+		if got != nil {
+			in = got
+		}
+		switch {
+		case ctx.Err() != nil:
+			return call.failed(in, ctx.Err())
+		case wctx.Err() != nil:
+			return call.deferred(in)
+		case err != nil && !in.Status.Terminal():
+			return call.failed(in, err)
+		}
+	}
+	if err := ask.Outcome(in); err != nil {
+		return call.failed(in, err)
+	}
+	return call.decided(in)
+}
+
+// deferred is the verdict on a call whose question is still pending.
+func (c ToolCall) deferred(in *hitl.Interaction) *Verdict {
+	return &Verdict{
+		Deferred: true,
+		Reason: fmt.Sprintf("Waiting for a person in hitl to decide on this %s call (question %s, open until %s). "+
+			"Resume the session once it is answered; the call is asked again and gets the answer.",
+			c.Tool, in.ID, in.Deadline.UTC().Format(time.RFC3339)),
+		Interaction: in,
+	}
+}
