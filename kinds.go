@@ -101,3 +101,22 @@ func kindInput(v any) json.RawMessage {
 	}
 	return b
 }
+
+// kindTitles name the kinds for people.
+var kindTitles = map[string]string{
+	KindShell:     "shell command",
+	KindFileWrite: "file write",
+	KindFileEdit:  "file edit",
+	KindFileRead:  "file read",
+	KindMCP:       "MCP tool call",
+	KindWebFetch:  "web fetch",
+}
+
+// KindTitle names a kind of action for people ("shell command"); "" for
+// no kind, and the kind itself for one it does not know.
+func KindTitle(kind string) string {
+	if t, ok := kindTitles[kind]; ok {
+		return t
+	}
+	return kind
+}

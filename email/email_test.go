@@ -276,3 +276,19 @@ func TestTestConnectionSendsATestMail(t *testing.T) {
 		t.Errorf("Test as a responder: %v, want forbidden", err)
 	}
 }
+
+// TestActionMailNamesToolAndKind: a mail about an action says which
+// tool, of which kind, and which agent asks.
+func TestActionMailNamesToolAndKind(t *testing.T) {
+	h := newHarness(t, harnessOptions{settings: emailDefaults("ops-list@example.com")})
+	h.ask(hitl.CreateRequest{Type: hitl.TypeAction, SourceAgent: "codex", Timeout: 600,
+		Action: &hitl.Action{Name: "exec_command", Args: json.RawMessage(`{"cmd":"make deploy"}`),
+			Kind: hitl.KindShell, Input: hitl.ShellInput("make deploy", "/srv/app")}})
+	m := parse(t, h.box.wait(1)[0])
+	if !strings.Contains(m.text, "Asked by: codex") || !strings.Contains(m.text, "Tool: exec_command (shell command)") {
+		t.Errorf("text part lacks the agent and the tool:\n%s", m.text)
+	}
+	if !strings.Contains(m.html, "<strong>codex</strong> · exec_command (shell command)") {
+		t.Errorf("HTML part lacks the agent and the tool:\n%s", m.html)
+	}
+}

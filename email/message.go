@@ -34,6 +34,7 @@ type mailData struct {
 	Question string
 	Context  template.HTML // rendered Markdown, raw HTML escaped
 	Agent    string
+	Tool     string // an action's tool and kind, "" for other questions
 	Deadline string
 	Type     string
 	Options  []mailLink // one per option, for approval and single choice
@@ -58,6 +59,7 @@ func (s *Service) compose(n *hitl.Notification, key []byte) (*message, error) {
 	d := mailData{
 		Question: in.Question,
 		Agent:    agentName(in),
+		Tool:     toolName(in),
 		Deadline: deadlineText(in.Deadline),
 		Type:     string(in.Type),
 		Inbox:    base + "/",
@@ -115,6 +117,9 @@ func plainText(in *hitl.Interaction, d mailData) string {
 		fmt.Fprintf(&b, "%s\n\n", strings.TrimSpace(in.Context))
 	}
 	fmt.Fprintf(&b, "Asked by: %s\n", d.Agent)
+	if d.Tool != "" {
+		fmt.Fprintf(&b, "Tool: %s\n", d.Tool)
+	}
 	if d.Deadline != "" {
 		fmt.Fprintf(&b, "Answer by: %s\n", d.Deadline)
 	}
@@ -140,6 +145,18 @@ func agentName(in *hitl.Interaction) string {
 		return in.CreatedBy
 	}
 	return "an agent"
+}
+
+// toolName names an action's tool for people, with its kind: "Bash
+// (shell command)"; "" for a question that is not an action.
+func toolName(in *hitl.Interaction) string {
+	if in.Action == nil {
+		return ""
+	}
+	if in.Action.Kind == "" {
+		return in.Action.Name
+	}
+	return in.Action.Name + " (" + hitl.KindTitle(in.Action.Kind) + ")"
 }
 
 // deadlineText writes a deadline for people, in UTC.

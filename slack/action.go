@@ -133,6 +133,9 @@ func literal(s string) *slack.TextBlockObject {
 func (s *Service) actionBlocks(in *hitl.Interaction) []slack.Block {
 	a := in.Action
 	head := "*" + escapeMax(a.Name, 300) + "*"
+	if a.Kind != "" {
+		head += "  ·  " + escape(hitl.KindTitle(a.Kind))
+	}
 	if in.SourceAgent != "" {
 		head += "  ·  🤖 " + escapeMax(in.SourceAgent, 300)
 	}

@@ -126,11 +126,14 @@ func TestActionCardBash(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, harnessOptions{config: httpConfig()})
 	in := h.askAction("Bash", `{"command":"terraform apply -auto-approve","description":"Apply the plan","timeout":600}`,
-		func(r *hitl.CreateRequest) { r.Action.Description = "Apply the **staging** plan" })
+		func(r *hitl.CreateRequest) {
+			r.Action.Description = "Apply the **staging** plan"
+			r.Action.Kind, r.Action.Input = hitl.KindShell, hitl.ShellInput("terraform apply -auto-approve", "/srv/infra")
+		})
 	post, _ := h.waitPosted(in)
 	blocks := post.Blocks()
 
-	for _, want := range []string{`"text":"Action to review"`, `"text":"Run Bash?"`, "*Bash*  ·  🤖 claude-code\\nApply the **staging** plan"} {
+	for _, want := range []string{`"text":"Action to review"`, `"text":"Run Bash?"`, "*Bash*  ·  shell command  ·  🤖 claude-code\\nApply the **staging** plan"} {
 		if !strings.Contains(blocks, want) {
 			t.Errorf("card lacks %s:\n%s", want, blocks)
 		}

@@ -247,3 +247,25 @@ func TestActionAlwaysAllAgents(t *testing.T) {
 		t.Errorf("gemini's write_file: %d %s, want answered by the rule", code, data)
 	}
 }
+
+// TestActionCardNamesKind: an action's card names its tool and, beside
+// it, its kind; one of no kind names only its tool.
+func TestActionCardNamesKind(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	shell := srv.ask(t, map[string]any{
+		"interaction_type": "action", "source_agent": "codex",
+		"action": map[string]any{"name": "exec_command", "args": map[string]any{"cmd": "make"},
+			"kind": "shell", "input": map[string]any{"command": "make"}},
+	})
+	plain := srv.askAction(t, "notify", map[string]any{"text": "hi"}, nil)
+	p := openPage(t, srv)
+	p.waitCard(shell)
+	p.waitCard(plain)
+	if got := p.text(in(shell, ".card-head")); !strings.Contains(got, "exec_command") || !strings.Contains(got, "shell command") || !strings.Contains(got, "codex") {
+		t.Errorf("card head %q, want the tool, its kind and the agent", got)
+	}
+	if n := eval[int](p, fmt.Sprintf(`document.querySelectorAll(%s).length`, js(in(plain, ".card-kind")))); n != 0 {
+		t.Errorf("a tool of no kind shows %d kind labels", n)
+	}
+}

@@ -10,6 +10,7 @@ import { OUTCOME_KINDS } from "./decision.js";
 import { Stakes } from "./stakes.js";
 import { Progress, voting } from "./progress.js";
 import { copyLinkButton } from "./copylink.js";
+import { kindText } from "./ruletext.js";
 import { forgetDraft, readDraft, storeDraft, storedDraft, writeDraft } from "./carddraft.js";
 
 // The AI-Parrot HITL contract's words for a question the agent withdrew (§3.3).
@@ -67,6 +68,7 @@ export class Card {
     const dot = () => h("span", { class: "dot", "aria-hidden": "true", text: "·" });
     // An action names its tool, and the agent's session when there is one.
     const tool = action && q.action?.name ? h("code", { class: "action-chip card-tool", text: q.action.name }) : null;
+    const kind = action && q.action?.kind ? h("span", { class: "card-kind", text: kindText(q.action.kind) }) : null;
     const session = q.session_id
       ? h("span", { class: "card-session", title: `Session ${q.session_id}` }, h("span", { class: "sr-only", text: "session " }), h("span", { class: "card-session-id", text: q.session_id }))
       : null;
@@ -88,6 +90,7 @@ export class Card {
     h("header", { class: "card-head" },
       h("span", { class: `type-badge badge-${q.interaction_type}`, text: TYPE_LABELS[q.interaction_type] || q.interaction_type }),
       tool,
+      kind,
       h("span", { class: "card-meta" }, agent, agent ? dot() : null, session, session ? dot() : null, timeEl(q.created_at)),
       this.timer,
       this.toggle,
