@@ -48,6 +48,10 @@ export interface ActionCall<A extends object = Record<string, unknown>> {
   args: A;
   /** What the call is for, for the person. */
   description?: string;
+  /** What the call does in every agent's terms: shell, file.write, file.edit, file.read, mcp or web.fetch. */
+  kind?: "shell" | "file.write" | "file.edit" | "file.read" | "mcp" | "web.fetch";
+  /** The call in its kind's terms (shell: {command, cwd}; file.*: {path, …}; mcp: {server, tool, args}; web.fetch: {url}). */
+  input?: Record<string, unknown>;
 }
 
 /**
@@ -69,6 +73,8 @@ export type Always =
   | true
   | {
       match?: { arg: string; prefix?: string; command?: string; glob?: string; equals?: unknown } | null;
+      /** "agent" (the default): this agent's tool; "all_agents": the action's kind, from every agent of the same caller. */
+      scope?: "agent" | "all_agents";
       ttl_seconds?: number;
       expires_at?: string;
     };
