@@ -36,7 +36,10 @@ var nonPublic = []netip.Prefix{
 	netip.MustParsePrefix("2001:db8::/32"),   // documentation
 }
 
-// publicAddr reports whether ip is an address on the public internet.
+// publicAddr reports whether ip is an address on the public internet. An
+// IPv6 address that carries an IPv4 address (see embeddedIPv4) is public
+// only when what it carries is too: otherwise a NAT64 gateway or a 6to4 or
+// Teredo relay could carry a connection to the server's own network.
 func publicAddr(ip netip.Addr) bool {
 	ip = ip.Unmap()
 	if !ip.IsValid() || ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() ||
@@ -48,7 +51,47 @@ func publicAddr(ip netip.Addr) bool {
 			return false
 		}
 	}
+	for _, v4 := range embeddedIPv4(ip) {
+		if !publicAddr(v4) {
+			return false
+		}
+	}
 	return true
+}
+
+// Prefixes of the IPv6 forms that carry an IPv4 address.
+var (
+	nat64      = netip.MustParsePrefix("64:ff9b::/96")    // NAT64, well-known prefix (RFC 6052): the last 32 bits
+	sixToFour  = netip.MustParsePrefix("2002::/16")       // 6to4 (RFC 3056): bits 16 to 47
+	teredo     = netip.MustParsePrefix("2001::/32")       // Teredo (RFC 4380): server bits 32 to 63, client the last 32 inverted
+	compatible = netip.MustParsePrefix("::/96")           // IPv4-compatible (RFC 4291, deprecated): the last 32 bits
+	translated = netip.MustParsePrefix("::ffff:0:0:0/96") // IPv4-translated (RFC 2765): the last 32 bits
+)
+
+// embeddedIPv4 returns the IPv4 addresses an IPv6 address carries: the one
+// a NAT64 gateway, a 6to4 relay or a translator would connect to, and for
+// Teredo both the server and the client. IPv4-mapped addresses are left to
+// Unmap, and the local-use NAT64 prefix (64:ff9b:1::/48) is refused whole
+// by nonPublic. It returns nil for any other address.
+func embeddedIPv4(ip netip.Addr) []netip.Addr {
+	if !ip.Is6() {
+		return nil
+	}
+	b := ip.As16()
+	last := func() netip.Addr { return netip.AddrFrom4([4]byte(b[12:16])) }
+	switch {
+	case nat64.Contains(ip), compatible.Contains(ip), translated.Contains(ip):
+		return []netip.Addr{last()}
+	case sixToFour.Contains(ip):
+		return []netip.Addr{netip.AddrFrom4([4]byte(b[2:6]))}
+	case teredo.Contains(ip):
+		client := [4]byte(b[12:16])
+		for i := range client {
+			client[i] ^= 0xff
+		}
+		return []netip.Addr{netip.AddrFrom4([4]byte(b[4:8])), netip.AddrFrom4(client)}
+	}
+	return nil
 }
 
 // errPrivate is the refusal of a non-public address.

@@ -276,7 +276,8 @@ func TestPrivateAddressesRefused(t *testing.T) {
 	r := startWith(t, hitltest.SQLiteDB(t), Options{ServerSecret: testServerSecret})
 	ctx := admin(t)
 	for _, u := range []string{rc.URL + "/x", "http://localhost:9/x", "http://10.1.2.3/x", "http://169.254.169.254/latest/meta-data",
-		"http://[::1]/x", "http://[fe80::1]/x", "http://192.168.0.10/x", "http://[::ffff:127.0.0.1]/x", "http://100.64.0.1/x"} {
+		"http://[::1]/x", "http://[fe80::1]/x", "http://192.168.0.10/x", "http://[::ffff:127.0.0.1]/x", "http://100.64.0.1/x",
+		"http://[64:ff9b::a9fe:a9fe]/", "http://[2002:a9fe:a9fe::]/", "https://[64:ff9b::7f00:1]/x", "https://[2002:7f00:1::]/x"} {
 		if _, err := r.s.AddWebhook(ctx, hitl.WebhookRequest{URL: u, Events: hitl.WebhookEvents}); hitl.ErrorCode(err) != hitl.EINVALID {
 			t.Errorf("AddWebhook(%s): %v; want refused", u, err)
 		}

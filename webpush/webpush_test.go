@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/webpush"
 )
 
 func TestPushReachesTargetsEncryptedAndSigned(t *testing.T) {
@@ -167,6 +168,23 @@ func TestSubscribeRefusesBadSubscriptions(t *testing.T) {
 	}
 	if found, err := h.svc.Unsubscribe(ctx, good.Endpoint); err != nil || !found {
 		t.Fatalf("Unsubscribe = %v, %v; want true", found, err)
+	}
+}
+
+// Unless private addresses are allowed, an endpoint on a non-public
+// address is refused, including an IPv6 address that carries one.
+func TestSubscribeRefusesPrivateEndpoints(t *testing.T) {
+	h := newHarness(t)
+	svc := webpush.New(h.b, h.store, &webpush.Options{Subject: subject, Identities: h.store})
+	ctx := hitl.WithCaller(context.Background(), hitl.Caller{Name: "alice", Channel: hitl.ChannelWeb, Role: hitl.RoleResponder})
+	for _, u := range []string{"https://127.0.0.1/x", "https://[::1]/x", "https://169.254.169.254/x",
+		"https://[64:ff9b::a9fe:a9fe]/x", "https://[2002:a9fe:a9fe::]/x", "https://[64:ff9b::7f00:1]/x", "https://[2002:7f00:1::]/x",
+		"https://[2001:0:4136:e378::80ff:fffe]/x", "https://[::7f00:1]/x"} {
+		r := h.push.browser("alice").request(false)
+		r.Endpoint = u
+		if _, err := svc.Subscribe(ctx, r); hitl.ErrorCode(err) != hitl.EINVALID || !strings.Contains(hitl.ErrorMessage(err), "public") {
+			t.Errorf("Subscribe(%s) = %v; want EINVALID: not a public address", u, err)
+		}
 	}
 }
 
