@@ -15,10 +15,10 @@ import (
 //   - Refusals that depend only on the role (a responder asking or
 //     cancelling, an agent answering) are checked before the interaction
 //     is looked up, so they say nothing about whether it exists.
-//   - A responder answering an interaction targeted at others gets 403
-//     "forbidden: not the intended respondent", as the AI-Parrot HITL
-//     contract has it (Respond is the one place a hidden interaction is
-//     acknowledged, and only to an authenticated person).
+//   - Answering or claiming an interaction the caller may not see (a
+//     responder it does not target) is not found as well. A 403 is given
+//     only to a caller who may see the interaction but not act on it (its
+//     requester, when the requester is excluded from answering).
 
 // visible returns the interaction with id, as the store has it, if the
 // caller in ctx may see it, and ENOTFOUND otherwise.
@@ -63,10 +63,10 @@ func notFound(id string) error {
 
 // Answerable returns the interaction with id if the caller in ctx may
 // answer it (whatever its status), or the error Respond would give: 403
-// for an agent, for a responder the interaction does not target, or for
-// its requester when the requester may not answer (see hitl.CanVote); 404
-// when it does not exist. Compatibility routes use it to check a request
-// against the interaction before answering.
+// for an agent, or for its requester when the requester may not answer
+// (see hitl.CanVote); 404 when it does not exist or the caller may not
+// see it (a responder it does not target). Compatibility routes use it to
+// check a request against the interaction before answering.
 //
 // The state comes from lookup, so an answer recorded a moment ago, by
 // another process, may not show yet: the answer's compare-and-set is what
@@ -77,6 +77,7 @@ func (b *Broker) Answerable(ctx context.Context, id string) (*hitl.Interaction, 
 		return nil, err
 	}
 	in, err := b.lookup(ctx, id)
+	in, err = seeable(ctx, id, in, err)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -105,12 +106,31 @@ func TestAuthorizeEveryMethod(t *testing.T) {
 	}{
 		{"AgentAnswersOwn", buildBot, open.ID, hitl.EFORBIDDEN, "agents cannot answer"},
 		{"AgentAnswersUnknown", buildBot, "nope", hitl.EFORBIDDEN, "agents cannot answer"},
-		{"NonTargetAnswers", bob, toAlice.ID, hitl.EFORBIDDEN, "forbidden: not the intended respondent"},
+		{"NonTargetAnswers", bob, toAlice.ID, hitl.ENOTFOUND, fmt.Sprintf("interaction %q not found", toAlice.ID)},
 		{"UnknownAnswered", bob, "nope", hitl.ENOTFOUND, `interaction "nope" not found`},
 	} {
 		_, err := b.Respond(tt.ctx, tt.id, value)
 		if code(err) != tt.want || hitl.ErrorMessage(err) != tt.msg {
 			t.Errorf("%s: Respond: got %v, want %s %q", tt.name, err, tt.want, tt.msg)
+		}
+	}
+	// Claims are as answers: a person who cannot see the question learns
+	// nothing of it.
+	for _, tt := range []struct {
+		name string
+		ctx  context.Context
+		id   string
+		want string
+	}{
+		{"AgentClaims", buildBot, open.ID, hitl.EFORBIDDEN},
+		{"NonTargetClaims", bob, toAlice.ID, hitl.ENOTFOUND},
+		{"UnknownClaimed", bob, "nope", hitl.ENOTFOUND},
+	} {
+		if _, err := b.Claim(tt.ctx, tt.id, 0); code(err) != tt.want {
+			t.Errorf("%s: Claim: got %v, want code %q", tt.name, err, tt.want)
+		}
+		if _, err := b.Release(tt.ctx, tt.id); code(err) != tt.want {
+			t.Errorf("%s: Release: got %v, want code %q", tt.name, err, tt.want)
 		}
 	}
 	if _, err := b.Respond(alice, toAlice.ID, value); err != nil {

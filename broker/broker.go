@@ -304,8 +304,9 @@ func (b *Broker) List(ctx context.Context, f hitl.ListFilter) ([]*hitl.Interacti
 
 // Respond records the caller's answer to a pending interaction after
 // validating and normalising it. Exactly one answer wins: a later one gets a
-// conflict (answered), or a gone error (expired, cancelled). Agents, and
-// responders the interaction does not target, are refused (403).
+// conflict (answered), or a gone error (expired, cancelled). Agents are
+// refused (403); to a responder the interaction does not target, it is
+// not found (404), as it is to Get.
 func (b *Broker) Respond(ctx context.Context, id string, value json.RawMessage) (*hitl.Interaction, error) {
 	return b.RespondIdempotent(ctx, id, value, "")
 }

@@ -100,7 +100,7 @@ func TestConsensusAll(t *testing.T) {
 	if !strings.Contains(hitl.ErrorMessage(err), "already answered: approved") {
 		t.Errorf("second vote: %q; want it to say what alice answered", hitl.ErrorMessage(err))
 	}
-	refused(t, b, in.ID, "dave", `"approve"`, hitl.EFORBIDDEN) // not in ops
+	refused(t, b, in.ID, "dave", `"approve"`, hitl.ENOTFOUND) // not in ops: he cannot see it
 	vote(t, b, in.ID, "bob", `true`)
 	out = vote(t, b, in.ID, "carol", `"yes"`)
 	if out.Status != hitl.StatusAnswered || string(out.Result.Value) != "true" || len(out.Result.Votes) != 3 {
@@ -268,7 +268,7 @@ func TestClaimExclusive(t *testing.T) {
 	if out := vote(t, b, in.ID, "bob", `true`); out.Status != hitl.StatusAnswered {
 		t.Errorf("bob after the release: %s", out.Status)
 	}
-	if _, err := b.Claim(voter("dave"), in.ID, 0); hitl.ErrorCode(err) != hitl.EFORBIDDEN {
+	if _, err := b.Claim(voter("dave"), in.ID, 0); hitl.ErrorCode(err) != hitl.ENOTFOUND {
 		t.Errorf("dave (not targeted) claims: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -30,7 +31,7 @@ func readQuestion(t *testing.T, c *websocket.Conn) string {
 
 // TestNonTargetNeverReceivesTheQuestion: a question for alice reaches
 // alice over /ws and SSE, live and in the replay, and never bob, who gets
-// 403 when answering it. An untargeted question sent after it is the
+// 404 when answering it, as for an unknown id. An untargeted question sent after it is the
 // marker: streams are ordered, so had bob been sent alice's question, it
 // would come first.
 func TestNonTargetNeverReceivesTheQuestion(t *testing.T) {
@@ -58,12 +59,13 @@ func TestNonTargetNeverReceivesTheQuestion(t *testing.T) {
 	aliceSSE.expect(t, "hitl:question", marker.ID, 0)
 	bobSSE.expect(t, "hitl:question", marker.ID, 0)
 
-	// Answering: 403 for bob, with the AI-Parrot HITL contract's message.
+	// Answering: bob cannot see alice's question, so it is 404 for him, as
+	// for an id that does not exist.
 	resp, body := ts.call(t, ts.bob, "POST", "/api/v1/agents/hitl/respond", map[string]any{"interaction_id": secret.ID, "value": "yes"})
 	var e apiError
 	mustUnmarshal(t, body, &e)
-	if resp.StatusCode != http.StatusForbidden || e.Error.Message != "forbidden: not the intended respondent" {
-		t.Errorf("bob answers alice's question: %d %s, want 403 forbidden: not the intended respondent", resp.StatusCode, body)
+	if want := fmt.Sprintf("interaction %q not found", secret.ID); resp.StatusCode != http.StatusNotFound || e.Error.Code != hitl.ENOTFOUND || e.Error.Message != want {
+		t.Errorf("bob answers alice's question: %d %s, want 404 %s", resp.StatusCode, body, want)
 	}
 
 	// Replays: on connect, and resuming SSE from the start of the log.

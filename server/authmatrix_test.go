@@ -50,8 +50,14 @@ var matrix = []matrixRow{
 		[6]int{401, 200, 404, 200, 404, 200}},
 	{"Wait", send("GET", "/api/v1/interactions/{id}/wait?timeout=0", ""),
 		[6]int{401, 200, 404, 200, 404, 200}},
+	// A responder the question does not target cannot see it, so answering
+	// or claiming it is 404, as for an unknown id.
 	{"Respond", send("POST", "/api/v1/interactions/{id}/respond", `{"value":"yes"}`),
-		[6]int{401, 403, 403, 200, 403, 200}},
+		[6]int{401, 403, 403, 200, 404, 200}},
+	{"Claim", send("POST", "/api/v1/interactions/{id}/claim", `{}`),
+		[6]int{401, 403, 403, 200, 404, 200}},
+	{"Release", send("DELETE", "/api/v1/interactions/{id}/claim", ""), // nobody's claim to release: 409
+		[6]int{401, 403, 403, 409, 404, 409}},
 	{"Cancel", send("POST", "/api/v1/interactions/{id}/cancel", `{"reason":"plan changed"}`),
 		[6]int{401, 200, 404, 403, 403, 200}},
 	{"UnknownAPIRoute", send("GET", "/api/v1/nope", ""),
@@ -75,13 +81,13 @@ var matrix = []matrixRow{
 
 	// The human_feedback contract.
 	{"FeedbackSubmit", send("POST", "/api/human-feedback/submit", `{"unique_id":"{id}","response":"yes"}`),
-		[6]int{401, 403, 403, 200, 403, 200}},
+		[6]int{401, 403, 403, 200, 404, 200}},
 	{"FeedbackPending", send("GET", "/api/human-feedback/pending", ""),
 		[6]int{401, 200, 200, 200, 200, 200}},
 
 	// The AI-Parrot HITL contract.
 	{"HITLRespond", send("POST", "/api/v1/agents/hitl/respond", `{"interaction_id":"{id}","value":"yes","response_type":"free_text"}`),
-		[6]int{401, 403, 403, 200, 403, 200}},
+		[6]int{401, 403, 403, 200, 404, 200}},
 
 	// MCP over streamable HTTP: API tokens only.
 	{"MCP", send("POST", "/mcp", mcpInitialize, "Accept", "application/json, text/event-stream", "Content-Type", "application/json"),

@@ -232,6 +232,16 @@ func (s *Service) respond(ctx context.Context, api *slack.Client, cfg Config, us
 		return err
 	}
 	_, err = s.b.Respond(hitl.WithCaller(ctx, caller), id, value)
+	if hitl.ErrorCode(err) == hitl.ENOTFOUND {
+		// The engine hides a question from whoever it does not target, but
+		// the message is in the channel for all to read: say it is meant
+		// for someone else.
+		if in, gerr := s.interaction(ctx, id); gerr == nil {
+			if aerr := hitl.CanAnswer(caller, in); aerr != nil {
+				err = aerr
+			}
+		}
+	}
 	switch hitl.ErrorCode(err) {
 	case "":
 		s.log.Info("answered from Slack", "interaction_id", id, "by", caller.Name)
