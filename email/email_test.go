@@ -93,6 +93,31 @@ func TestMailAndLinks(t *testing.T) {
 	}
 }
 
+// An image in the context is shown as a link to it, as the inbox shows
+// it, never loaded: a remote image would tell whoever planted it when the
+// mail is read.
+func TestContextImagesAreLinks(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	req := approval("Deploy build 1432?", &hitl.Targets{Users: []string{"alice"}})
+	req.Context = "Build passed. ![status](http://tracker.example/track.png?u=alice) ![](https://tracker.example/2.gif \"t\") ![x](javascript:alert(1)) [![badge](https://tracker.example/3.png)](https://ci.example/1432)"
+	h.ask(req)
+	m := parse(t, h.box.wait(1)[0])
+	for _, bad := range []string{"<img", "javascript:", "<IMG"} {
+		if strings.Contains(m.html, bad) {
+			t.Errorf("HTML part holds %q:\n%s", bad, m.html)
+		}
+	}
+	for _, want := range []string{
+		`<a href="http://tracker.example/track.png?u=alice">status</a>`,
+		`<a href="https://tracker.example/2.gif" title="t">https://tracker.example/2.gif</a>`,
+		`<a href="https://ci.example/1432">badge</a>`,
+	} {
+		if !strings.Contains(m.html, want) {
+			t.Errorf("HTML part lacks %s:\n%s", want, m.html)
+		}
+	}
+}
+
 // tamper returns link with part i of its token (v1.id.option.exp.mac)
 // replaced.
 func tamper(t *testing.T, link string, i int, with string) string {

@@ -11,7 +11,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/hitl-sh/hitl"
-	"github.com/yuin/goldmark"
 )
 
 // maxSubject bounds the question's part of a subject line, in characters.
@@ -65,11 +64,11 @@ func (s *Service) compose(n *hitl.Notification, key []byte) (*message, error) {
 		Inbox:    base + "/",
 	}
 	if in.Context != "" {
-		var buf bytes.Buffer
-		if err := goldmark.Convert([]byte(in.Context), &buf); err != nil {
+		c, err := renderMarkdown(in.Context)
+		if err != nil {
 			return nil, fmt.Errorf("render context: %w", err)
 		}
-		d.Context = template.HTML(buf.String()) // goldmark escapes raw HTML and drops unsafe links unless told otherwise
+		d.Context = c
 	}
 	switch in.Type {
 	case hitl.TypeApproval, hitl.TypeSingleChoice:
