@@ -20,13 +20,14 @@ import (
 // Each flag defaults to its environment variable; what is set here wins
 // over the configuration saved through the API.
 type emailConfig struct {
-	enabled, smtpURL, from, delay, defaults string
+	enabled                        *envBool
+	smtpURL, from, delay, defaults string
 }
 
 // emailFlags adds hitl serve's email flags to fs.
 func emailFlags(fs *flag.FlagSet) *emailConfig {
 	c := &emailConfig{}
-	fs.StringVar(&c.enabled, "email-enabled", os.Getenv("HITL_EMAIL_ENABLED"), "turn email on or off (true or false); unset: as saved, or on when an SMTP URL\nis given here (HITL_EMAIL_ENABLED)")
+	c.enabled = envBoolVar(fs, "email-enabled", "HITL_EMAIL_ENABLED", "turn email on, or off with --email-enabled=false; unset: as saved, or on\nwhen an SMTP URL is given here")
 	// The SMTP URL holds a password: it is read from the environment after
 	// parsing, not given as a flag default, which --help would print.
 	fs.StringVar(&c.smtpURL, "smtp-url", "", "SMTP server `URL`: smtp://user:password@host:587 (STARTTLS when offered;\ncredentials only over TLS) or smtps://…:465; prefer the variable, flags show\nin ps (HITL_SMTP_URL)")
@@ -43,11 +44,7 @@ func (c *emailConfig) settings() (email.Settings, error) {
 		c.smtpURL = os.Getenv("HITL_SMTP_URL")
 	}
 	s := email.Settings{SMTPURL: c.smtpURL, From: c.from}
-	if c.enabled != "" {
-		on, err := strconv.ParseBool(c.enabled)
-		if err != nil {
-			return s, fmt.Errorf("--email-enabled must be true or false; got %q", c.enabled)
-		}
+	if on, ok := c.enabled.given(); ok {
 		s.Enabled = &on
 	}
 	if c.delay != "" {

@@ -207,6 +207,10 @@ func parse(fs *flag.FlagSet, args []string, errCode int) (int, bool) {
 	}
 	// Leave the positional arguments where fs.Args() finds them.
 	_ = fs.Parse(append([]string{"--"}, positional...))
+	if err := checkEnvBools(fs); err != nil {
+		fmt.Fprintf(fs.Output(), "hitl %s: %v\n", fs.Name(), err)
+		return errCode, false
+	}
 	return 0, true
 }
 

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
-	"strconv"
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/broker"
@@ -51,10 +50,9 @@ func (c *pushConfig) start(ctx context.Context, log *slog.Logger, b *broker.Brok
 			return nil, err
 		}
 	}
-	private, _ := strconv.ParseBool(wh.allowPrivate)
 	ids, _ := store.(hitl.Identities)
 	svc := webpush.New(b, ps, &webpush.Options{
-		Logger: log, Subject: c.subject, Cipher: cipher, Identities: ids, AllowPrivate: private,
+		Logger: log, Subject: c.subject, Cipher: cipher, Identities: ids, AllowPrivate: wh.allowPrivate.on(),
 	})
 	if err := svc.Start(ctx); err != nil {
 		return nil, err

@@ -18,8 +18,8 @@ import (
 // authConfig is what hitl serve's flags say about authentication.
 type authConfig struct {
 	publicURL     string
-	insecure      bool
-	publicMetrics bool
+	insecure      *envBool
+	publicMetrics *envBool
 	answerRate    string // answers per second per person or token; "0" lifts the limit
 }
 
@@ -27,8 +27,8 @@ type authConfig struct {
 func authFlags(fs *flag.FlagSet) *authConfig {
 	c := &authConfig{}
 	fs.StringVar(&c.publicURL, "public-url", envOr("HITL_PUBLIC_URL", ""), "the `URL` people reach the server at; https makes login cookies Secure (HITL_PUBLIC_URL)")
-	fs.BoolVar(&c.insecure, "insecure-no-auth", envBool("HITL_INSECURE_NO_AUTH"), "listen on a non-loopback address with no users or tokens: anyone who\ncan reach it may answer every question (HITL_INSECURE_NO_AUTH)")
-	fs.BoolVar(&c.publicMetrics, "public-metrics", envBool("HITL_PUBLIC_METRICS"), "serve /metrics without credentials; otherwise admins only (HITL_PUBLIC_METRICS)")
+	c.insecure = envBoolVar(fs, "insecure-no-auth", "HITL_INSECURE_NO_AUTH", "listen on a non-loopback address with no users or tokens: anyone who\ncan reach it may answer every question")
+	c.publicMetrics = envBoolVar(fs, "public-metrics", "HITL_PUBLIC_METRICS", "serve /metrics without credentials; otherwise admins only")
 	fs.StringVar(&c.answerRate, "answer-rate", envOr("HITL_ANSWER_RATE", "10"), "answers per second each person and each API token may send while\nauthentication is on, in bursts of ten seconds' worth; 0 lifts the limit (HITL_ANSWER_RATE)")
 	return c
 }
@@ -43,13 +43,6 @@ func (c *authConfig) respondLimit() (rate.Limit, int, error) {
 		return rate.Inf, 0, nil
 	}
 	return rate.Limit(v), max(1, int(10*v)), nil
-}
-
-// envBool reads a boolean environment variable ("1", "true", …); unset,
-// empty or unreadable is false.
-func envBool(key string) bool {
-	v, err := strconv.ParseBool(envOr(key, "false"))
-	return err == nil && v
 }
 
 // check validates the flags.
@@ -73,7 +66,7 @@ func (c *authConfig) check() error {
 // local mode (no login), and any other address is refused unless
 // --insecure-no-auth says otherwise.
 func (c *authConfig) options(ctx context.Context, log *slog.Logger, addr net.Addr, store hitl.Store, db string) (server.AuthOptions, error) {
-	opts := server.AuthOptions{PublicURL: c.publicURL, PublicMetrics: c.publicMetrics}
+	opts := server.AuthOptions{PublicURL: c.publicURL, PublicMetrics: c.publicMetrics.on()}
 	var err error
 	if opts.RespondRate, opts.RespondBurst, err = c.respondLimit(); err != nil {
 		return opts, err
@@ -90,7 +83,7 @@ func (c *authConfig) options(ctx context.Context, log *slog.Logger, addr net.Add
 		log.Info("authentication on: every request needs an API token or a login")
 	case isLoopback(addr):
 		log.Info("no users or tokens: local mode, no login, for this machine only; add some with hitl user add or hitl token create")
-	case c.insecure:
+	case c.insecure.on():
 		opts.AnyHost = true
 		log.Warn("no users or tokens and --insecure-no-auth: anyone who can reach " + addr.String() + " may ask and answer every question")
 	default:

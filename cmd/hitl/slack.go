@@ -24,15 +24,16 @@ import (
 type slackConfig struct {
 	fs *flag.FlagSet
 
-	enabled, botToken, appToken, signingSecret, channelID string
-	delay, mention, unmapped                              string
-	secretKeyFile, apiURL                                 string
+	enabled                                      *envBool
+	botToken, appToken, signingSecret, channelID string
+	delay, mention, unmapped                     string
+	secretKeyFile, apiURL                        string
 }
 
 // slackFlags adds hitl serve's Slack flags to fs.
 func slackFlags(fs *flag.FlagSet) *slackConfig {
 	c := &slackConfig{fs: fs}
-	fs.StringVar(&c.enabled, "slack-enabled", os.Getenv("HITL_SLACK_ENABLED"), "turn the Slack channel on or off (true or false); unset: as saved, or on when\na bot token is given here (HITL_SLACK_ENABLED)")
+	c.enabled = envBoolVar(fs, "slack-enabled", "HITL_SLACK_ENABLED", "turn the Slack channel on, or off with --slack-enabled=false; unset: as\nsaved, or on when a bot token is given here")
 	// Secrets are read from the environment after parsing, not given as
 	// flag defaults, which --help would print.
 	fs.StringVar(&c.botToken, "slack-bot-token", "", "Slack bot `token` (xoxb-…); prefer the variable, flags show in ps (HITL_SLACK_BOT_TOKEN)")
@@ -62,12 +63,9 @@ func (c *slackConfig) settings() (slack.Settings, error) {
 		BotToken: c.botToken, AppToken: c.appToken, SigningSecret: c.signingSecret,
 		ChannelID: c.channelID, Mention: c.mention, UnmappedUsers: c.unmapped,
 	}
+	on, given := c.enabled.given()
 	switch {
-	case c.enabled != "":
-		on, err := strconv.ParseBool(c.enabled)
-		if err != nil {
-			return s, fmt.Errorf("--slack-enabled must be true or false; got %q", c.enabled)
-		}
+	case given:
 		s.Enabled = &on
 	case c.botToken != "":
 		on := true

@@ -155,7 +155,7 @@ func TestServeSlackBadFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"--slack-mention", "everyone"},
 		{"--slack-delay", "soon"},
-		{"--slack-enabled", "maybe"},
+		{"--slack-enabled=maybe"},
 		{"--slack-bot-token", "xoxp-a-user-token", "--slack-channel", "C0123ABCD"},
 	} {
 		_, stderr, code := hitlRun(t, append([]string{"serve", "--addr", freeAddr(t), "--db", filepath.Join(t.TempDir(), "x.db")}, args...)...)

@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -20,7 +19,8 @@ import (
 
 // webhookConfig is what hitl serve's flags say about webhooks.
 type webhookConfig struct {
-	secret, allowPrivate string
+	secret       string
+	allowPrivate *envBool
 }
 
 // webhookFlags adds hitl serve's webhook flags to fs.
@@ -29,7 +29,7 @@ func webhookFlags(fs *flag.FlagSet) *webhookConfig {
 	// The secret is read from the environment after parsing, not given as
 	// a flag default, which --help would print.
 	fs.StringVar(&c.secret, "webhook-secret", "", "the `secret` (whsec_…) that signs deliveries to callback_url; default: made\non first start and stored encrypted (HITL_WEBHOOK_SECRET)")
-	fs.StringVar(&c.allowPrivate, "webhook-allow-private", os.Getenv("HITL_WEBHOOK_ALLOW_PRIVATE"), "let webhooks reach loopback, private and link-local addresses (true or\nfalse; default false) (HITL_WEBHOOK_ALLOW_PRIVATE)")
+	c.allowPrivate = envBoolVar(fs, "webhook-allow-private", "HITL_WEBHOOK_ALLOW_PRIVATE", "let webhooks and Web Push reach loopback, private and link-local addresses")
 	return c
 }
 
@@ -43,11 +43,6 @@ func (c *webhookConfig) check() error {
 			return fmt.Errorf("--webhook-secret: %w", err)
 		}
 	}
-	if c.allowPrivate != "" {
-		if _, err := strconv.ParseBool(c.allowPrivate); err != nil {
-			return fmt.Errorf("--webhook-allow-private must be true or false; got %q", c.allowPrivate)
-		}
-	}
 	return nil
 }
 
@@ -59,7 +54,7 @@ func (c *webhookConfig) start(ctx context.Context, log *slog.Logger, store hitl.
 		return nil, fmt.Errorf("the store cannot keep webhooks")
 	}
 	opts := &webhook.Options{Logger: log, ServerSecret: c.secret, UserAgent: "hitl-webhooks/" + buildVersion()}
-	opts.AllowPrivate, _ = strconv.ParseBool(c.allowPrivate)
+	opts.AllowPrivate = c.allowPrivate.on()
 	// Without a key the webhook service says what that means itself.
 	cipher, err := sl.cipher(log, db, "")
 	if err != nil {
