@@ -441,8 +441,12 @@ func (in *Interaction) fingerprint() string {
 		CS *Consensus `json:"cs,omitempty"`
 		OB string     `json:"ob,omitempty"`
 		CM ClaimMode  `json:"cm,omitempty"`
+		// Whom to remind or add, and when, as the request gave it (before
+		// the server's default applies): absent when it named none, and
+		// an empty list when it opted out of the default.
+		ES []EscalationStep `json:"es,omitzero"`
 	}{in.Type, in.Question, in.Context, in.Options, in.FormSchema, in.DefaultResponse, in.OnTimeout,
-		in.Action, in.ArgsSchema, in.Decisions, in.RejectRequiresMessage, in.Consensus, in.OnBehalfOf, in.ClaimMode})
+		in.Action, in.ArgsSchema, in.Decisions, in.RejectRequiresMessage, in.Consensus, in.OnBehalfOf, in.ClaimMode, in.Escalation})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }

@@ -668,6 +668,18 @@ func TestRequestHash(t *testing.T) {
 			r.DefaultResponse, r.OnTimeout = json.RawMessage(`"red"`), hitl.OnTimeoutDefault
 		},
 		"free text type": func(r *hitl.CreateRequest) { r.Type, r.Options = hitl.TypeFreeText, nil },
+		"escalation": func(r *hitl.CreateRequest) {
+			r.Escalation = []hitl.EscalationStep{{After: "10m", Remind: true}}
+		},
+		"escalation step": func(r *hitl.CreateRequest) {
+			r.Escalation = []hitl.EscalationStep{{After: "20m", Remind: true}}
+		},
+		"escalation adds targets": func(r *hitl.CreateRequest) {
+			r.Escalation = []hitl.EscalationStep{{After: "10m", AddTargets: &hitl.Targets{Groups: []string{"ops"}}}}
+		},
+		// An empty list opts out of the server's default escalation, which
+		// no escalation gets.
+		"escalation opted out": func(r *hitl.CreateRequest) { r.Escalation = []hitl.EscalationStep{} },
 	}
 	seen := map[string]string{want: "base"}
 	for name, change := range different {

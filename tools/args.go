@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/hitl-sh/hitl"
 )
@@ -73,6 +74,10 @@ type AskHumanArgs struct {
 	ArgsSchema            json.RawMessage `json:"args_schema,omitempty"`
 	Decisions             []hitl.Decision `json:"decisions,omitempty"`
 	RejectRequiresMessage bool            `json:"reject_requires_message,omitempty"`
+	// Escalation reminds or widens the targets while the question is
+	// pending, as on the API's request; absent, the server's default
+	// applies, and an empty list opts out of it.
+	Escalation []hitl.EscalationStep `json:"escalation,omitzero"`
 }
 
 // Request validates the arguments and returns the question they ask. A
@@ -93,6 +98,7 @@ func (a AskHumanArgs) Request() (hitl.CreateRequest, error) {
 		OnTimeout:             a.OnTimeout,
 		Decisions:             a.Decisions,
 		RejectRequiresMessage: a.RejectRequiresMessage,
+		Escalation:            a.Escalation,
 	}
 	if req.Type == "" && a.Action != nil {
 		req.Type = hitl.TypeAction
@@ -126,6 +132,9 @@ func (a AskHumanArgs) Request() (hitl.CreateRequest, error) {
 		return req, hitl.Errorf(hitl.EINVALID, "timeout must be between %d and %d seconds; got %s", MinAskTimeout, MaxAskTimeout, formatSeconds(t))
 	}
 	req.Timeout = t
+	if err := hitl.CheckEscalation(a.Escalation, time.Duration(t*float64(time.Second))); err != nil {
+		return req, err
+	}
 	return req, nil
 }
 
@@ -284,6 +293,7 @@ var fieldTypes = map[string]string{
 	"args_schema":             "a JSON Schema object",
 	"decisions":               "an array of approve, edit, reject and respond",
 	"reject_requires_message": "true or false",
+	"escalation":              `an array of steps {"after": "10m", "remind": true, "add_targets": {…}, "channels": […], …}`,
 }
 
 // formatSeconds prints a number of seconds without needless decimals.

@@ -208,6 +208,33 @@ const askHumanInput = `{
     "reject_requires_message": {
       "type": "boolean",
       "description": "For action: the person must say why when rejecting."
+    },
+    "escalation": {
+      "type": "array",
+      "maxItems": 10,
+      "items": {
+        "type": "object",
+        "properties": {
+          "after": {"type": "string", "description": "When the step fires after the question was asked, a Go duration such as 10m or 1h30m; before the timeout, later than the step before."},
+          "remind": {"type": "boolean", "description": "Remind the current targets."},
+          "add_targets": {
+            "type": "object",
+            "properties": {
+              "users": {"type": "array", "items": {"type": "string"}},
+              "groups": {"type": "array", "items": {"type": "string"}}
+            },
+            "additionalProperties": false,
+            "description": "People and groups to add to those who may answer, and tell."
+          },
+          "channels": {"type": "array", "items": {"type": "string", "enum": ["slack", "email", "web"]}, "description": "Where to tell them (default every channel)."},
+          "only_between": {"type": "string", "pattern": "^[0-9]{1,2}:[0-9]{2}-[0-9]{1,2}:[0-9]{2}$", "description": "Working hours, HH:MM-HH:MM: a step due outside them fires at the next opening."},
+          "tz": {"type": "string", "description": "The IANA time zone of only_between (default UTC)."},
+          "weekdays": {"type": "boolean", "description": "With only_between: Monday to Friday only."}
+        },
+        "required": ["after"],
+        "additionalProperties": false
+      },
+      "description": "Reminders and escalation while nobody answers: each step reminds the people asked, or adds people to ask. Omit for the server's default; an empty list for none."
     }
   },
   "required": ["question"],

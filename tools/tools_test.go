@@ -76,6 +76,11 @@ func TestSchemaAgreesWithRequest(t *testing.T) {
 		{AskHumanName, `{"interaction_type": "approval"}`, false},
 		{AskHumanName, `{"question": "Env?", "options": [1]}`, false},
 		{AskHumanName, `{"question": "Env?", "timeout": true}`, false},
+		{AskHumanName, `{"question": "Deploy?", "interaction_type": "approval", "timeout": 3600, "escalation": [{"after": "10m", "remind": true, "channels": ["slack"]}, {"after": "30m", "add_targets": {"groups": ["oncall"]}, "only_between": "09:00-18:00", "tz": "Europe/Berlin", "weekdays": true}]}`, true},
+		{AskHumanName, `{"question": "Deploy?", "escalation": []}`, true},
+		{AskHumanName, `{"question": "Deploy?", "escalation": [{"remind": true}]}`, false},
+		{AskHumanName, `{"question": "Deploy?", "escalation": [{"after": "10m", "channels": ["pager"]}]}`, false},
+		{AskHumanName, `{"question": "Deploy?", "escalation": {"after": "10m"}}`, false},
 		{HumanFeedbackName, `{"message_for_user": "Pick", "unique_id": "p", "options": ` + manyOptions(100) + `}`, true},
 		{HumanFeedbackName, `{"message_for_user": "Pick", "unique_id": "p", "options": ` + manyOptions(101) + `}`, false},
 		{AskHumanName, `{"question": "Pick", "options": ` + manyOptions(100) + `}`, true},
@@ -130,6 +135,11 @@ func TestRequest(t *testing.T) {
 			hitl.CreateRequest{Type: hitl.TypeSingleChoice, Question: "Env?", Context: "ctx", Timeout: 30, Options: hitl.OptionList{{Key: "eu_west", Label: "EU West"}}}},
 		{"ask schema makes a form; a schema in a string is accepted", AskHumanName, `{"question": "Name?", "form_schema": "{\"type\": \"object\"}", "default_response": {"a": 1}, "on_timeout": "default"}`,
 			hitl.CreateRequest{Type: hitl.TypeForm, Question: "Name?", Timeout: 300, FormSchema: json.RawMessage(`{"type": "object"}`), DefaultResponse: json.RawMessage(`{"a": 1}`), OnTimeout: hitl.OnTimeoutDefault}},
+		{"ask with an escalation", AskHumanName, `{"question": "Ok?", "timeout": 3600, "escalation": [{"after": "10m", "remind": true}, {"after": "30m", "add_targets": {"groups": ["oncall"]}}]}`,
+			hitl.CreateRequest{Type: hitl.TypeFreeText, Question: "Ok?", Timeout: 3600, Escalation: []hitl.EscalationStep{
+				{After: "10m", Remind: true}, {After: "30m", AddTargets: &hitl.Targets{Groups: []string{"oncall"}}}}}},
+		{"ask opting out of the default escalation", AskHumanName, `{"question": "Ok?", "escalation": []}`,
+			hitl.CreateRequest{Type: hitl.TypeFreeText, Question: "Ok?", Timeout: 300, Escalation: []hitl.EscalationStep{}}},
 		{"ask explicit type wins", AskHumanName, `{"question": "Ok?", "interaction_type": "approval", "options": ["Ship", "Hold"]}`,
 			hitl.CreateRequest{Type: hitl.TypeApproval, Question: "Ok?", Timeout: 300, Options: hitl.OptionList{{Key: "ship", Label: "Ship"}, {Key: "hold", Label: "Hold"}}}},
 	}
@@ -165,7 +175,7 @@ func TestRequestErrors(t *testing.T) {
 		{HumanFeedbackName, `{"message_for_user": "x", "unique_id": "y", "timeout": 60}`,
 			`unknown argument "timeout": human_feedback takes message_for_user, unique_id, options and timeout_seconds`, hitl.EINVALID},
 		{AskHumanName, `{"question": "q", "message_for_user": "x"}`,
-			`unknown argument "message_for_user": ask_human takes question, interaction_type, options, context, timeout, form_schema, default_response, on_timeout, action, args_schema, decisions and reject_requires_message`, hitl.EINVALID},
+			`unknown argument "message_for_user": ask_human takes question, interaction_type, options, context, timeout, form_schema, default_response, on_timeout, action, args_schema, decisions, reject_requires_message and escalation`, hitl.EINVALID},
 		{"delete_everything", `{}`, `unknown tool "delete_everything"`, hitl.ENOTFOUND},
 	}
 	for _, tt := range tests {
