@@ -44,7 +44,8 @@ func (c *Consensus) Voting() bool {
 // a question is stored, fingerprinted and shown as before consensus
 // existed.
 func (in *Interaction) setConsensus(c *Consensus, onBehalfOf string) error {
-	if err := checkText("on_behalf_of", onBehalfOf, MaxNameLen); err != nil {
+	onBehalfOf, err := CleanOnBehalfOf(onBehalfOf)
+	if err != nil {
 		return err
 	}
 	in.OnBehalfOf = onBehalfOf

@@ -122,14 +122,25 @@ func ValidateName(what, name string) error {
 	if len(name) > MaxNameLen {
 		return Errorf(EINVALID, "%s name is limited to %d characters", what, MaxNameLen)
 	}
-	for _, r := range name {
-		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._@+-", r)
-		if !ok {
-			return Errorf(EINVALID, "%s name %q may only hold letters, digits and . _ @ + -", what, name)
-		}
+	if !validNameRunes(name) {
+		return Errorf(EINVALID, "%s name %q may only hold letters, digits and . _ @ + -", what, name)
 	}
 	if what != "group" && name == LocalCaller {
 		return Errorf(EINVALID, "%s name %q is reserved for the local mode", what, name)
 	}
 	return nil
+}
+
+// validNameRunes reports whether every rune of name may be in a user,
+// token or group name: the ASCII letters and digits and . _ @ + -. So a
+// name holds no invisible character and no letter of another script that
+// looks like one of these.
+func validNameRunes(name string) bool {
+	for _, r := range name {
+		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._@+-", r)
+		if !ok {
+			return false
+		}
+	}
+	return true
 }

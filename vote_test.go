@@ -118,3 +118,21 @@ func TestConsensusValidation(t *testing.T) {
 		t.Errorf("alice votes on her own request: %v", err)
 	}
 }
+
+func TestCleanOnBehalfOf(t *testing.T) {
+	for _, tt := range []struct{ given, want string }{
+		{"", ""}, {"alice", "alice"}, {" Alice\t", "Alice"}, {"a.b_c@d+e-f", "a.b_c@d+e-f"},
+	} {
+		if got, err := CleanOnBehalfOf(tt.given); err != nil || got != tt.want {
+			t.Errorf("CleanOnBehalfOf(%q) = %q, %v; want %q", tt.given, got, err, tt.want)
+		}
+	}
+	for _, given := range []string{" ", "alice\u200b", "\u0430lice", "al ice", "alice\u2060", "\xff", strings.Repeat("a", MaxNameLen+1)} {
+		if _, err := CleanOnBehalfOf(given); ErrorCode(err) != EINVALID {
+			t.Errorf("CleanOnBehalfOf(%q): %v; want %s", given, err, EINVALID)
+		}
+		if _, err := NewInteraction(CreateRequest{Question: "Q?", OnBehalfOf: given}, Caller{Name: "bot"}, time.Unix(0, 0)); ErrorCode(err) != EINVALID {
+			t.Errorf("NewInteraction with on_behalf_of %q: %v; want %s", given, err, EINVALID)
+		}
+	}
+}

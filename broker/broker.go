@@ -237,6 +237,11 @@ func (b *Broker) Create(ctx context.Context, req hitl.CreateRequest) (*hitl.Inte
 	if err := hitl.CanCreate(caller); err != nil {
 		return nil, false, err
 	}
+	onBehalfOf, err := b.resolveOnBehalfOf(ctx, req.OnBehalfOf)
+	if err != nil {
+		return nil, false, err
+	}
+	req.OnBehalfOf = onBehalfOf
 	in, err := hitl.NewInteraction(req, caller, b.now())
 	if err != nil {
 		return nil, false, err
