@@ -11,6 +11,12 @@ import (
 type Change struct {
 	Event   *Event
 	Resolve *Transition
+	// Schedule are durable rows (of a NotificationStore) that deliver
+	// what the change did, such as a fired escalation step's replies:
+	// written in the change's transaction, so that they exist exactly
+	// when its event does. A row whose key exists is left as it is, as
+	// ScheduleNotifications leaves it.
+	Schedule []*Notification
 }
 
 // PendingChange changes a pending interaction in place (its votes, its

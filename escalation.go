@@ -24,6 +24,13 @@ const (
 // as its Round, no recipient.
 const ChannelEscalation = "escalation"
 
+// ChannelSlackReminder names the durable rows (in a NotificationStore) of
+// the thread replies fired escalation steps post in Slack: one per step
+// that tells Slack, the step's index as its Round, no recipient. They are
+// written with the step's event (Change.Schedule), so a reply is posted
+// however the process that fired the step ends.
+const ChannelSlackReminder = "slack_reminder"
+
 // Channels an escalation step may name. The web inbox is always told
 // (through the live streams).
 var escalationChannels = []string{ChannelSlack, ChannelEmail, ChannelWeb}

@@ -79,9 +79,9 @@ func (s *Store) ChangePending(ctx context.Context, id string, at time.Time, fn h
 }
 
 // applyChange writes in's workflow and targets (an escalation widens
-// them) as fn left them, ch's event and ch's
-// resolution with its event, and returns the first event (the others
-// chained by Next) and the interaction as it now is.
+// them) as fn left them, ch's event, ch's resolution with its event and
+// ch's rows to schedule, and returns the first event (the others chained
+// by Next) and the interaction as it now is.
 func (s *Store) applyChange(ctx context.Context, tx pgx.Tx, in *hitl.Interaction, ch *hitl.Change, at time.Time) (*hitl.Event, *hitl.Interaction, error) {
 	targets, err := marshal(in.Targets, in.Targets == nil, "targets")
 	if err != nil {
@@ -89,6 +89,11 @@ func (s *Store) applyChange(ctx context.Context, tx pgx.Tx, in *hitl.Interaction
 	}
 	if _, err := tx.Exec(ctx, sqlSetWorkflow, in.ID, text(in.WorkflowJSON()), targets); err != nil {
 		return nil, nil, fmt.Errorf("update workflow: %w", err)
+	}
+	for _, m := range ch.Schedule {
+		if _, err := tx.Exec(ctx, sqlInsertNotification, s.notificationArgs(m)...); err != nil {
+			return nil, nil, fmt.Errorf("schedule notification of interaction %s: %w", m.InteractionID, err)
+		}
 	}
 	out := in
 	var evs []*hitl.Event

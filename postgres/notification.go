@@ -71,19 +71,11 @@ func (s *Store) ScheduleNotifications(ctx context.Context, ns []*hitl.Notificati
 	if len(ns) == 0 {
 		return 0, nil
 	}
-	now := s.stamp(time.Time{})
 	n := 0
 	err := s.with(ctx, func(c *pgx.Conn) error {
 		b := &pgx.Batch{}
 		for _, m := range ns {
-			created := now
-			if !m.CreatedAt.IsZero() {
-				created = truncate(m.CreatedAt)
-			}
-			b.Queue(`INSERT INTO notifications (`+notificationCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-				ON CONFLICT (interaction_id, channel, recipient, round) DO NOTHING`,
-				m.ID, m.InteractionID, m.Channel, m.Recipient, m.Responder, m.Round, string(m.State),
-				timestamp(truncate(m.DueAt)), m.Attempts, created, timestamp(truncate(m.UsedAt)))
+			b.Queue(sqlInsertNotification, s.notificationArgs(m)...)
 		}
 		res := c.SendBatch(ctx, b)
 		for range ns {
@@ -100,6 +92,21 @@ func (s *Store) ScheduleNotifications(ctx context.Context, ns []*hitl.Notificati
 		return 0, fmt.Errorf("schedule notifications: %w", badText(err))
 	}
 	return n, nil
+}
+
+// sqlInsertNotification inserts a row unless its key exists.
+var sqlInsertNotification = `INSERT INTO notifications (` + notificationCols + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+	ON CONFLICT (interaction_id, channel, recipient, round) DO NOTHING`
+
+// notificationArgs are sqlInsertNotification's arguments for m. A zero
+// CreatedAt gets the store's clock.
+func (s *Store) notificationArgs(m *hitl.Notification) []any {
+	created := truncate(m.CreatedAt)
+	if m.CreatedAt.IsZero() {
+		created = s.stamp(time.Time{})
+	}
+	return []any{m.ID, m.InteractionID, m.Channel, m.Recipient, m.Responder, m.Round, string(m.State),
+		timestamp(truncate(m.DueAt)), m.Attempts, created, timestamp(truncate(m.UsedAt))}
 }
 
 // UnnotifiedInteractions returns up to limit pending interactions without

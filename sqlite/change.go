@@ -62,9 +62,9 @@ func (s *Store) ChangePending(ctx context.Context, id string, at time.Time, fn h
 }
 
 // applyChange writes in's workflow and targets (an escalation widens
-// them) as fn left them, ch's event and ch's
-// resolution with its event, and returns the first event (the others
-// chained by Next) and the interaction as it now is.
+// them) as fn left them, ch's event, ch's resolution with its event and
+// ch's rows to schedule, and returns the first event (the others chained
+// by Next) and the interaction as it now is.
 func (s *Store) applyChange(ctx context.Context, tx *sql.Tx, in *hitl.Interaction, ch *hitl.Change, at time.Time) (*hitl.Event, *hitl.Interaction, error) {
 	targets, err := marshal(in.Targets, in.Targets == nil, "targets")
 	if err != nil {
@@ -72,6 +72,9 @@ func (s *Store) applyChange(ctx context.Context, tx *sql.Tx, in *hitl.Interactio
 	}
 	if _, err := tx.ExecContext(ctx, sqlSetWorkflow, text(in.WorkflowJSON()), targets, in.ID); err != nil {
 		return nil, nil, fmt.Errorf("update workflow: %w", err)
+	}
+	if _, err := insertNotifications(ctx, tx, ch.Schedule, s.now()); err != nil {
+		return nil, nil, fmt.Errorf("schedule notifications: %w", err)
 	}
 	out := in
 	var evs []*hitl.Event

@@ -66,30 +66,38 @@ func (s *Store) ScheduleNotifications(ctx context.Context, ns []*hitl.Notificati
 	now := s.now()
 	var n int
 	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		n = 0
-		for _, m := range ns {
-			created := m.CreatedAt
-			if created.IsZero() {
-				created = now
-			}
-			res, err := tx.ExecContext(ctx, `INSERT INTO notifications (`+notificationCols+`)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-				ON CONFLICT (interaction_id, channel, recipient, round) DO NOTHING`,
-				m.ID, m.InteractionID, m.Channel, m.Recipient, m.Responder, m.Round, string(m.State),
-				millis(m.DueAt), m.Attempts, created.UnixMilli(), millis(m.UsedAt))
-			if err != nil {
-				return fmt.Errorf("interaction %s: %w", m.InteractionID, err)
-			}
-			k, err := res.RowsAffected()
-			if err != nil {
-				return err
-			}
-			n += int(k)
-		}
-		return nil
+		var err error
+		n, err = insertNotifications(ctx, tx, ns, now)
+		return err
 	})
 	if err != nil {
 		return 0, fmt.Errorf("schedule notifications: %w", err)
+	}
+	return n, nil
+}
+
+// insertNotifications inserts the rows of ns that do not exist yet, in
+// tx, and returns how many it inserted. A zero CreatedAt is now.
+func insertNotifications(ctx context.Context, tx *sql.Tx, ns []*hitl.Notification, now time.Time) (int, error) {
+	n := 0
+	for _, m := range ns {
+		created := m.CreatedAt
+		if created.IsZero() {
+			created = now
+		}
+		res, err := tx.ExecContext(ctx, `INSERT INTO notifications (`+notificationCols+`)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (interaction_id, channel, recipient, round) DO NOTHING`,
+			m.ID, m.InteractionID, m.Channel, m.Recipient, m.Responder, m.Round, string(m.State),
+			millis(m.DueAt), m.Attempts, created.UnixMilli(), millis(m.UsedAt))
+		if err != nil {
+			return 0, fmt.Errorf("interaction %s: %w", m.InteractionID, err)
+		}
+		k, err := res.RowsAffected()
+		if err != nil {
+			return 0, err
+		}
+		n += int(k)
 	}
 	return n, nil
 }

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -141,5 +142,60 @@ func testReopenEscalation(t *testing.T, open func(t *testing.T) hitl.Store) {
 	due, ok, err := s2.Store.(hitl.NotificationStore).NextNotificationDue(t.Context(), hitl.ChannelEscalation)
 	if err != nil || !ok || !due.Equal(at(10)) {
 		t.Errorf("NextNotificationDue after reopen: %s %v %v, want %s", due, ok, err, at(10))
+	}
+}
+
+// reminderRow is the Slack thread reply of step i of id, due at due.
+func reminderRow(id string, i int, due time.Time) *hitl.Notification {
+	return &hitl.Notification{ID: fmt.Sprintf("%s/reply%d", id, i), InteractionID: id, Channel: hitl.ChannelSlackReminder,
+		Round: i, State: hitl.NotificationScheduled, DueAt: due}
+}
+
+// testChangeSchedulesRows checks that the rows a change schedules (a
+// fired step's deliveries) are written in its transaction: with its
+// event, or not at all.
+func testChangeSchedulesRows(t *testing.T, s NotificationStore) {
+	in := create(t, s, escalated(t, base))
+	fire := func(i int, now time.Time, fail error) (*hitl.Event, error) {
+		t.Helper()
+		_, ev, err := s.ChangePending(t.Context(), in.ID, now, func(in *hitl.Interaction) (*hitl.Change, error) {
+			ev, err := in.ApplyEscalation(i, now)
+			if err == nil {
+				err = fail
+			}
+			return &hitl.Change{Event: ev, Schedule: []*hitl.Notification{reminderRow(in.ID, i, now)}}, err
+		})
+		return ev, err
+	}
+	errNo := errors.New("refused")
+	if _, err := fire(0, at(10), errNo); !errors.Is(err, errNo) {
+		t.Fatalf("a change that fails: %v, want its error", err)
+	}
+	if got := claimN(t, s, hitl.ChannelSlackReminder, at(100), at(200), 10); len(got) != 0 {
+		t.Fatalf("after a change that failed: %d rows, want none", len(got))
+	}
+	ev, err := fire(0, at(10), nil)
+	if err != nil || ev == nil || ev.Type != hitl.EventReminded {
+		t.Fatalf("fire step 0: %+v, %v; want a reminded event", ev, err)
+	}
+	due, ok, err := s.NextNotificationDue(t.Context(), hitl.ChannelSlackReminder)
+	if err != nil || !ok || !due.Equal(at(10)) {
+		t.Fatalf("NextNotificationDue after the step: %s %v %v, want %s", due, ok, err, at(10))
+	}
+	// A row whose key exists is left as it is.
+	if _, err := fire(0, at(20), nil); err != nil {
+		t.Fatalf("fire step 0 again: %v", err)
+	}
+	got := claimN(t, s, hitl.ChannelSlackReminder, at(30), at(100), 10)
+	if len(got) != 1 || got[0].Round != 0 || got[0].ID != in.ID+"/reply0" || got[0].Interaction == nil || !slices.Equal(got[0].Interaction.EscalatedSteps, []int{0}) {
+		t.Fatalf("claim the reply: %+v, want the one row of step 0, with the step fired", got)
+	}
+	// An ended interaction takes no change, and no rows.
+	resolve(t, s, in.ID, cancel(at(40)))
+	if _, err := fire(1, at(41), nil); !errors.Is(err, hitl.ErrNotPending) {
+		t.Fatalf("fire a step of an ended interaction: %v, want ErrNotPending", err)
+	}
+	if got := claimN(t, s, hitl.ChannelSlackReminder, at(300), at(400), 10); len(got) != 1 || got[0].Round != 0 {
+		t.Errorf("rows after the end: %+v, want only step 0's (its lease ran out)", got)
 	}
 }

@@ -35,6 +35,7 @@ func RunNotifications(t *testing.T, newStore func(t *testing.T) NotificationStor
 		{"Purge", testNotificationPurge},
 		{"EscalationSteps", testEscalationSteps},
 		{"EscalationUnscheduled", testEscalationUnscheduled},
+		{"ChangeSchedulesRows", testChangeSchedulesRows},
 	}, newStore, shared, "ClaimAcrossProcesses", testNotificationClaimAcross)
 }
 
