@@ -188,9 +188,13 @@ func (x *escalator) fire(ctx context.Context, n *hitl.Notification) {
 	state := hitl.NotificationSkipped
 	if in := n.Interaction; in != nil && in.Status == hitl.StatusPending {
 		now := x.b.now()
+		rowID := uuid.NewString()
 		_, ev, err := x.b.store.ChangePending(ctx, n.InteractionID, now, func(in *hitl.Interaction) (*hitl.Change, error) {
 			ev, err := in.ApplyEscalation(n.Round, now)
-			return &hitl.Change{Event: ev}, err
+			if err != nil || ev == nil {
+				return &hitl.Change{Event: ev}, err
+			}
+			return &hitl.Change{Event: ev, Schedule: stepDeliveries(in, ev, rowID, now)}, nil
 		})
 		switch {
 		case errors.Is(err, hitl.ErrNotPending), errors.Is(err, hitl.ErrPastDeadline):
@@ -209,6 +213,21 @@ func (x *escalator) fire(ctx context.Context, n *hitl.Notification) {
 	if _, err := x.store.UpdateNotification(ctx, &done, n.State, n.Attempts); err != nil {
 		x.b.log.Error("mark an escalation step done", "interaction_id", n.InteractionID, "step", n.Round, "error", err)
 	}
+}
+
+// stepDeliveries returns the durable rows that deliver the fired step ev
+// of in, written with the step's event so that a crash between the two
+// loses nothing: the Slack thread reply (hitl.ChannelSlackReminder, the
+// step's index as its round), when the step tells Slack and in has not
+// turned Slack off. The Slack channel claims them; where it does not run
+// they wait, and go with the interaction when it is purged.
+func stepDeliveries(in *hitl.Interaction, ev *hitl.Event, id string, now time.Time) []*hitl.Notification {
+	d, err := hitl.ParseEscalationDetail(ev)
+	if err != nil || !d.Tells(hitl.ChannelSlack) || in.SlackOff() {
+		return nil
+	}
+	return []*hitl.Notification{{ID: id, InteractionID: in.ID, Channel: hitl.ChannelSlackReminder, Round: d.Step,
+		State: hitl.NotificationScheduled, DueAt: now, CreatedAt: now}}
 }
 
 // fired streams the event of a fired step and hands it to the channels.

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/internal/hitltest"
 	"github.com/hitl-sh/hitl/internal/slackfake"
 )
 
@@ -31,5 +32,48 @@ func TestEscalationRepliesInTheThread(t *testing.T) {
 	h.waitEvent(hitl.EventEscalated, in.ID)
 	if n := len(h.fake.Calls("chat.postMessage")); n != 3 {
 		t.Errorf("chat.postMessage called %d times, want 3 (the question and two replies; the email-only step posts none)", n)
+	}
+}
+
+// TestEscalationReplySurvivesARestart: a step that fired while the Slack
+// channel was not running (it stopped, or its process died, between the
+// step and the reply) gets its thread reply once the channel runs again,
+// once.
+func TestEscalationReplySurvivesARestart(t *testing.T) {
+	db := hitltest.SQLiteDB(t)
+	fake := slackfake.NewUnstarted(t, nil)
+	h := newHarness(t, harnessOptions{config: httpConfig(), db: db, fake: fake})
+	in := h.ask(hitl.CreateRequest{Type: hitl.TypeApproval, Timeout: 600, Targets: &hitl.Targets{Users: []string{"alice"}},
+		Escalation: []hitl.EscalationStep{{After: "4s", Remind: true}}})
+	_, row := h.waitPosted(in)
+	isReply := func(c slackfake.Call) bool { return c.Form.Get("thread_ts") == row.TS }
+
+	h.s.Close() // the channel stops; the engine runs on and fires the step
+	h.waitEvent(hitl.EventReminded, in.ID)
+	h.stop()
+	replies := func() int {
+		n := 0
+		for _, c := range fake.Calls("chat.postMessage") {
+			if isReply(c) {
+				n++
+			}
+		}
+		return n
+	}
+	if n := replies(); n != 0 {
+		t.Fatalf("%d replies while the channel was stopped, want none (did the step fire before it stopped?)", n)
+	}
+
+	h = newHarness(t, harnessOptions{db: db, fake: fake})
+	reply := fake.WaitFor("chat.postMessage", 1, isReply)[0]
+	if got := reply.Form; !strings.Contains(got.Get("text"), "Reminder") || got.Get("reply_broadcast") != "true" {
+		t.Errorf("reply after the restart: %v; want the reminder, broadcast", got)
+	}
+	if ev := h.waitEvent(hitl.EventNotified, in.ID); !strings.Contains(ev.Detail, "reminder") {
+		t.Errorf("notified event %q, want the reminder's", ev.Detail)
+	}
+	h.stop()
+	if n := replies(); n != 1 {
+		t.Errorf("%d replies in all, want 1", n)
 	}
 }

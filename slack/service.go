@@ -94,6 +94,7 @@ type Options struct {
 type Service struct {
 	b          *broker.Broker
 	store      hitl.SlackStore
+	notes      hitl.NotificationStore // the escalation replies' rows; nil when the store keeps none
 	ids        hitl.Identities
 	log        *slog.Logger
 	now        func() time.Time
@@ -124,8 +125,9 @@ type Service struct {
 	done     bool
 	online   bool // Socket Mode connected
 
-	// due is the worker's idea of the earliest row due (worker only).
-	due dueCache
+	// due is the worker's idea of the earliest message row due, and
+	// replyDue of the earliest escalation reply row (worker only).
+	due, replyDue dueCache
 
 	// stepDone, when set (by tests), is called after each of the
 	// worker's steps.
@@ -142,9 +144,11 @@ func New(b *broker.Broker, store hitl.SlackStore, opts *Options) (*Service, erro
 	if store == nil {
 		return nil, errors.New("slack: no store for Slack messages")
 	}
+	notes, _ := store.(hitl.NotificationStore)
 	s := &Service{
 		b:          b,
 		store:      store,
+		notes:      notes,
 		ids:        opts.Identities,
 		log:        opts.Logger,
 		now:        opts.Now,
@@ -193,7 +197,6 @@ func (s *Service) Start(ctx context.Context) error {
 	s.applyMu.Unlock()
 	s.intake.Sweep()
 	s.b.Observe(s.observe)
-	s.b.OnEscalation(s.escalate)
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
@@ -309,6 +312,9 @@ func (s *Service) observe(ev *hitl.Event) {
 		}
 	case hitl.EventAnswered, hitl.EventExpired, hitl.EventCancelled:
 	default:
+		if escalationEvent(ev) {
+			s.poke() // its reply's row is in the store
+		}
 		if progressEvent(ev) {
 			s.goHandle(func(ctx context.Context) { s.progress(ctx, ev.InteractionID) })
 		}

@@ -22,6 +22,19 @@ type dueCache struct {
 	at    time.Time // the earliest due time
 }
 
+// wait is how long to sleep before the earliest row is due: idleRecheck
+// with none, skippedRecheck when one is due already (held by another
+// replica; look again soon).
+func (d *dueCache) wait(now time.Time) time.Duration {
+	switch {
+	case d.none:
+		return idleRecheck
+	case !d.at.After(now):
+		return skippedRecheck
+	}
+	return min(d.at.Sub(now), idleRecheck)
+}
+
 // note records a row due at t.
 func (d *dueCache) note(t time.Time) {
 	if d.known && (d.none || t.Before(d.at)) {
@@ -66,7 +79,7 @@ func (s *Service) step(fired bool) time.Duration {
 	s.mu.Unlock()
 	queue, sweep := s.intake.Take()
 	if refresh || sweep {
-		s.due.known = false
+		s.due.known, s.replyDue.known = false, false
 	}
 
 	var created []*hitl.Interaction
@@ -107,14 +120,36 @@ func (s *Service) step(fired bool) time.Duration {
 		}
 		s.due = dueCache{known: true, none: !ok, at: next}
 	}
-	now := s.now()
-	switch {
-	case s.due.none:
-		return idleRecheck
-	case !s.due.at.After(now):
-		return skippedRecheck // held by another replica; look again soon
+	if err := s.stepReplies(ctx, api); err != nil {
+		if ctx.Err() == nil {
+			s.log.Error("post due Slack escalation replies", "error", err)
+		}
+		s.replyDue.known = false
+		return retryAfterError
 	}
-	return min(s.due.at.Sub(now), idleRecheck)
+	now := s.now()
+	return min(s.due.wait(now), s.replyDue.wait(now))
+}
+
+// stepReplies posts the escalation replies due (see workReminders) when
+// some may be, and reads when the next one is.
+func (s *Service) stepReplies(ctx context.Context, api *slack.Client) error {
+	if s.notes == nil {
+		s.replyDue = dueCache{known: true, none: true}
+		return nil
+	}
+	if s.replyDue.known && (s.replyDue.none || s.replyDue.at.After(s.now())) {
+		return nil
+	}
+	if err := s.workReminders(ctx, api); err != nil {
+		return err
+	}
+	next, ok, err := s.notes.NextNotificationDue(ctx, hitl.ChannelSlackReminder)
+	if err != nil {
+		return err
+	}
+	s.replyDue = dueCache{known: true, none: !ok, at: next}
+	return nil
 }
 
 // reload reads the stored configuration again now and then, so that a
