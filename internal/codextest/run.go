@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hitl-sh/hitl/agents"
 )
 
 // Version is the Codex version test.sh installs and the fixtures in
@@ -82,7 +84,8 @@ const (
 	// it in Codex's UI does.
 	StoredTrust
 	// ComputedTrust writes each hook's trusted_hash into config.toml
-	// before the run, computed without Codex (TrustedHashConfig).
+	// before the run, computed without Codex (agents.CodexTrust, as hitl
+	// hook codex --print-settings does).
 	ComputedTrust
 	// NoTrust leaves the hooks untrusted.
 	NoTrust
@@ -157,7 +160,7 @@ func Run(t testing.TB, opts Options) *Output {
 		hooksFile := filepath.Join(out.Home, "hooks.json")
 		writeJSONFile(t, hooksFile, opts.Hooks)
 		if opts.Trust == ComputedTrust {
-			trust, err := TrustedHashConfig(hooksFile, opts.Hooks)
+			trust, err := agents.CodexTrust(hooksFile, opts.Hooks)
 			if err != nil {
 				t.Fatal(err)
 			}
