@@ -114,6 +114,10 @@ type Options struct {
 	Files map[string]string
 	// Timeout bounds the run; 0 means 60 seconds.
 	Timeout time.Duration
+	// Home, if not "", is HOME and CODEX_HOME (made if missing), for a
+	// test that prepares it, such as trusting hooks by hooks.json's path;
+	// "" means a new temporary directory.
+	Home string
 }
 
 // Output is what a finished run of codex exec left.
@@ -151,6 +155,9 @@ func Run(t testing.TB, opts Options) *Output {
 	}
 	root := t.TempDir()
 	out := &Output{Dir: filepath.Join(root, "work"), Home: filepath.Join(root, "home")}
+	if opts.Home != "" {
+		out.Home = opts.Home
+	}
 	for path, content := range opts.Files {
 		writeFile(t, filepath.Join(out.Dir, path), []byte(content))
 	}
