@@ -194,7 +194,9 @@ func TestCodexHookFailures(t *testing.T) {
 		args []string
 		want string // the start of what the model reads
 	}{
-		{name: "hitl down", env: func(h *claudeHitl) []string { return []string{"HITL_URL=" + closedURL(t), "HITL_TOKEN=" + h.agentToken} },
+		{name: "hitl down", env: func(h *claudeHitl) []string {
+			return []string{"HITL_URL=" + closedURL(t), "HITL_TOKEN=" + h.agentToken}
+		},
 			want: "Command blocked by PreToolUse hook: hitl could not get a decision on this Bash call, so it is denied: cannot reach the hitl server (POST http://127.0.0.1:"},
 		{name: "no token", env: func(h *claudeHitl) []string { return []string{"HITL_URL=" + h.URL} },
 			want: "Command blocked by PreToolUse hook: hitl could not get a decision on this Bash call, so it is denied: hitl refused the credentials (authentication required"},
