@@ -73,7 +73,7 @@ func CodexSettings(command, matcher string, question time.Duration) *Settings {
 // unset): on a GitHub Actions runner the CLI passes its hooks only a few
 // variables of its own, and these would be lost.
 func GeminiSettings(command, matcher, serverURL string, question time.Duration) *Settings {
-	timeout := int(math.Ceil(float64(HookTimeout(question).Milliseconds())))
+	timeout := int(HookTimeout(question).Milliseconds())
 	return &Settings{Hooks: map[string][]HookGroup{Gemini.Event: {{Matcher: matcher, Hooks: []CommandHook{{
 		Type: "command", Command: command, Timeout: timeout,
 		Env: map[string]string{"HITL_URL": "${HITL_URL:-" + serverURL + "}", "HITL_TOKEN": "${HITL_TOKEN:-}"},
