@@ -121,7 +121,7 @@ type Verdict struct {
 	Err error
 }
 
-// Review asks a person, through svc, whether Claude Code may make call,
+// Review asks a person, through svc, whether the agent may make call,
 // waits for the decision, and returns it as a Verdict. It never fails: a
 // call that cannot be decided is denied, with the reason. It waits at most
 // the timeout and ReviewGrace (and a few seconds to withdraw the question
