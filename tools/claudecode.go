@@ -66,6 +66,11 @@ type ToolCall struct {
 	// ToolUseID is the model's tool_use id; "" when Claude Code gives none
 	// (a PermissionRequest hook).
 	ToolUseID string
+	// CallKey stands in for ToolUseID when the agent gives no call id: it
+	// identifies the call within its session (Gemini CLI's adapter hashes
+	// the tool and its input), so that the same call asked again finds the
+	// same question, and its answer. "" for none.
+	CallKey string
 	// SessionID is Claude Code's session; "" when unknown (the permission
 	// prompt tool is not told).
 	SessionID string
@@ -116,7 +121,7 @@ type Verdict struct {
 	Err error
 }
 
-// Review asks a person, through svc, whether Claude Code may make call,
+// Review asks a person, through svc, whether the agent may make call,
 // waits for the decision, and returns it as a Verdict. It never fails: a
 // call that cannot be decided is denied, with the reason. It waits at most
 // the timeout and ReviewGrace (and a few seconds to withdraw the question
@@ -185,8 +190,11 @@ func (c ToolCall) request(agent string, timeout time.Duration) (hitl.CreateReque
 		SessionID:   clip(c.SessionID, hitl.MaxProvenanceLen),
 		Metadata:    c.metadata(),
 	}
-	if c.ToolUseID != "" {
+	switch {
+	case c.ToolUseID != "":
 		req.IdempotencyKey = idempotencyKey(c.agentKey(), c.SessionID, c.ToolUseID)
+	case c.CallKey != "":
+		req.IdempotencyKey = idempotencyKey(c.agentKey(), c.SessionID, c.CallKey)
 	}
 	return req, nil
 }

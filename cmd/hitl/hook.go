@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/agents"
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/tools"
 )
@@ -45,12 +46,21 @@ const hookHelp = "A Claude Code command hook: it reads the hook's input on stdin
 	"a hook's exits 2, which blocks the call.\n\n" +
 	"HITL_URL and HITL_TOKEN (an agent token) as for the other commands."
 
-// runHook dispatches hitl hook's agents: only claude-code so far.
+// runHook dispatches hitl hook's agents.
 func runHook(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "claude-code" {
 		return runClaudeCodeHook(ctx, args[1:], os.Stdin, stdout, stderr)
 	}
-	fs := newFlagSet("hook", "hitl hook claude-code [flags]", "Answers an agent's permission hooks through hitl. Agents:\n  claude-code   Claude Code's PreToolUse and PermissionRequest hooks\n\nRun \"hitl hook claude-code -h\" for its flags.", stderr)
+	if len(args) > 0 {
+		if a, ok := agents.Lookup(args[0]); ok {
+			return runAgentHook(ctx, a, args[1:], os.Stdin, stdout, stderr)
+		}
+	}
+	fs := newFlagSet("hook", "hitl hook <agent> [flags]", "Answers an agent's permission hooks through hitl. Agents:\n"+
+		"  claude-code   Claude Code's PreToolUse and PermissionRequest hooks\n"+
+		"  codex         Codex's PreToolUse hook\n"+
+		"  gemini-cli    Gemini CLI's BeforeTool hook\n\n"+
+		"Run \"hitl hook <agent> -h\" for its flags.", stderr)
 	if code, ok := parse(fs, args, exitHookBlocked); !ok {
 		return code
 	}

@@ -9,6 +9,7 @@
 //	hitl rule ls               rules that decide actions; also add, rm
 //	hitl mcp                   MCP tools over stdio (for Claude Code, Cursor, …)
 //	hitl hook claude-code      a Claude Code hook: a person approves each tool call
+//	                           (also hitl hook codex, hitl hook gemini-cli)
 //	hitl tools --format X      tool definitions for OpenAI, Anthropic or MCP
 //	hitl token create --name N make an API token (for agents); also ls, revoke
 //	hitl user add NAME         add a person who logs in; also ls, rm, passwd
@@ -64,7 +65,7 @@ func commands() []command {
 		{"rule", "manage the rules that decide actions: ls, add, rm", runRule},
 		{"webhook", "manage webhooks: add, ls, rm, secret", runWebhook},
 		{"mcp", "serve the MCP tools over stdio for a running server", runMCP},
-		{"hook", "review Claude Code's tool calls as a hook: hook claude-code", runHook},
+		{"hook", "review coding agents' tool calls as a hook: hook claude-code, codex, gemini-cli", runHook},
 		{"tools", "print the tool definitions for function calling", runTools},
 		{"token", "manage API tokens: create, ls, revoke", runToken},
 		{"user", "manage people who log in: add, ls, rm, passwd", runUser},

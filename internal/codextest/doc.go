@@ -20,6 +20,6 @@
 // HITL_TEST_REQUIRE_CODEX=1 (test.sh sets it). Codex runs a hook only when
 // it is trusted: Run passes --dangerously-bypass-hook-trust unless
 // Options.Trust says otherwise; TrustHooks records the hooks' hashes
-// through Codex's app server, and TrustedHashConfig computes them
-// (HookHash) without Codex.
+// through Codex's app server, and agents.CodexTrust computes them
+// (agents.CodexHookHash) without Codex, as hitl hook codex does.
 package codextest

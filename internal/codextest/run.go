@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hitl-sh/hitl/agents"
 )
 
 // Version is the Codex version test.sh installs and the fixtures in
@@ -82,7 +84,8 @@ const (
 	// it in Codex's UI does.
 	StoredTrust
 	// ComputedTrust writes each hook's trusted_hash into config.toml
-	// before the run, computed without Codex (TrustedHashConfig).
+	// before the run, computed without Codex (agents.CodexTrust, as hitl
+	// hook codex --print-settings does).
 	ComputedTrust
 	// NoTrust leaves the hooks untrusted.
 	NoTrust
@@ -111,6 +114,10 @@ type Options struct {
 	Files map[string]string
 	// Timeout bounds the run; 0 means 60 seconds.
 	Timeout time.Duration
+	// Home, if not "", is HOME and CODEX_HOME (made if missing), for a
+	// test that prepares it, such as trusting hooks by hooks.json's path;
+	// "" means a new temporary directory.
+	Home string
 }
 
 // Output is what a finished run of codex exec left.
@@ -148,6 +155,9 @@ func Run(t testing.TB, opts Options) *Output {
 	}
 	root := t.TempDir()
 	out := &Output{Dir: filepath.Join(root, "work"), Home: filepath.Join(root, "home")}
+	if opts.Home != "" {
+		out.Home = opts.Home
+	}
 	for path, content := range opts.Files {
 		writeFile(t, filepath.Join(out.Dir, path), []byte(content))
 	}
@@ -157,7 +167,7 @@ func Run(t testing.TB, opts Options) *Output {
 		hooksFile := filepath.Join(out.Home, "hooks.json")
 		writeJSONFile(t, hooksFile, opts.Hooks)
 		if opts.Trust == ComputedTrust {
-			trust, err := TrustedHashConfig(hooksFile, opts.Hooks)
+			trust, err := agents.CodexTrust(hooksFile, opts.Hooks)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -2,6 +2,8 @@ package codextest
 
 import (
 	"path/filepath"
+
+	"github.com/hitl-sh/hitl/agents"
 	"strings"
 	"testing"
 )
@@ -105,7 +107,8 @@ func TestPermissionRequestNotInExec(t *testing.T) {
 	}
 }
 
-// TestHookHash: the hash HookHash computes is the one Codex's app server
+// TestHookHash: the hash agents.CodexHookHash computes (what hitl hook
+// codex --print-settings prints to trust its hook) is the one Codex's app server
 // reports, for hooks with and without a timeout, with a matcher, an empty
 // one or none, and on another event.
 func TestHookHash(t *testing.T) {
@@ -131,11 +134,11 @@ func TestHookHash(t *testing.T) {
 		if timeout == 600 {
 			timeout = 0 // unset
 		}
-		if got := HookHash(events[h.EventName], h.Matcher, h.Command, timeout); got != h.CurrentHash {
-			t.Errorf("HookHash for %s = %s; Codex says %s", h.Key, got, h.CurrentHash)
+		if got := agents.CodexHookHash(events[h.EventName], h.Matcher, h.Command, timeout); got != h.CurrentHash {
+			t.Errorf("CodexHookHash for %s = %s; Codex says %s", h.Key, got, h.CurrentHash)
 		}
 	}
-	if got, want := HookKey(hooksFile, "PreToolUse", 1, 0), hooks[1].Key; got != want {
-		t.Errorf("HookKey = %q; Codex says %q", got, want)
+	if got, want := agents.CodexHookKey(hooksFile, "PreToolUse", 1, 0), hooks[1].Key; got != want {
+		t.Errorf("CodexHookKey = %q; Codex says %q", got, want)
 	}
 }

@@ -1,0 +1,192 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/agents"
+	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/tools"
+)
+
+// agentHookHelp is the description of hitl hook codex and hitl hook
+// gemini-cli; %[1]s is the agent's name for a person, %[2]s its event,
+// %[3]s the flag's name, %[4]s what its --print-settings prints.
+const agentHookHelp = "A %[1]s command hook (%[2]s): it reads the hook's input on stdin, asks a\n" +
+	"person in hitl whether the tool call may run (an action: approve, edit,\n" +
+	"reject or respond; a rule may decide at once) and prints the decision in\n" +
+	"%[1]s's output shape. An edit runs the call with the edited input; a reject\n" +
+	"or a reply denies it, and the model reads the reason.\n\n" +
+	"It always prints a decision: when hitl cannot be reached, fails, refuses\n" +
+	"the token, or the question expires or is cancelled, it denies the call with\n" +
+	"the reason, and exits 0. %[1]s runs the call when its hook exits 1, prints\n" +
+	"what it cannot read, crashes or outlives its timeout, so --timeout must stay\n" +
+	"below the hook's \"timeout\": --print-settings prints %[4]s that set both.\n" +
+	"Input that is not the hook's exits 2, which blocks the call.\n\n" +
+	"HITL_URL and HITL_TOKEN (an agent token) as for the other commands."
+
+// agentHookFlags are the flags of hitl hook codex and gemini-cli.
+type agentHookFlags struct {
+	server, agent, onError, matcher string
+	timeout                         time.Duration
+	print, serverSet                bool
+}
+
+// runAgentHook answers one hook of agent a (Codex or Gemini CLI): input on
+// stdin, decision on stdout; or, with --print-settings, prints the
+// configuration that runs it.
+func runAgentHook(ctx context.Context, a *agents.Agent, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	what := "the hooks.json"
+	matcher := agents.CodexMatcher
+	if a == agents.Gemini {
+		what, matcher = "the settings.json hooks", agents.GeminiMatcher
+	}
+	fs := newFlagSet("hook "+a.Name, "hitl hook "+a.Name+" [flags]", fmt.Sprintf(agentHookHelp, a.Display, a.Event, a.Name, what), stderr)
+	var f agentHookFlags
+	fs.StringVar(&f.server, "server", envOr("HITL_URL", defaultServerURL), "hitl server `URL` (HITL_URL)")
+	fs.StringVar(&f.agent, "agent", envOr("HITL_AGENT", a.Name), "agent `name` the questions (and the rules made from them) are scoped to (HITL_AGENT)")
+	fs.DurationVar(&f.timeout, "timeout", tools.DefaultReviewTimeout, "how long a person has to decide; the hook's own timeout must be a minute longer")
+	onErrorHelp := "when hitl cannot decide: deny the call (" + a.Display + " ignores \"ask\" and would run it)"
+	if a.CanAsk {
+		onErrorHelp = "when hitl cannot decide: deny the call, or ask (" + a.Display + "'s own confirmation;\na headless run ends at once)"
+	}
+	fs.StringVar(&f.onError, "on-error", string(tools.OnErrorDeny), onErrorHelp)
+	fs.BoolVar(&f.print, "print-settings", false, "print "+what+" that run this hook (notes on stderr), and exit")
+	fs.StringVar(&f.matcher, "matcher", matcher, "with --print-settings: the tools to review, a regular expression over their names")
+	if code, ok := parse(fs, args, agents.ExitBlocked); !ok {
+		return code
+	}
+	fs.Visit(func(fl *flag.Flag) { f.serverSet = f.serverSet || fl.Name == "server" })
+	fail := func(format string, args ...any) int {
+		fmt.Fprintf(stderr, "hitl hook "+a.Name+": "+format+"\n", args...)
+		return agents.ExitBlocked
+	}
+	if fs.NArg() > 0 {
+		return fail("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	if err := f.check(a); err != nil {
+		return fail("%v", err)
+	}
+	if f.print {
+		if err := printAgentSettings(stdout, stderr, a, &f); err != nil {
+			return fail("%v", err)
+		}
+		return agents.ExitDecided
+	}
+	c := client.New(f.server, &client.Options{
+		HTTPClient: mcpHTTPClient(),
+		Token:      os.Getenv("HITL_TOKEN"),
+		Channel:    hitl.ChannelCLI,
+	})
+	return a.Run(ctx, c, stdin, stdout, stderr, &agents.Options{
+		ReviewOptions: tools.ReviewOptions{SourceAgent: f.agent, Timeout: f.timeout},
+		OnError:       tools.OnError(f.onError),
+	})
+}
+
+// check validates the flags.
+func (f *agentHookFlags) check(a *agents.Agent) error {
+	switch {
+	case f.timeout < time.Second:
+		return fmt.Errorf("--timeout must be at least 1s")
+	case !tools.OnError(f.onError).Valid():
+		return fmt.Errorf("--on-error must be deny or ask")
+	case f.onError == string(tools.OnErrorAsk) && !a.CanAsk:
+		return fmt.Errorf("--on-error must be deny: %s runs a call its hook answers \"ask\"", a.Display)
+	case strings.TrimSpace(f.agent) == "":
+		return fmt.Errorf("--agent must not be empty")
+	}
+	if _, err := regexp.Compile(f.matcher); err != nil || strings.TrimSpace(f.matcher) == "" {
+		return fmt.Errorf("--matcher must be a regular expression over tool names")
+	}
+	return nil
+}
+
+// command is the hook's command line: this program by its absolute path
+// (so that the hook does not depend on the agent's PATH, and Codex's
+// trusted hash on where hitl is found), and the flags that change what it
+// does, the timeout always.
+func (f *agentHookFlags) command(a *agents.Agent) string {
+	prog := "hitl"
+	if exe, err := os.Executable(); err == nil && filepath.IsAbs(exe) {
+		prog = exe
+	}
+	args := []string{shellWord(prog), "hook", a.Name, "--timeout", seconds(f.timeout)}
+	if f.agent != a.Name {
+		args = append(args, "--agent", shellWord(f.agent))
+	}
+	if f.onError != string(tools.OnErrorDeny) {
+		args = append(args, "--on-error", f.onError)
+	}
+	if f.serverSet {
+		args = append(args, "--server", shellWord(f.server))
+	}
+	return strings.Join(args, " ")
+}
+
+// printAgentSettings prints the configuration that runs the hook as f
+// describes it on stdout, and on stderr where it goes, how to trust it,
+// and what the agent runs when its hook fails.
+func printAgentSettings(stdout, stderr io.Writer, a *agents.Agent, f *agentHookFlags) error {
+	hookTimeout := agents.HookTimeout(f.timeout)
+	var settings *agents.Settings
+	var notes strings.Builder
+	if a == agents.Codex {
+		settings = agents.CodexSettings(f.command(a), f.matcher, f.timeout)
+		home, err := agents.CodexHome()
+		if err != nil {
+			return err
+		}
+		hooksFile := filepath.Join(home, "hooks.json")
+		trust, err := agents.CodexTrust(hooksFile, settings)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&notes, "# Put the JSON above in %s ($CODEX_HOME/hooks.json; merge it if the file exists).\n", hooksFile)
+		fmt.Fprintf(&notes, "# Codex runs a hook only once it is trusted, and skips an untrusted one without a word. Trust it\n")
+		fmt.Fprintf(&notes, "# by adding these lines to %s (they hold while the hook stays as printed,\n", filepath.Join(home, "config.toml"))
+		fmt.Fprintf(&notes, "# the first PreToolUse group of the file):\n\n%s", trust)
+		fmt.Fprintf(&notes, "# or by reviewing it in Codex's /hooks, or for one run (CI) with codex exec --dangerously-bypass-hook-trust.\n")
+		fmt.Fprintf(&notes, "# Codex runs the call when its hook exits 1, prints what it cannot read, crashes or outlives its\n")
+		fmt.Fprintf(&notes, "# \"timeout\", and ignores \"ask\": so this hook denies whenever hitl cannot decide, and the question\n")
+		fmt.Fprintf(&notes, "# (--timeout %s) ends a minute before the hook's timeout (%d s).\n", seconds(f.timeout), int(hookTimeout.Seconds()))
+	} else {
+		server := defaultServerURL
+		if f.serverSet {
+			server = f.server
+		}
+		settings = agents.GeminiSettings(f.command(a), f.matcher, server, f.timeout)
+		fmt.Fprintf(&notes, "# Merge the JSON above into ~/.gemini/settings.json.\n")
+		fmt.Fprintf(&notes, "# Gemini CLI runs the call when its hook exits 1, prints what it cannot read, crashes or outlives\n")
+		fmt.Fprintf(&notes, "# its \"timeout\" (milliseconds): so this hook denies whenever hitl cannot decide, and the question\n")
+		fmt.Fprintf(&notes, "# (--timeout %s) ends a minute before the hook's timeout (%d ms).\n", seconds(f.timeout), hookTimeout.Milliseconds())
+		fmt.Fprintf(&notes, "# \"env\" hands the hook HITL_URL and HITL_TOKEN from the CLI's environment, which a GitHub Actions\n")
+		fmt.Fprintf(&notes, "# runner (GITHUB_SHA set) would otherwise strip. Headless (-p), run_shell_command is offered only\n")
+		fmt.Fprintf(&notes, "# in --approval-mode yolo, where this hook is the only gate.\n")
+		if f.onError == string(tools.OnErrorAsk) {
+			fmt.Fprintf(&notes, "# --on-error ask: a headless run (-p) ends at once, without running the call, when hitl cannot decide.\n")
+		}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(settings); err != nil {
+		return err
+	}
+	if _, err := stdout.Write(buf.Bytes()); err != nil {
+		return err
+	}
+	_, err := io.WriteString(stderr, notes.String())
+	return err
+}
