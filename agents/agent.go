@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/tools"
@@ -92,6 +93,12 @@ type Options struct {
 	// OnError is what to answer when hitl cannot decide; "" means
 	// tools.OnErrorDeny. It is ignored for an agent that cannot ask.
 	OnError tools.OnError
+	// WaitAtMost, when positive, bounds how long the hook waits for the
+	// person: a call still undecided then is denied with a reason saying
+	// the question is still open in hitl (for the whole Timeout), and the
+	// same call made again (the same tool and input in the session)
+	// finds it, and its answer.
+	WaitAtMost time.Duration
 }
 
 // Hook answers one hook of the agent whose input is data: it reviews the
@@ -123,7 +130,12 @@ func (a *Agent) Hook(ctx context.Context, svc hitl.Service, data []byte, opts *O
 	if call.Tool != "" {
 		tool = call.Tool
 	}
-	v = tools.Review(ctx, svc, call, &o.ReviewOptions)
+	if o.WaitAtMost > 0 {
+		call.CallKey = tools.InputKey(call.Tool, call.Input)
+		v = tools.ReviewDeferring(ctx, svc, call, &o.ReviewOptions, o.WaitAtMost)
+	} else {
+		v = tools.Review(ctx, svc, call, &o.ReviewOptions)
+	}
 	return a.Output(v, o.OnError), v, nil
 }
 
@@ -190,8 +202,13 @@ func checkEvent(got, want string) error {
 }
 
 // checked returns v, or a deny in its place when its edited input is not
-// a JSON object (a verdict must always encode).
+// a JSON object (a verdict must always encode), or when it is deferred:
+// these agents know no "defer", and the reason says the question is
+// still open.
 func checked(v *tools.Verdict) *tools.Verdict {
+	if v.Deferred {
+		return &tools.Verdict{Reason: v.Reason, Interaction: v.Interaction}
+	}
 	if v.UpdatedInput == nil || json.Valid(v.UpdatedInput) && bytes.HasPrefix(bytes.TrimSpace(v.UpdatedInput), []byte("{")) {
 		return v
 	}

@@ -220,3 +220,37 @@ func closedURL(t *testing.T) string {
 	ln.Close()
 	return "http://" + addr
 }
+
+// TestWaitAtMost: with WaitAtMost, a call nobody has decided on yet is
+// denied saying the question is still open, and left open; the same call
+// made again (by Codex, under a new call id) finds it and, once the
+// person has answered, runs.
+func TestWaitAtMost(t *testing.T) {
+	t.Parallel()
+	b := hitltest.StartBroker(t)
+	data := fixture(t, "codex", "pretooluse-input-bash.json")
+	opts := &Options{WaitAtMost: 200 * time.Millisecond}
+	out, v, err := Codex.Hook(context.Background(), b, data, opts)
+	if err != nil || v.Allow || v.Failed || !strings.Contains(v.Reason, "make the same call again later") {
+		t.Fatalf("first call: %+v, %v; want denied as still waiting", v, err)
+	}
+	if !strings.Contains(string(out), `"permissionDecision":"deny"`) {
+		t.Errorf("output %s, want a deny (Codex knows no defer)", out)
+	}
+	if v.Interaction == nil || v.Interaction.Status != hitl.StatusPending {
+		t.Fatalf("the question: %+v, want it still open", v.Interaction)
+	}
+	if _, err := b.Respond(person, v.Interaction.ID, json.RawMessage(`"approve"`)); err != nil {
+		t.Fatal(err)
+	}
+	again := bytes.Replace(data, []byte(`"call_00"`), []byte(`"call_07"`), 1)
+	_, v2, _ := Codex.Hook(context.Background(), b, again, opts)
+	if !v2.Allow || v2.Interaction == nil || v2.Interaction.ID != v.Interaction.ID {
+		t.Errorf("the same call again: %+v, want allowed by the first question's answer", v2)
+	}
+	// Another command is asked afresh.
+	other := bytes.Replace(data, []byte("echo hi"), []byte("echo ho"), 1)
+	if _, v3, _ := Codex.Hook(context.Background(), b, other, opts); v3.Interaction == nil || v3.Interaction.ID == v.Interaction.ID {
+		t.Errorf("another call: %+v, want a question of its own", v3)
+	}
+}

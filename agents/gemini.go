@@ -1,9 +1,6 @@
 package agents
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"regexp"
 
@@ -66,7 +63,7 @@ func geminiToolCall(data []byte) (tools.ToolCall, error) {
 		Input:     in.ToolInput,
 		SessionID: in.SessionID,
 		Cwd:       in.Cwd,
-		CallKey:   geminiCallKey(in.ToolName, in.ToolInput),
+		CallKey:   tools.InputKey(in.ToolName, in.ToolInput), // Gemini CLI gives no call id
 		Via:       in.HookEventName + " hook",
 	}
 	var fields map[string]json.RawMessage
@@ -78,18 +75,6 @@ func geminiToolCall(data []byte) (tools.ToolCall, error) {
 		json.Unmarshal(fields["instruction"], &call.Reason) // replace says why
 	}
 	return call, nil
-}
-
-// geminiCallKey identifies a call in its session, as Gemini CLI gives no
-// call id: the tool and a SHA-256 of its input. The same call made again
-// in the session finds the same question, and its answer.
-func geminiCallKey(tool string, input json.RawMessage) string {
-	var compact bytes.Buffer
-	if json.Compact(&compact, input) != nil {
-		compact.Write(input)
-	}
-	sum := sha256.Sum256(compact.Bytes())
-	return tool + ":sha256:" + hex.EncodeToString(sum[:])
 }
 
 // geminiKind returns the kind of a Gemini CLI tool call and its input in

@@ -56,13 +56,13 @@ func TestGeminiToolCall(t *testing.T) {
 // same input has the same key, another input another.
 func TestGeminiCallKey(t *testing.T) {
 	t.Parallel()
-	a := geminiCallKey("run_shell_command", json.RawMessage(`{"command": "ls"}`))
-	if b := geminiCallKey("run_shell_command", json.RawMessage(`{"command":"ls"}`)); a != b {
+	a := tools.InputKey("run_shell_command", json.RawMessage(`{"command": "ls"}`))
+	if b := tools.InputKey("run_shell_command", json.RawMessage(`{"command":"ls"}`)); a != b {
 		t.Errorf("the same call: %q, then %q", a, b)
 	}
 	for _, other := range []string{
-		geminiCallKey("run_shell_command", json.RawMessage(`{"command":"ls -a"}`)),
-		geminiCallKey("read_file", json.RawMessage(`{"command":"ls"}`)),
+		tools.InputKey("run_shell_command", json.RawMessage(`{"command":"ls -a"}`)),
+		tools.InputKey("read_file", json.RawMessage(`{"command":"ls"}`)),
 	} {
 		if other == a {
 			t.Errorf("another call has the same key %q", a)

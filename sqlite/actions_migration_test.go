@@ -36,7 +36,7 @@ func TestActionsMigration(t *testing.T) {
 
 	db := inspect(t, path)
 	if _, err := db.Exec(`
-		DELETE FROM schema_migrations WHERE name IN ('` + actionsMigration + `', '0012_rule_asker.sql'); -- 0012 alters rules
+		DELETE FROM schema_migrations WHERE name IN ('` + actionsMigration + `', '0012_rule_asker.sql', '0023_rule_within.sql', '0024_rule_kind.sql'); -- these alter rules
 		DROP TABLE rules;
 		ALTER TABLE interactions DROP COLUMN action;
 		ALTER TABLE interactions DROP COLUMN args_diff;

@@ -66,10 +66,12 @@ type ToolCall struct {
 	// ToolUseID is the model's tool_use id; "" when Claude Code gives none
 	// (a PermissionRequest hook).
 	ToolUseID string
-	// CallKey stands in for ToolUseID when the agent gives no call id: it
-	// identifies the call within its session (Gemini CLI's adapter hashes
-	// the tool and its input), so that the same call asked again finds the
-	// same question, and its answer. "" for none.
+	// CallKey, when set, identifies the call within its session instead
+	// of ToolUseID (see InputKey: the tool and a hash of its input), so
+	// that the same call asked again finds the same question, and its
+	// answer: for an agent that gives no call id, or when a call the model
+	// makes again (under a new id) must find the question still open.
+	// "" for none.
 	CallKey string
 	// SessionID is Claude Code's session; "" when unknown (the permission
 	// prompt tool is not told).
@@ -191,10 +193,10 @@ func (c ToolCall) request(agent string, timeout time.Duration) (hitl.CreateReque
 		Metadata:    c.metadata(),
 	}
 	switch {
-	case c.ToolUseID != "":
-		req.IdempotencyKey = idempotencyKey(c.agentKey(), c.SessionID, c.ToolUseID)
 	case c.CallKey != "":
 		req.IdempotencyKey = idempotencyKey(c.agentKey(), c.SessionID, c.CallKey)
+	case c.ToolUseID != "":
+		req.IdempotencyKey = idempotencyKey(c.agentKey(), c.SessionID, c.ToolUseID)
 	}
 	return req, nil
 }

@@ -1,7 +1,11 @@
 package tools
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -17,7 +21,7 @@ import (
 // call without a tool_use id could not find its question again, so it is
 // reviewed by Review, waiting as long as the question lasts.
 func ReviewDeferring(ctx context.Context, svc hitl.Service, call ToolCall, opts *ReviewOptions, after time.Duration) *Verdict {
-	if call.ToolUseID == "" || after <= 0 {
+	if call.ToolUseID == "" && call.CallKey == "" || after <= 0 {
 		return Review(ctx, svc, call, opts)
 	}
 	o := reviewDefaults(opts)
@@ -51,13 +55,29 @@ func ReviewDeferring(ctx context.Context, svc hitl.Service, call ToolCall, opts 
 	return call.decided(in)
 }
 
-// deferred is the verdict on a call whose question is still pending.
+// deferred is the verdict on a call whose question is still pending:
+// Claude Code resumes a deferred session; any other agent is told to ask
+// again.
 func (c ToolCall) deferred(in *hitl.Interaction) *Verdict {
+	next := "Resume the session once it is answered; the call is asked again and gets the answer."
+	if c.Agent != "" {
+		next = "It was not run. Still waiting in hitl: make the same call again later to pick up the answer."
+	}
 	return &Verdict{
 		Deferred: true,
-		Reason: fmt.Sprintf("Waiting for a person in hitl to decide on this %s call (question %s, open until %s). "+
-			"Resume the session once it is answered; the call is asked again and gets the answer.",
-			c.Tool, in.ID, in.Deadline.UTC().Format(time.RFC3339)),
+		Reason: fmt.Sprintf("Waiting for a person in hitl to decide on this %s call (question %s, open until %s). %s",
+			c.Tool, in.ID, in.Deadline.UTC().Format(time.RFC3339), next),
 		Interaction: in,
 	}
+}
+
+// InputKey identifies a call within its session by its tool and a
+// SHA-256 of its input (compacted), for ToolCall.CallKey.
+func InputKey(tool string, input json.RawMessage) string {
+	var compact bytes.Buffer
+	if json.Compact(&compact, input) != nil {
+		compact.Write(input)
+	}
+	sum := sha256.Sum256(compact.Bytes())
+	return tool + ":sha256:" + hex.EncodeToString(sum[:])
 }

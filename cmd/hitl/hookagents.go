@@ -38,7 +38,7 @@ const agentHookHelp = "A %[1]s command hook (%[2]s): it reads the hook's input o
 // agentHookFlags are the flags of hitl hook codex and gemini-cli.
 type agentHookFlags struct {
 	server, agent, onError, matcher string
-	timeout                         time.Duration
+	timeout, waitAtMost             time.Duration
 	print, serverSet                bool
 }
 
@@ -55,7 +55,8 @@ func runAgentHook(ctx context.Context, a *agents.Agent, args []string, stdin io.
 	var f agentHookFlags
 	fs.StringVar(&f.server, "server", envOr("HITL_URL", defaultServerURL), "hitl server `URL` (HITL_URL)")
 	fs.StringVar(&f.agent, "agent", envOr("HITL_AGENT", a.Name), "agent `name` the questions (and the rules made from them) are scoped to (HITL_AGENT)")
-	fs.DurationVar(&f.timeout, "timeout", tools.DefaultReviewTimeout, "how long a person has to decide; the hook's own timeout must be a minute longer")
+	fs.DurationVar(&f.timeout, "timeout", tools.DefaultReviewTimeout, "how long a person has to decide; the hook's own timeout must be a minute longer\n(than --wait-at-most, when given)")
+	fs.DurationVar(&f.waitAtMost, "wait-at-most", 0, "wait at most this `long` for the person; then deny the call saying the question is\nstill open in hitl (for --timeout), and the same call made again picks up the\nanswer (0: wait for the whole --timeout)")
 	onErrorHelp := "when hitl cannot decide: deny the call (" + a.Display + " ignores \"ask\" and would run it)"
 	if a.CanAsk {
 		onErrorHelp = "when hitl cannot decide: deny the call, or ask (" + a.Display + "'s own confirmation;\na headless run ends at once)"
@@ -91,6 +92,7 @@ func runAgentHook(ctx context.Context, a *agents.Agent, args []string, stdin io.
 	return a.Run(ctx, c, stdin, stdout, stderr, &agents.Options{
 		ReviewOptions: tools.ReviewOptions{SourceAgent: f.agent, Timeout: f.timeout},
 		OnError:       tools.OnError(f.onError),
+		WaitAtMost:    f.waitAtMost,
 	})
 }
 
@@ -105,11 +107,34 @@ func (f *agentHookFlags) check(a *agents.Agent) error {
 		return fmt.Errorf("--on-error must be deny: %s runs a call its hook answers \"ask\"", a.Display)
 	case strings.TrimSpace(f.agent) == "":
 		return fmt.Errorf("--agent must not be empty")
+	case f.waitAtMost < 0 || f.waitAtMost > 0 && f.waitAtMost < time.Second:
+		return fmt.Errorf("--wait-at-most must be at least 1s (or 0, the whole --timeout)")
+	case f.waitAtMost >= f.timeout:
+		if f.waitAtMost > 0 {
+			return fmt.Errorf("--wait-at-most must be shorter than --timeout, which is how long the question stays open")
+		}
 	}
 	if _, err := regexp.Compile(f.matcher); err != nil || strings.TrimSpace(f.matcher) == "" {
 		return fmt.Errorf("--matcher must be a regular expression over tool names")
 	}
 	return nil
+}
+
+// wait is how long the hook waits for the person: --wait-at-most, or the
+// whole --timeout.
+func (f *agentHookFlags) wait() time.Duration {
+	if f.waitAtMost > 0 {
+		return f.waitAtMost
+	}
+	return f.timeout
+}
+
+// waitText names how long the hook waits, for the printed notes.
+func (f *agentHookFlags) waitText() string {
+	if f.waitAtMost > 0 {
+		return "its wait (--wait-at-most " + seconds(f.waitAtMost) + "; the question stays open for --timeout)"
+	}
+	return "the question (--timeout " + seconds(f.timeout) + ")"
 }
 
 // command is the hook's command line: this program by its absolute path
@@ -128,6 +153,9 @@ func (f *agentHookFlags) command(a *agents.Agent) string {
 	if f.onError != string(tools.OnErrorDeny) {
 		args = append(args, "--on-error", f.onError)
 	}
+	if f.waitAtMost > 0 {
+		args = append(args, "--wait-at-most", seconds(f.waitAtMost))
+	}
 	if f.serverSet {
 		args = append(args, "--server", shellWord(f.server))
 	}
@@ -138,11 +166,11 @@ func (f *agentHookFlags) command(a *agents.Agent) string {
 // describes it on stdout, and on stderr where it goes, how to trust it,
 // and what the agent runs when its hook fails.
 func printAgentSettings(stdout, stderr io.Writer, a *agents.Agent, f *agentHookFlags) error {
-	hookTimeout := agents.HookTimeout(f.timeout)
+	hookTimeout := agents.HookTimeout(f.wait())
 	var settings *agents.Settings
 	var notes strings.Builder
 	if a == agents.Codex {
-		settings = agents.CodexSettings(f.command(a), f.matcher, f.timeout)
+		settings = agents.CodexSettings(f.command(a), f.matcher, f.wait())
 		home, err := agents.CodexHome()
 		if err != nil {
 			return err
@@ -158,18 +186,18 @@ func printAgentSettings(stdout, stderr io.Writer, a *agents.Agent, f *agentHookF
 		fmt.Fprintf(&notes, "# the first PreToolUse group of the file):\n\n%s", trust)
 		fmt.Fprintf(&notes, "# or by reviewing it in Codex's /hooks, or for one run (CI) with codex exec --dangerously-bypass-hook-trust.\n")
 		fmt.Fprintf(&notes, "# Codex runs the call when its hook exits 1, prints what it cannot read, crashes or outlives its\n")
-		fmt.Fprintf(&notes, "# \"timeout\", and ignores \"ask\": so this hook denies whenever hitl cannot decide, and the question\n")
-		fmt.Fprintf(&notes, "# (--timeout %s) ends a minute before the hook's timeout (%d s).\n", seconds(f.timeout), int(hookTimeout.Seconds()))
+		fmt.Fprintf(&notes, "# \"timeout\", and ignores \"ask\": so this hook denies whenever hitl cannot decide, and\n")
+		fmt.Fprintf(&notes, "# %s ends a minute before the hook's timeout (%d s).\n", f.waitText(), int(hookTimeout.Seconds()))
 	} else {
 		server := defaultServerURL
 		if f.serverSet {
 			server = f.server
 		}
-		settings = agents.GeminiSettings(f.command(a), f.matcher, server, f.timeout)
+		settings = agents.GeminiSettings(f.command(a), f.matcher, server, f.wait())
 		fmt.Fprintf(&notes, "# Merge the JSON above into ~/.gemini/settings.json.\n")
 		fmt.Fprintf(&notes, "# Gemini CLI runs the call when its hook exits 1, prints what it cannot read, crashes or outlives\n")
-		fmt.Fprintf(&notes, "# its \"timeout\" (milliseconds): so this hook denies whenever hitl cannot decide, and the question\n")
-		fmt.Fprintf(&notes, "# (--timeout %s) ends a minute before the hook's timeout (%d ms).\n", seconds(f.timeout), hookTimeout.Milliseconds())
+		fmt.Fprintf(&notes, "# its \"timeout\" (milliseconds): so this hook denies whenever hitl cannot decide, and\n")
+		fmt.Fprintf(&notes, "# %s ends a minute before the hook's timeout (%d ms).\n", f.waitText(), hookTimeout.Milliseconds())
 		fmt.Fprintf(&notes, "# \"env\" hands the hook HITL_URL and HITL_TOKEN from the CLI's environment, which a GitHub Actions\n")
 		fmt.Fprintf(&notes, "# runner (GITHUB_SHA set) would otherwise strip. Headless (-p), run_shell_command is offered only\n")
 		fmt.Fprintf(&notes, "# in --approval-mode yolo, where this hook is the only gate.\n")
