@@ -322,6 +322,11 @@ func (c ToolCall) decided(in *hitl.Interaction) *Verdict {
 	return v
 }
 
+// Refuse returns the verdict that denies c without asking anyone, because
+// err (such as a hook configured with a timeout hitl cannot read) keeps
+// hitl from asking: a deny that says why.
+func (c ToolCall) Refuse(err error) *Verdict { return c.failed(nil, err) }
+
 // failed denies the call because nobody decided, saying why.
 func (c ToolCall) failed(in *hitl.Interaction, err error) *Verdict {
 	tool := c.Tool
