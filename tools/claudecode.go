@@ -123,7 +123,10 @@ type Verdict struct {
 
 // Review asks a person, through svc, whether the agent may make call,
 // waits for the decision, and returns it as a Verdict. It never fails: a
-// call that cannot be decided is denied, with the reason. It waits at most
+// call that cannot be decided is denied, with the reason. When ctx
+// carries the caller's credential check (hitl.WithCredentialCheck, as a
+// server's requests do), a caller whose credentials stop holding while
+// it waits, or by the time the decision comes, is denied. It waits at most
 // the timeout and ReviewGrace (and a few seconds to withdraw the question
 // when ctx ends or the wait runs out).
 func Review(ctx context.Context, svc hitl.Service, call ToolCall, opts *ReviewOptions) *Verdict {
@@ -132,10 +135,17 @@ func Review(ctx context.Context, svc hitl.Service, call ToolCall, opts *ReviewOp
 	if err != nil {
 		return call.failed(nil, err)
 	}
-	wctx, cancel := context.WithTimeout(ctx, o.Timeout+reviewGrace)
+	// A caller whose credentials stop holding (a revoked token) gets no
+	// decision: the wait ends, the question is withdrawn, the call denied.
+	watched, stop := hitl.WatchCredentials(ctx)
+	defer stop()
+	wctx, cancel := context.WithTimeout(watched, o.Timeout+reviewGrace)
 	defer cancel()
 	in, err := ask.Ask(wctx, svc, req)
-	if err != nil && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+	switch {
+	case errors.Is(context.Cause(watched), hitl.ErrCredentialsEnded) || err == nil && !hitl.CredentialsHold(ctx):
+		return call.failed(in, hitl.ErrCredentialsEnded)
+	case err != nil && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
 		err = hitl.Errorf(hitl.EUNAVAILABLE, "the hitl server reported no outcome %s after the question's deadline; it may have stopped", reviewGrace)
 	}
 	var other *ask.OtherInteractionError
