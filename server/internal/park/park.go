@@ -178,10 +178,15 @@ func (p *Wait) expire() {
 
 // finish reports in: 200 with its JSON.
 func (p *Wait) finish(in *hitl.Interaction) {
-	keep := p.keep
+	p.mu.Lock() // an answer during the set-up waits for it
+	keep, current := p.keep, p.current
+	p.mu.Unlock()
 	if in == nil {
 		// The server is shutting down: what there is, and goodbye.
-		in, keep = p.current, false
+		in, keep = current, false
+	}
+	if in == nil {
+		return // never parked
 	}
 	// As json.Encoder would write it, without its pass over the bytes
 	// MarshalJSON returns.
