@@ -68,6 +68,9 @@ func Ask(ctx context.Context, svc hitl.Service, req hitl.CreateRequest) (*hitl.I
 	}
 	for {
 		got, err := svc.Wait(ctx, in.ID)
+		if got != nil && got.ID != in.ID {
+			return in, fmt.Errorf("ask: wait for interaction %s: %w", in.ID, &OtherInteractionError{Asked: in.ID, Got: got.ID})
+		}
 		if got != nil {
 			in = got
 		}
@@ -88,6 +91,17 @@ func Ask(ctx context.Context, svc hitl.Service, req hitl.CreateRequest) (*hitl.I
 			return cancelDetached(ctx, svc, in), ctx.Err()
 		}
 	}
+}
+
+// OtherInteractionError is Ask's error when the Service's Wait hands back
+// another interaction than the one asked: what it holds is not the
+// question's outcome, and must not be acted on.
+type OtherInteractionError struct {
+	Asked, Got string // the interactions' ids
+}
+
+func (e *OtherInteractionError) Error() string {
+	return fmt.Sprintf("the service answered with interaction %s, not %s", e.Got, e.Asked)
 }
 
 // Outcome returns nil for an answered interaction, and for one that ended

@@ -144,6 +144,10 @@ func (s *Server) handler(t tools.Tool) mcp.ToolHandler {
 		caller := hitl.CallerFrom(ctx)
 		caller.Channel = hitl.ChannelMCP
 		ctx = hitl.WithCaller(ctx, caller)
+		// A call whose caller's credentials stop holding (a revoked
+		// token) ends, and its question is withdrawn.
+		ctx, stop := hitl.WatchCredentials(ctx)
+		defer stop()
 		if tok := req.Params.GetProgressToken(); tok != nil && req.Session != nil {
 			stop := s.reportProgress(ctx, req.Session, tok)
 			defer stop()

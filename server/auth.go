@@ -33,8 +33,8 @@ const (
 	// on.
 	DefaultRespondRate  = rate.Limit(10)
 	DefaultRespondBurst = 100
-	// DefaultStreamRecheck is how often a live stream checks its
-	// credentials.
+	// DefaultStreamRecheck is how often a live stream, a long-poll or a
+	// tool call waiting for a person checks its credentials.
 	DefaultStreamRecheck = 30 * time.Second
 
 	// sessionCookie holds a browser's session secret.
@@ -78,10 +78,12 @@ type AuthOptions struct {
 	// rate.Inf no limit.
 	RespondRate  rate.Limit
 	RespondBurst int
-	// StreamRecheck is how often a live stream (WebSocket, SSE) checks
-	// that its credentials still hold, and ends when they do not: a
-	// revoked token, a logout, a removed user, or the first user or token
-	// ending local mode. 0 means DefaultStreamRecheck.
+	// StreamRecheck is how often a live stream (WebSocket, SSE), a
+	// long-poll (GET /api/v1/interactions/{id}/wait), a hook waiting for
+	// a decision or an MCP tool call in progress checks that its
+	// credentials still hold, and ends when they do not: a revoked token,
+	// a logout, a removed user, or the first user or token ending local
+	// mode. 0 means DefaultStreamRecheck.
 	StreamRecheck time.Duration
 	// Now is the clock for sessions and limits; nil means time.Now.
 	Now func() time.Time
@@ -281,6 +283,9 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, c hitl.Caller, cr
 	}
 	ctx := hitl.WithCaller(r.Context(), c)
 	ctx = context.WithValue(ctx, credentialKey{}, cred)
+	// What waits on the caller's behalf (a long-poll, a hook, an MCP tool
+	// call) ends when the credentials stop holding, as streams do.
+	ctx = hitl.WithCredentialCheck(ctx, func(ctx context.Context) bool { return s.holds(ctx, cred) }, a.recheck)
 	next.ServeHTTP(w, r.WithContext(ctx))
 }
 
@@ -384,8 +389,12 @@ func (s *Server) streamRecheck() *time.Ticker {
 // ended. When the database does not answer it says yes, rather than drop
 // every stream at once.
 func (s *Server) stillValid(ctx context.Context) bool {
+	return s.holds(ctx, credentialFrom(ctx))
+}
+
+// holds reports whether cred still holds (see stillValid).
+func (s *Server) holds(ctx context.Context, cred credential) bool {
 	a := s.auth
-	cred := credentialFrom(ctx)
 	var err error
 	switch cred.kind {
 	case "local":

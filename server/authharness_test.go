@@ -101,9 +101,18 @@ func newAuthServer(t *testing.T, opts server.AuthOptions) *authServer {
 // startAuthServer is newAuthServer over db.
 func startAuthServer(t *testing.T, db hitltest.DB, opts server.AuthOptions) *authServer {
 	t.Helper()
+	return startAuthServerWith(t, &hitltest.Options{DB: db}, opts)
+}
+
+// startAuthServerWith is startAuthServer with more of the harness's
+// options (People and Server are set here).
+func startAuthServerWith(t *testing.T, hopts *hitltest.Options, opts server.AuthOptions) *authServer {
+	t.Helper()
 	logs := &syncBuffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	s := hitltest.Start(t, &hitltest.Options{DB: db, People: true, Server: &server.Options{Logger: log, Auth: opts}})
+	o := *hopts
+	o.People, o.Server = true, &server.Options{Logger: log, Auth: opts}
+	s := hitltest.Start(t, &o)
 	ts := &authServer{URL: s.URL, HS: s.Server, Broker: s.Broker, Store: s.Store, IDs: s.Store, Path: s.Path, Logs: logs}
 	ts.anon = actor{name: "anonymous"}
 	ts.agent = actor{name: "build-bot", token: s.Token(t, "build-bot", hitl.RoleAgent)}

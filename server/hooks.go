@@ -4,9 +4,11 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hitl-sh/hitl"
@@ -20,13 +22,15 @@ import (
 // Claude Code sends the token in a header of the hook's configuration.
 //
 // Query parameters: agent (the source_agent rules are scoped to; default
-// claude-code), timeout (seconds a person has to decide; default 540,
-// which must stay below the hook's own timeout, 600 s by default) and
-// on_error (deny, the default, or ask).
+// claude-code), timeout (how long a person has to decide: seconds, or a
+// duration such as 540s or 9m; default 540 s, which must stay below the
+// hook's own timeout, 600 s by default) and on_error (deny, the default,
+// or ask; in any case).
 //
 // Once the input is a PreToolUse or PermissionRequest hook's, the answer
-// is 200 with a decision, a deny when hitl cannot decide (the question
-// expired or was cancelled, the call could not be asked). Claude Code
+// is 200 with a decision, a deny when hitl cannot decide (a query
+// parameter it cannot read, the question expired or was cancelled, the
+// call could not be asked). Claude Code
 // ignores a hook that fails (any other status, a timeout, a refused
 // connection: the call then runs as if there were no hook), so only
 // requests that are not such a hook's input get an error status, and a
@@ -41,10 +45,6 @@ const maxHookBody = 8 << 20
 
 // handleClaudeCodeHook serves POST /api/v1/hooks/claude-code.
 func (s *Server) handleClaudeCodeHook(w http.ResponseWriter, r *http.Request) error {
-	opts, err := hookOptions(r)
-	if err != nil {
-		return err
-	}
 	data, err := readHookBody(w, r)
 	if err != nil {
 		return err
@@ -56,8 +56,18 @@ func (s *Server) handleClaudeCodeHook(w http.ResponseWriter, r *http.Request) er
 	if err := in.Supported(); err != nil {
 		return err
 	}
+	// From here on the body is a hook's input: every problem is a deny.
 	start := time.Now()
-	out, v := tools.Hook(r.Context(), s.broker, in, opts)
+	var (
+		out []byte
+		v   *tools.Verdict
+	)
+	if opts, err := hookOptions(r); err != nil {
+		v = in.ToolCall().Refuse(err)
+		out = tools.HookOutput(in.HookEventName, v, tools.OnErrorDeny)
+	} else {
+		out, v = tools.Hook(r.Context(), s.broker, in, opts)
+	}
 	s.logHook(r, in, v, time.Since(start))
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
@@ -66,25 +76,46 @@ func (s *Server) handleClaudeCodeHook(w http.ResponseWriter, r *http.Request) er
 	return nil
 }
 
-// hookOptions reads the hook's query parameters.
+// hookOptions reads the hook's query parameters. on_error is read without
+// regard to case; timeout is a number of seconds, or a duration such as
+// 540s or 9m (the command hook's --timeout syntax).
 func hookOptions(r *http.Request) (*tools.HookOptions, error) {
 	q := r.URL.Query()
-	o := &tools.HookOptions{OnError: tools.OnError(q.Get("on_error"))}
+	o := &tools.HookOptions{OnError: tools.OnErrorDeny}
 	o.SourceAgent = q.Get("agent")
-	if o.OnError == "" {
-		o.OnError = tools.OnErrorDeny
-	}
-	if !o.OnError.Valid() {
-		return nil, hitl.Errorf(hitl.EINVALID, "on_error must be deny or ask")
+	if v := q.Get("on_error"); v != "" {
+		o.OnError = tools.OnError(strings.ToLower(strings.TrimSpace(v)))
+		if !o.OnError.Valid() {
+			return nil, hitl.Errorf(hitl.EINVALID, "the hook's query parameter on_error must be deny or ask, not %q", v)
+		}
 	}
 	if v := q.Get("timeout"); v != "" {
-		secs, err := strconv.ParseFloat(v, 64)
-		if err != nil || !(secs >= 1 && secs <= hitl.MaxTimeout.Seconds()) {
-			return nil, hitl.Errorf(hitl.EINVALID, "timeout must be a number of seconds between 1 and %d (below the hook's own timeout)", int(hitl.MaxTimeout.Seconds()))
+		d, err := hookTimeout(v)
+		if err != nil {
+			return nil, err
 		}
-		o.Timeout = time.Duration(secs * float64(time.Second))
+		o.Timeout = d
 	}
 	return o, nil
+}
+
+// hookTimeout reads the timeout query parameter: seconds, or a Go
+// duration, between a second and hitl.MaxTimeout.
+func hookTimeout(v string) (time.Duration, error) {
+	v = strings.TrimSpace(v)
+	var d time.Duration
+	if secs, err := strconv.ParseFloat(v, 64); err == nil {
+		if math.IsNaN(secs) || math.IsInf(secs, 0) {
+			return 0, hitl.Errorf(hitl.EINVALID, "the hook's query parameter timeout must be a number of seconds, not %q", v)
+		}
+		d = time.Duration(min(max(secs, -1), hitl.MaxTimeout.Seconds()+1) * float64(time.Second))
+	} else if d, err = time.ParseDuration(v); err != nil {
+		return 0, hitl.Errorf(hitl.EINVALID, "the hook's query parameter timeout must be a number of seconds or a duration such as 540s or 9m, not %q", v)
+	}
+	if d < time.Second || d > hitl.MaxTimeout {
+		return 0, hitl.Errorf(hitl.EINVALID, "the hook's query parameter timeout must be between 1s and %s (below the hook's own timeout), not %q", hitl.MaxTimeout, v)
+	}
+	return d, nil
 }
 
 // readHookBody reads a hook's input: at most maxHookBody, within the body's

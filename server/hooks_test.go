@@ -152,9 +152,6 @@ func TestClaudeCodeHookEndpointRefuses(t *testing.T) {
 		{"POST", "", "not json", 400, "the hook input is not a JSON object"},
 		{"POST", "", `{"hook_event_name": "Stop"}`, 400, "hitl answers the PreToolUse and PermissionRequest hooks, not Stop"},
 		{"POST", "", `{"tool_name": "Bash"}`, 400, "the hook input has no hook_event_name"},
-		{"POST", "?on_error=allow", `{}`, 400, "on_error must be deny or ask"},
-		{"POST", "?timeout=0", `{}`, 400, "timeout must be a number of seconds between 1 and"},
-		{"POST", "?timeout=NaN", `{}`, 400, "timeout must be a number of seconds between 1 and"},
 		{"POST", "", `{"hook_event_name": "PreToolUse", "x": "` + strings.Repeat("x", 8<<20) + `"}`, 413, "the hook input is larger than 8388608 bytes"},
 		{"GET", "", "", 405, "method GET is not allowed"},
 	} {
@@ -163,6 +160,69 @@ func TestClaudeCodeHookEndpointRefuses(t *testing.T) {
 		_ = json.Unmarshal(body, &e)
 		if status != tc.status || !strings.HasPrefix(e.Error.Message, tc.want) {
 			t.Errorf("%s %s %.40q: %d %s\nwant %d %q", tc.method, tc.query, tc.body, status, body, tc.status, tc.want)
+		}
+	}
+	if list, _, _ := ts.Broker.List(context.Background(), hitl.ListFilter{}); len(list) != 0 {
+		t.Errorf("%d interactions made, want none", len(list))
+	}
+}
+
+// TestClaudeCodeHookEndpointQuery: the hook's query parameters take the
+// command hook's syntax too (540s, 9m), and once the body is a hook's
+// input a parameter that is still wrong is a deny naming it, in the
+// event's shape, never an error status (Claude Code runs the call when an
+// HTTP hook fails).
+func TestClaudeCodeHookEndpointQuery(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ query string }{{"?timeout=540s"}, {"?timeout=9m"}, {"?timeout=540&on_error=Deny"}, {"?timeout=540&on_error=ASK"}} {
+		t.Run(tc.query, func(t *testing.T) {
+			t.Parallel()
+			ts := newTestServer(t)
+			ch := postHook(context.Background(), t, ts.URL+"/api/v1/hooks/claude-code"+tc.query, hookInput("PreToolUse", "Bash", map[string]string{"command": "ls"}))
+			in := waitPending(t, ts.Client(), ts.URL)
+			if got, want := in.Timeout, 540.0; got != want {
+				t.Errorf("timeout %v s, want %v", got, want)
+			}
+			ts.mustDo(t, "POST", "/api/v1/interactions/"+in.ID+"/respond", `{"value": "approve"}`, http.StatusOK, nil)
+			if r := await(t, ch); r.status != http.StatusOK || !strings.Contains(string(r.body), `"permissionDecision":"allow"`) {
+				t.Errorf("%d %s, want 200 allow", r.status, r.body)
+			}
+		})
+	}
+
+	ts := newTestServer(t)
+	for _, tc := range []struct{ query, want string }{
+		{"?on_error=allow", `the hook's query parameter on_error must be deny or ask, not "allow"`},
+		{"?timeout=0", "the hook's query parameter timeout must be between 1s and"},
+		{"?timeout=NaN", "the hook's query parameter timeout must be"},
+		{"?timeout=-5m", "the hook's query parameter timeout must be between 1s and"},
+		{"?timeout=soon", `the hook's query parameter timeout must be a number of seconds or a duration such as 540s or 9m, not "soon"`},
+		{"?timeout=9m&on_error=allow", "on_error must be deny or ask"},
+	} {
+		for _, event := range []string{"PreToolUse", "PermissionRequest"} {
+			r := await(t, postHook(context.Background(), t, ts.URL+"/api/v1/hooks/claude-code"+tc.query, hookInput(event, "Bash", map[string]string{"command": "ls"})))
+			var out struct {
+				Specific struct {
+					Event    string `json:"hookEventName"`
+					Decision string `json:"permissionDecision"`
+					Reason   string `json:"permissionDecisionReason"`
+					Request  struct {
+						Behavior string `json:"behavior"`
+						Message  string `json:"message"`
+					} `json:"decision"`
+				} `json:"hookSpecificOutput"`
+			}
+			if r.status != http.StatusOK || json.Unmarshal(r.body, &out) != nil || out.Specific.Event != event {
+				t.Errorf("%s %s: %d %s, want 200 with the %s hook's output", event, tc.query, r.status, r.body, event)
+				continue
+			}
+			decision, reason := out.Specific.Decision, out.Specific.Reason
+			if event == "PermissionRequest" {
+				decision, reason = out.Specific.Request.Behavior, out.Specific.Request.Message
+			}
+			if decision != "deny" || !strings.Contains(reason, tc.want) {
+				t.Errorf("%s %s: %s %q, want a deny saying %q", event, tc.query, decision, reason, tc.want)
+			}
 		}
 	}
 	if list, _, _ := ts.Broker.List(context.Background(), hitl.ListFilter{}); len(list) != 0 {

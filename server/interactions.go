@@ -97,10 +97,14 @@ func (s *Server) handleWait(w http.ResponseWriter, r *http.Request) error {
 	if l := s.parking.Load(); l != nil && r.Method == http.MethodGet && r.ProtoMajor == 1 && r.TLS == nil {
 		return s.parkWait(w, r, l, d)
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), d)
+	watched, stop := hitl.WatchCredentials(r.Context())
+	defer stop()
+	ctx, cancel := context.WithTimeout(watched, d)
 	defer cancel()
 	in, err := s.broker.Wait(ctx, r.PathValue("id"))
 	switch {
+	case errors.Is(context.Cause(watched), hitl.ErrCredentialsEnded):
+		return hitl.ErrCredentialsEnded
 	case errors.Is(err, context.DeadlineExceeded) && r.Context().Err() == nil,
 		errors.Is(err, broker.ErrClosed):
 		// Still pending: report the current state.
@@ -195,5 +199,34 @@ func (s *Server) parkWait(w http.ResponseWriter, r *http.Request, l *park.Listen
 		writeJSON(w, http.StatusOK, in)
 		return nil
 	}
-	return p.Park(w, in, stop, d)
+	return p.Park(w, in, stop, d, s.parkCheck(r))
+}
+
+// credentialCheckTimeout bounds a parked long-poll's look at its
+// credentials.
+const credentialCheckTimeout = 10 * time.Second
+
+// parkCheck is how a parked long-poll made with r's credentials checks
+// that they still hold (as streams do), and the 401 that ends it when
+// they do not.
+func (s *Server) parkCheck(r *http.Request) *park.Check {
+	cred := credentialFrom(r.Context())
+	if cred.kind == "" {
+		return nil
+	}
+	// The request's context ends when the handler returns; the check
+	// outlives it.
+	ctx := context.WithoutCancel(r.Context())
+	var body errorBody
+	body.Error.Code, body.Error.Message = hitl.EUNAUTHORIZED, hitl.ErrorMessage(hitl.ErrCredentialsEnded)
+	refusal, _ := json.Marshal(body)
+	return &park.Check{
+		Every: s.auth.recheck,
+		Holds: func() bool {
+			cctx, cancel := context.WithTimeout(ctx, credentialCheckTimeout)
+			defer cancel()
+			return s.holds(cctx, cred)
+		},
+		Refusal: refusal,
+	}
 }

@@ -125,7 +125,10 @@ type Verdict struct {
 
 // Review asks a person, through svc, whether the agent may make call,
 // waits for the decision, and returns it as a Verdict. It never fails: a
-// call that cannot be decided is denied, with the reason. It waits at most
+// call that cannot be decided is denied, with the reason. When ctx
+// carries the caller's credential check (hitl.WithCredentialCheck, as a
+// server's requests do), a caller whose credentials stop holding while
+// it waits, or by the time the decision comes, is denied. It waits at most
 // the timeout and ReviewGrace (and a few seconds to withdraw the question
 // when ctx ends or the wait runs out).
 func Review(ctx context.Context, svc hitl.Service, call ToolCall, opts *ReviewOptions) *Verdict {
@@ -134,14 +137,28 @@ func Review(ctx context.Context, svc hitl.Service, call ToolCall, opts *ReviewOp
 	if err != nil {
 		return call.failed(nil, err)
 	}
-	wctx, cancel := context.WithTimeout(ctx, o.Timeout+reviewGrace)
+	// A caller whose credentials stop holding (a revoked token) gets no
+	// decision: the wait ends, the question is withdrawn, the call denied.
+	watched, stop := hitl.WatchCredentials(ctx)
+	defer stop()
+	wctx, cancel := context.WithTimeout(watched, o.Timeout+reviewGrace)
 	defer cancel()
 	in, err := ask.Ask(wctx, svc, req)
-	if err != nil && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+	switch {
+	case errors.Is(context.Cause(watched), hitl.ErrCredentialsEnded) || err == nil && !hitl.CredentialsHold(ctx):
+		return call.failed(in, hitl.ErrCredentialsEnded)
+	case err != nil && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
 		err = hitl.Errorf(hitl.EUNAVAILABLE, "the hitl server reported no outcome %s after the question's deadline; it may have stopped", reviewGrace)
+	}
+	var other *ask.OtherInteractionError
+	if errors.As(err, &other) {
+		return call.failed(nil, untrusted("the hitl server answered with interaction %s, not %s", other.Got, other.Asked))
 	}
 	if err != nil {
 		return call.failed(in, err)
+	}
+	if err := call.asked(in); err != nil {
+		return call.failed(nil, err)
 	}
 	return call.decided(in)
 }
@@ -159,6 +176,21 @@ func reviewDefaults(opts *ReviewOptions) ReviewOptions {
 		o.Timeout = DefaultReviewTimeout
 	}
 	return o
+}
+
+// asked returns nil when in is the question asked about c: an action
+// named after c's tool. Anything else (a server that answers about
+// another interaction) is an error: its decision is not about c.
+func (c ToolCall) asked(in *hitl.Interaction) error {
+	switch {
+	case in == nil || in.ID == "":
+		return untrusted("the hitl server answered without an interaction")
+	case in.Type != hitl.TypeAction || in.Action == nil:
+		return untrusted("the hitl server answered with interaction %s, which is not an action", in.ID)
+	case in.Action.Name != c.Tool:
+		return untrusted("the hitl server answered with interaction %s, about %s, not %s", in.ID, in.Action.Name, c.Tool)
+	}
+	return nil
 }
 
 // request returns the action question for call.
@@ -285,7 +317,7 @@ func (c ToolCall) decided(in *hitl.Interaction) *Verdict {
 		Message  string          `json:"message"`
 	}
 	if in.Result == nil || json.Unmarshal(in.Result.Value, &d) != nil {
-		return c.failed(in, hitl.Errorf(hitl.EINTERNAL, "interaction %s holds no decision", in.ID))
+		return c.failed(in, untrusted("interaction %s holds no decision", in.ID))
 	}
 	v := &Verdict{Interaction: in}
 	who, rule := in.Result.RespondedBy, in.Result.RuleID
@@ -300,6 +332,9 @@ func (c ToolCall) decided(in *hitl.Interaction) *Verdict {
 			v.Reason = "Allowed by hitl rule " + rule + "."
 		}
 	case hitl.DecisionEdit:
+		if isNullJSON(d.Args) {
+			return c.failed(in, untrusted("interaction %s holds an edit, but the edit carries no args", in.ID))
+		}
 		v.Allow, v.UpdatedInput = true, d.Args
 		v.Reason = "Approved in hitl by " + who + ", with edited input."
 	case hitl.DecisionReject:
@@ -316,12 +351,30 @@ func (c ToolCall) decided(in *hitl.Interaction) *Verdict {
 	case hitl.DecisionRespond:
 		v.Reason = reviewer + " did not let it run, and replied: " + d.Message
 	default:
-		return c.failed(in, hitl.Errorf(hitl.EINTERNAL, "interaction %s holds an unknown decision %q", in.ID, d.Decision))
+		return c.failed(in, untrusted("interaction %s holds an unknown decision %q", in.ID, d.Decision))
 	}
 	if in.Result.TimedOut {
 		v.Reason = "Nobody answered in hitl before the deadline; the default applies. " + v.Reason
 	}
 	return v
+}
+
+// Refuse returns the verdict that denies c without asking anyone, because
+// err (such as a hook configured with a timeout hitl cannot read) keeps
+// hitl from asking: a deny that says why.
+func (c ToolCall) Refuse(err error) *Verdict { return c.failed(nil, err) }
+
+// untrustedAnswer is an answer from hitl that cannot be acted on: it is
+// not about the call asked, or its decision is incomplete.
+type untrustedAnswer struct{ err error }
+
+func (e *untrustedAnswer) Error() string { return e.err.Error() }
+func (e *untrustedAnswer) Unwrap() error { return e.err }
+
+// untrusted returns an untrustedAnswer (code hitl.EINTERNAL) saying what
+// is wrong with the answer.
+func untrusted(format string, a ...any) error {
+	return &untrustedAnswer{hitl.Errorf(hitl.EINTERNAL, format, a...)}
 }
 
 // failed denies the call because nobody decided, saying why.
@@ -341,7 +394,10 @@ func (c ToolCall) failed(in *hitl.Interaction, err error) *Verdict {
 // problem says in a few words why no decision came.
 func problem(err error) string {
 	msg := hitl.ErrorMessage(err)
+	var ua *untrustedAnswer
 	switch code := hitl.ErrorCode(err); {
+	case errors.As(err, &ua):
+		return "its answer cannot be acted on (" + msg + ")."
 	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
 		return "the review was interrupted before anyone answered; the question was withdrawn."
 	case errors.Is(err, hitl.ErrUnreachable):

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -33,14 +34,21 @@ func ReviewDeferring(ctx context.Context, svc hitl.Service, call ToolCall, opts 
 	if err != nil {
 		return call.failed(in, err)
 	}
-	wctx, cancel := context.WithTimeout(ctx, after)
+	watched, stop := hitl.WatchCredentials(ctx) // as Review does
+	defer stop()
+	wctx, cancel := context.WithTimeout(watched, after)
 	defer cancel()
 	for !in.Status.Terminal() {
 		got, err := svc.Wait(wctx, in.ID)
+		if got != nil && got.ID != in.ID {
+			return call.failed(nil, untrusted("the hitl server answered with interaction %s, not %s", got.ID, in.ID))
+		}
 		if got != nil {
 			in = got
 		}
 		switch {
+		case errors.Is(context.Cause(watched), hitl.ErrCredentialsEnded):
+			return call.failed(in, hitl.ErrCredentialsEnded)
 		case ctx.Err() != nil:
 			return call.failed(in, ctx.Err())
 		case wctx.Err() != nil:
@@ -51,6 +59,12 @@ func ReviewDeferring(ctx context.Context, svc hitl.Service, call ToolCall, opts 
 	}
 	if err := ask.Outcome(in); err != nil {
 		return call.failed(in, err)
+	}
+	if err := call.asked(in); err != nil {
+		return call.failed(nil, err)
+	}
+	if !hitl.CredentialsHold(ctx) {
+		return call.failed(in, hitl.ErrCredentialsEnded)
 	}
 	return call.decided(in)
 }

@@ -134,7 +134,7 @@ func runClaudeCodeHook(ctx context.Context, args []string, stdin io.Reader, stdo
 		return fail("%v", err)
 	}
 	if f.print {
-		if err := printHookSettings(stdout, &f); err != nil {
+		if err := printHookSettings(stdout, stderr, &f); err != nil {
 			return fail("%v", err)
 		}
 		return exitHookDecided

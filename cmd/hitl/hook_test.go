@@ -152,3 +152,35 @@ func readmeMCPConfig(t *testing.T, base string) map[string]any {
 	}
 	return s
 }
+
+// TestHookPrintSettingsWarnsOfPlainHTTP: settings that send the token and
+// every reviewed call to a server over plain HTTP on the network print a
+// warning that says to use https; loopback and https print none.
+func TestHookPrintSettingsWarnsOfPlainHTTP(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		server string
+		warn   bool
+	}{
+		{"http://hitl.example.com:7878", true},
+		{"http://10.0.0.5:7878/", true},
+		{"HTTP://hitl.example.com", true},
+		{"https://hitl.example.com", false},
+		{"http://127.0.0.1:7878", false},
+		{"http://localhost:7878", false},
+		{"http://hitl.localhost:7878", false},
+		{"http://[::1]:7878", false},
+	} {
+		for _, mode := range [][]string{nil, {"--http"}} {
+			args := append([]string{"--print-settings", "--server", tc.server}, mode...)
+			stdout, stderr, code := runHookWith("", args...)
+			if code != 0 || !json.Valid([]byte(stdout)) {
+				t.Fatalf("%v: exit %d, stdout %q, stderr %q", args, code, stdout, stderr)
+			}
+			warned := strings.Contains(stderr, "warning:") && strings.Contains(stderr, "https://")
+			if warned != tc.warn {
+				t.Errorf("%v: stderr %q; want a warning to use https: %v", args, stderr, tc.warn)
+			}
+		}
+	}
+}

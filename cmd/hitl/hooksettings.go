@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
+	"net"
 	"net/url"
 	"strconv"
 	"strings"
@@ -22,8 +24,13 @@ const hookPath = "/api/v1/hooks/claude-code"
 
 // printHookSettings prints the Claude Code settings that run the hook as
 // f describes it: the command hook, or (--http) the HTTP hook, with the
-// hook's timeout above the question's by tools.HookTimeoutMargin.
-func printHookSettings(w io.Writer, f *hookFlags) error {
+// hook's timeout above the question's by tools.HookTimeoutMargin. A
+// server reached over plain HTTP beyond this machine gets a warning on
+// stderr (see plainHTTPWarning).
+func printHookSettings(w, stderr io.Writer, f *hookFlags) error {
+	if msg := plainHTTPWarning(f.server); msg != "" {
+		fmt.Fprintln(stderr, msg)
+	}
 	wait := f.timeout
 	if f.deferAfter > 0 {
 		wait = f.deferAfter // the hook answers defer by then
@@ -111,6 +118,33 @@ func hookURL(f *hookFlags) string {
 		q.Set("on_error", f.onError)
 	}
 	return strings.TrimRight(f.server, "/") + hookPath + "?" + q.Encode()
+}
+
+// plainHTTPWarning returns a warning when server is an http:// URL of a
+// host that is not loopback: the agent token and every reviewed call's
+// input would cross the network in clear text, and anyone on the path
+// could change the decision. The URL is printed as given rather than
+// rewritten to https: hitl serve itself speaks plain HTTP, so an https
+// URL it does not answer would make every HTTP hook fail, and Claude Code
+// runs the call when an HTTP hook fails.
+func plainHTTPWarning(server string) string {
+	u, err := url.Parse(server)
+	if err != nil || !strings.EqualFold(u.Scheme, "http") || isLoopbackHost(u.Hostname()) {
+		return ""
+	}
+	return fmt.Sprintf("hitl hook claude-code: warning: %s is plain HTTP to another machine: the token and every reviewed call, and the decision, would cross the network in clear text. "+
+		"Serve hitl behind TLS (a reverse proxy) and use its https:// URL.", server)
+}
+
+// isLoopbackHost reports whether host names this machine: localhost (or a
+// name under .localhost) or a loopback address.
+func isLoopbackHost(host string) bool {
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // seconds formats d for --timeout: "540s".

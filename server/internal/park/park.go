@@ -47,7 +47,18 @@ type Wait struct {
 	keep    bool              // the client keeps the connection open
 	stop    func() bool
 	timer   *time.Timer
+	check   *Check
+	recheck *time.Timer // runs check; nil without one
 	done    bool
+}
+
+// Check is how a parked wait makes sure its caller may still have the
+// answer: every Every it calls Holds, and once that reports false the
+// wait ends with a 401 whose JSON body is Refusal.
+type Check struct {
+	Every   time.Duration
+	Holds   func() bool
+	Refusal []byte
 }
 
 // NewWait starts setting up a wait on l; keep says the client keeps its
@@ -66,10 +77,11 @@ func (p *Wait) Forget() { p.mu.Unlock() }
 
 // Park takes w's connection from net/http and holds it until Wake, or
 // until d passes, when the response is current (the interaction as it
-// stood when the wait began). stop unregisters Wake from the broker and
+// stood when the wait began), or until check (when not nil) finds the
+// caller's credentials gone. stop unregisters Wake from the broker and
 // reports whether it was still registered. It ends the set-up, and on
 // failure unregisters Wake and drops the connection.
-func (p *Wait) Park(w http.ResponseWriter, current *hitl.Interaction, stop func() bool, d time.Duration) error {
+func (p *Wait) Park(w http.ResponseWriter, current *hitl.Interaction, stop func() bool, d time.Duration, check *Check) error {
 	defer p.mu.Unlock() // Wake's answer waits for the set-up
 	p.header = w.Header().Clone()
 	nc, rw, err := http.NewResponseController(w).Hijack()
@@ -92,8 +104,19 @@ func (p *Wait) Park(w http.ResponseWriter, current *hitl.Interaction, stop func(
 		ahead, _ := rw.Reader.Peek(n)
 		p.nc = &aheadConn{Conn: nc, r: io.MultiReader(bytes.NewReader(bytes.Clone(ahead)), nc)}
 	}
-	p.current, p.stop = current, stop
+	// The timers, the sweep and the credential check may each end the
+	// wait: only the first to call stop unregisters Wake.
+	var once sync.Once
+	p.current = current
+	p.stop = func() (stopped bool) {
+		once.Do(func() { stopped = stop() })
+		return stopped
+	}
 	p.timer = time.AfterFunc(d, p.expire)
+	if check != nil && check.Every > 0 {
+		p.check = check
+		p.recheck = time.AfterFunc(check.Every, p.checkCredentials)
+	}
 	p.listener.hold(p) // last: the sweep reads p's fields
 	return nil
 }
@@ -114,10 +137,35 @@ func (p *Wait) hangUp() {
 		return
 	}
 	p.done = true
-	p.timer.Stop()
+	p.stopTimers()
 	p.mu.Unlock()
 	_ = p.nc.Close()
 	p.listener.release(p)
+}
+
+// stopTimers stops the wait's timers; p.mu is held.
+func (p *Wait) stopTimers() {
+	p.timer.Stop()
+	if p.recheck != nil {
+		p.recheck.Stop()
+	}
+}
+
+// checkCredentials ends the wait with a 401 when the caller's credentials
+// no longer hold, and otherwise checks again later.
+func (p *Wait) checkCredentials() {
+	if p.check.Holds() {
+		p.mu.Lock()
+		if !p.done {
+			p.recheck.Reset(p.check.Every)
+		}
+		p.mu.Unlock()
+		return
+	}
+	if !p.stop() {
+		return // it ended just now; Wake answers
+	}
+	p.write(http.StatusUnauthorized, p.check.Refusal, p.keep)
 }
 
 // expire answers with the interaction as it stood, at the wait's end.
@@ -128,28 +176,45 @@ func (p *Wait) expire() {
 	p.finish(p.current)
 }
 
-// finish writes the response once, then hands the connection back to the
-// server, or closes it.
+// finish reports in: 200 with its JSON.
 func (p *Wait) finish(in *hitl.Interaction) {
+	p.mu.Lock() // an answer during the set-up waits for it
+	keep, current := p.keep, p.current
+	p.mu.Unlock()
+	if in == nil {
+		// The server is shutting down: what there is, and goodbye.
+		in, keep = current, false
+	}
+	if in == nil {
+		return // never parked
+	}
+	// As json.Encoder would write it, without its pass over the bytes
+	// MarshalJSON returns.
+	body, err := in.MarshalJSON()
+	if err != nil {
+		body = nil
+	}
+	p.write(http.StatusOK, body, keep)
+}
+
+// write writes the response (status, and body, JSON; nil: drop the
+// connection) once, then hands the connection back to the server, or
+// closes it.
+func (p *Wait) write(status int, body []byte, keep bool) {
 	p.mu.Lock()
 	if p.done || p.nc == nil {
 		p.mu.Unlock()
 		return
 	}
 	p.done = true
-	p.timer.Stop()
+	p.stopTimers()
 	p.mu.Unlock()
 	defer p.listener.release(p)
-	keep := p.keep
-	if in == nil {
-		// The server is shutting down: what there is, and goodbye.
-		in, keep = p.current, false
-	}
-	resp, err := p.response(in, keep)
-	if err != nil {
+	if body == nil {
 		_ = p.nc.Close()
 		return
 	}
+	resp := p.response(status, body, keep)
 	if err := p.nc.SetWriteDeadline(time.Now().Add(writeTimeout)); err != nil {
 		_ = p.nc.Close()
 		return
@@ -162,16 +227,10 @@ func (p *Wait) finish(in *hitl.Interaction) {
 	p.listener.give(p.nc)
 }
 
-// response returns the HTTP/1.1 response that reports in: 200 with its
-// JSON, under the headers the middleware set, closing the connection
-// unless keep.
-func (p *Wait) response(in *hitl.Interaction, keep bool) ([]byte, error) {
-	// As json.Encoder would write it, without its pass over the bytes
-	// MarshalJSON returns.
-	body, err := in.MarshalJSON()
-	if err != nil {
-		return nil, err
-	}
+// response returns the HTTP/1.1 response with status and the JSON body,
+// under the headers the middleware set, closing the connection unless
+// keep.
+func (p *Wait) response(status int, body []byte, keep bool) []byte {
 	body = append(body, '\n')
 	h := p.header
 	h.Set("Content-Type", "application/json")
@@ -183,11 +242,14 @@ func (p *Wait) response(in *hitl.Interaction, keep bool) ([]byte, error) {
 	}
 	var resp bytes.Buffer
 	resp.Grow(256 + len(body))
-	resp.WriteString("HTTP/1.1 200 OK\r\n")
+	if status == http.StatusUnauthorized {
+		h.Set("WWW-Authenticate", `Bearer realm="hitl"`)
+	}
+	fmt.Fprintf(&resp, "HTTP/1.1 %d %s\r\n", status, http.StatusText(status))
 	_ = h.Write(&resp)
 	resp.WriteString("\r\n")
 	resp.Write(body)
-	return resp.Bytes(), nil
+	return resp.Bytes()
 }
 
 // aheadConn is a connection whose first bytes were already read (a

@@ -53,7 +53,7 @@ func startParkServer(t *testing.T, sweep time.Duration) *parkServer {
 			_ = json.NewEncoder(w).Encode(in)
 			return
 		}
-		if err := p.Park(w, in, stop, d); err != nil {
+		if err := p.Park(w, in, stop, d, nil); err != nil {
 			t.Errorf("park: %v", err)
 		}
 	})
