@@ -202,3 +202,31 @@ func pendingBy(t *testing.T, ts *authServer, name string) *hitl.Interaction {
 	})
 	return in
 }
+
+// TestClaudeCodeHookRefusedIsADeny: a request to the HTTP hook refused
+// before its handler (no token, a revoked or unknown one) is still a 200
+// deny once its body is a hook's input: Claude Code runs the call when
+// its HTTP hook answers anything else. A body that is not a hook's gets
+// the usual 401.
+func TestClaudeCodeHookRefusedIsADeny(t *testing.T) {
+	t.Parallel()
+	ts := newAuthServer(t, server.AuthOptions{})
+	revoked := hitltest.Token(t, ts.Store, "gone", hitl.RoleAgent)
+	if _, err := ts.IDs.RevokeTokens(t.Context(), "gone"); err != nil {
+		t.Fatal(err)
+	}
+	for name, a := range map[string]actor{"no token": {}, "revoked token": {token: revoked}, "unknown token": {token: "hitl_nope"}} {
+		for _, event := range []string{"PreToolUse", "PermissionRequest"} {
+			resp, body := ts.call(t, a, "POST", "/api/v1/hooks/claude-code", hookInput(event, "Bash", map[string]string{"command": "make deploy"}))
+			if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"deny"`) || !strings.Contains(string(body), "hitl refused the credentials") {
+				t.Errorf("%s, %s: %d %s, want 200 and a deny naming the refusal", name, event, resp.StatusCode, body)
+			}
+		}
+		if resp, _ := ts.call(t, a, "POST", "/api/v1/hooks/claude-code", map[string]any{"hello": "world"}); resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("%s, not a hook's input: %d, want 401", name, resp.StatusCode)
+		}
+	}
+	if list, _, err := ts.Broker.List(t.Context(), hitl.ListFilter{}); err != nil || len(list) != 0 {
+		t.Errorf("questions asked by refused requests: %d, %v; want none", len(list), err)
+	}
+}

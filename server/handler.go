@@ -75,6 +75,9 @@ func (e *ambiguousError) Unwrap() error { return e.err }
 // Errors that are not application errors are logged and shown as
 // "internal error".
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	if s.hookRefused(w, r, err) {
+		return
+	}
 	code := hitl.ErrorCode(err)
 	if code == hitl.EINTERNAL {
 		s.log.Error("internal error", "method", r.Method, "path", r.URL.Path, "error", err)

@@ -30,7 +30,8 @@ import (
 // Once the input is a PreToolUse or PermissionRequest hook's, the answer
 // is 200 with a decision, a deny when hitl cannot decide (a query
 // parameter it cannot read, the question expired or was cancelled, the
-// call could not be asked). Claude Code
+// call could not be asked, the request refused before it was read: see
+// hookrefusal.go). Claude Code
 // ignores a hook that fails (any other status, a timeout, a refused
 // connection: the call then runs as if there were no hook), so only
 // requests that are not such a hook's input get an error status, and a
@@ -42,6 +43,9 @@ import (
 // ignores; up to it, a call too large for an action (hitl.MaxActionArgsLen)
 // is denied.
 const maxHookBody = 8 << 20
+
+// claudeCodeHookPath is the Claude Code HTTP hook's path.
+const claudeCodeHookPath = "/api/v1/hooks/claude-code"
 
 // handleClaudeCodeHook serves POST /api/v1/hooks/claude-code.
 func (s *Server) handleClaudeCodeHook(w http.ResponseWriter, r *http.Request) error {

@@ -142,7 +142,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /api/v1/rules", s.handle(s.handleListRules))
 	s.mux.HandleFunc("GET /api/v1/rules/{id}", s.handle(s.handleGetRule))
 	s.mux.HandleFunc("DELETE /api/v1/rules/{id}", s.handle(s.handleRevokeRule))
-	s.mux.HandleFunc("POST /api/v1/hooks/claude-code", s.handle(s.handleClaudeCodeHook)) // Claude Code's HTTP hook
+	s.mux.HandleFunc("POST "+claudeCodeHookPath, s.handle(s.handleClaudeCodeHook)) // Claude Code's HTTP hook
 
 	// Live streams.
 	s.mux.HandleFunc("GET /ws", s.handle(s.handleWebSocket))
