@@ -80,10 +80,13 @@ type callArgs struct {
 	lines  map[string]parsedLine
 }
 
-// parsedLine is a string argument parsed as a command line.
+// parsedLine is an argument read once: as a string, and parsed as a
+// command line.
 type parsedLine struct {
-	line *shell.Line // nil when the argument is not a string
-	err  error       // the parser's
+	text     string
+	isString bool
+	line     *shell.Line // nil when the argument is not a string
+	err      error       // the parser's
 }
 
 // newCallArgs decodes args.
@@ -102,9 +105,9 @@ func (c *callArgs) line(arg string) parsedLine {
 		return p
 	}
 	var p parsedLine
-	var s string
-	if json.Unmarshal(c.fields[arg], &s) == nil {
-		p.line, p.err = shell.Parse(s)
+	if json.Unmarshal(c.fields[arg], &p.text) == nil {
+		p.isString = true
+		p.line, p.err = shell.Parse(p.text)
 	}
 	if c.lines == nil {
 		c.lines = map[string]parsedLine{}
@@ -148,8 +151,7 @@ func (m *RuleMatch) denies(c *callArgs) shell.Match {
 	if !ok {
 		return shell.No
 	}
-	var s string
-	isString := json.Unmarshal(v, &s) == nil
+	a := c.line(m.Arg)
 	switch {
 	case m.Prefix != "" || m.Command != "":
 		p, err := m.commandPattern()
@@ -158,20 +160,19 @@ func (m *RuleMatch) denies(c *callArgs) shell.Match {
 		}
 		var argv []string
 		switch {
-		case isString:
-			if l := c.line(m.Arg); l.err == nil {
-				return p.MayRunLine(l.line)
-			}
+		case a.isString && a.err == nil:
+			return p.MayRunLine(a.line)
+		case a.isString:
 			return shell.Maybe
 		case json.Unmarshal(v, &argv) == nil && len(argv) > 0:
 			return p.MayRunArgv(argv)
 		}
 		return shell.Maybe
 	case m.Glob != "":
-		if !isString {
+		if !a.isString {
 			return shell.Maybe
 		}
-		return globMayMatch(m.Glob, s)
+		return globMayMatch(m.Glob, a.text)
 	case m.Equals != nil:
 		if JSONEqual(m.Equals, v) {
 			return shell.Yes

@@ -8,6 +8,7 @@ package shell
 
 import (
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -37,6 +38,23 @@ type Line struct {
 	// background or negation: the only kind of line an allow rule
 	// matches.
 	Plain bool
+
+	indexOnce sync.Once
+	doubt     Match           // what MayRun says for a program the line never names
+	names     map[string]bool // every program name MayRun compares, folded
+}
+
+// index returns what MayRun says of the line for a pattern whose program
+// it never names, and the names it compares with a pattern's program:
+// MayRun for a pattern whose program is not among them says the same as
+// for none, so it is told without reading the line again.
+func (l *Line) index() (Match, map[string]bool) {
+	l.indexOnce.Do(func() {
+		l.names = map[string]bool{}
+		none := Pattern{program: "\x00", seen: l.names} // no program's name: Parse refuses NUL
+		l.doubt = none.commands(l, 0)
+	})
+	return l.doubt, l.names
 }
 
 // Parse parses a command line in Bash's syntax. It fails when the line

@@ -42,6 +42,9 @@ type Pattern struct {
 	program  string
 	operands []string
 	options  []string
+	// seen, when not nil, records every program name compared with
+	// program (see Line.index).
+	seen map[string]bool
 }
 
 // ParsePattern reads a rule's command: one simple command of static words
@@ -123,8 +126,14 @@ func (p Pattern) MayRunArgv(argv []string) Match {
 // to shells; deeper is Maybe.
 const maxDepth = 8
 
-// MayRunLine is MayRun for a line parsed already.
+// MayRunLine is MayRun for a line parsed already. Lines are read once
+// for all the patterns asked of them: a pattern whose program the line
+// never names is told at once.
 func (p Pattern) MayRunLine(l *Line) Match {
+	doubt, names := l.index()
+	if !names[p.program] {
+		return doubt
+	}
 	return p.commands(l, 0)
 }
 
@@ -162,6 +171,9 @@ func (p Pattern) call(words []Word, open bool, depth int) Match {
 		return Maybe
 	}
 	prog := programName(words[0].Text)
+	if p.seen != nil {
+		p.seen[prog] = true
+	}
 	m := No
 	if prog == p.program {
 		if m = p.arguments(words[1:], open); m == Yes {
@@ -189,8 +201,8 @@ func (p Pattern) call(words []Word, open bool, depth int) Match {
 	default:
 		analysed = false
 	}
-	if m == No && !analysed && p.named(words[1:]) {
-		return Maybe
+	if !analysed && (p.seen != nil || m == No) && p.named(words[1:]) {
+		return max(m, Maybe)
 	}
 	return m
 }
@@ -290,7 +302,10 @@ func (p Pattern) named(args []Word) bool {
 			continue
 		}
 		for _, tok := range strings.FieldsFunc(a.Text, notNameRune) {
-			if programName(tok) == p.program {
+			name := programName(tok)
+			if p.seen != nil {
+				p.seen[name] = true
+			} else if name == p.program {
 				return true
 			}
 		}

@@ -243,3 +243,26 @@ func TestParsePattern(t *testing.T) {
 		t.Errorf("Words() = %q, want %q", got, want)
 	}
 }
+
+// TestMayRunLineIndex: a line read once answers every pattern as MayRun
+// does, whether the pattern's program is named in it or not.
+func TestMayRunLineIndex(t *testing.T) {
+	lines := []string{
+		"git push", "ls; git push", `"" push`, "$X push", "bash -c 'g''i''t push'", "echo hi", "sudo -u git ls",
+		"bash script.sh", "find . -exec rm {} \\;", "xargs rm", "env -i rm -rf /", "eval 'rm -rf /'", "git 'unterminated",
+	}
+	patterns := []string{"git push", "rm -rf", "rm", "ls", "sudo", "bash", "find"}
+	for _, line := range lines {
+		l, err := shell.Parse(line)
+		for _, ps := range patterns {
+			p := mustPattern(t, ps)
+			want := p.MayRun(line)
+			if err != nil {
+				continue
+			}
+			if got := p.MayRunLine(l); got != want {
+				t.Errorf("%q MayRunLine(%q) = %v, MayRun %v", ps, line, got, want)
+			}
+		}
+	}
+}
