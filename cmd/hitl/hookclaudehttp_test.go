@@ -58,33 +58,35 @@ func TestClaudeCodeHTTPHook(t *testing.T) {
 }
 
 // TestClaudeCodeHTTPHookFailsOpen pins what the README warns of: Claude
-// Code ignores an HTTP hook that fails, so with hitl down, or the token
-// refused, the call runs as if there were no hook.
+// Code ignores an HTTP hook that fails, so with hitl down the call runs as
+// if there were no hook.
 func TestClaudeCodeHTTPHookFailsOpen(t *testing.T) {
-	cases := []struct {
-		name string
-		url  func(h *claudeHitl) string
-		env  func(h *claudeHitl) []string
-	}{
-		{"hitl down", func(*claudeHitl) string { return closedURL(t) }, nil},
-		{"no token", func(h *claudeHitl) string { return h.URL }, func(*claudeHitl) []string { return nil }},
+	t.Parallel()
+	h := startClaudeHitl(t)
+	api := claudetest.NewAPI(t, bash("echo hi > out.txt")...)
+	r := claudetest.Run(t, claudetest.Options{API: api, Prompt: "write hi", Env: h.env(),
+		Settings: httpHook(t, "PreToolUse", closedURL(t)), Args: []string{"--permission-mode", "acceptEdits"}})
+	checkRun(t, r)
+	if out, _ := readFile(t, r, "out.txt"); out != "hi\n" {
+		t.Errorf("out.txt = %q; want the command's output (Claude Code ignored the failing hook)", out)
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			h := startClaudeHitl(t)
-			env := h.env()
-			if tc.env != nil {
-				env = tc.env(h)
-			}
-			api := claudetest.NewAPI(t, bash("echo hi > out.txt")...)
-			r := claudetest.Run(t, claudetest.Options{API: api, Prompt: "write hi", Env: env,
-				Settings: httpHook(t, "PreToolUse", tc.url(h)), Args: []string{"--permission-mode", "acceptEdits"}})
-			checkRun(t, r)
-			if out, _ := readFile(t, r, "out.txt"); out != "hi\n" {
-				t.Errorf("out.txt = %q; want the command's output (Claude Code ignored the failing hook)", out)
-			}
-		})
+}
+
+// TestClaudeCodeHTTPHookWithoutToken: a hook request hitl refuses (here:
+// no token) is answered with a deny, not a 401 that Claude Code would
+// ignore: the call does not run, and the model reads why.
+func TestClaudeCodeHTTPHookWithoutToken(t *testing.T) {
+	t.Parallel()
+	h := startClaudeHitl(t)
+	api := claudetest.NewAPI(t, bash("echo hi > out.txt")...)
+	r := claudetest.Run(t, claudetest.Options{API: api, Prompt: "write hi",
+		Settings: httpHook(t, "PreToolUse", h.URL), Args: []string{"--permission-mode", "acceptEdits"}})
+	checkRun(t, r, "toolu_00")
+	if out, ok := readFile(t, r, "out.txt"); ok {
+		t.Errorf("out.txt = %q; want no file: the refused hook denies", out)
+	}
+	if got, _ := toolResult(t, api, r, "toolu_00"); !strings.Contains(got, "hitl refused the credentials") {
+		t.Errorf("tool_result %q, want the refusal", got)
 	}
 }
 
