@@ -86,6 +86,23 @@ fi
 # Set, so the Gemini CLI tests fail rather than skip when it is missing.
 export HITL_TEST_REQUIRE_GEMINI=1
 
+echo "== copilot cli (internal/copilottest)"
+# The internal/copilottest tests run the real GitHub Copilot CLI, offline,
+# against a fake OpenAI-compatible API on loopback. It comes from the npm
+# registry (a native binary of ~200 MB, in an optional dependency) into the
+# git-ignored internal/copilottest/testdata/node_modules, pinned to the
+# version the fixtures there were confirmed against; installed only when
+# missing.
+COPILOT_CLI_VERSION=1.0.102
+copilot=internal/copilottest/testdata/node_modules/.bin/copilot
+if ! "$copilot" --version 2>/dev/null | grep -qx "GitHub Copilot CLI $COPILOT_CLI_VERSION."; then
+  npm install --no-save --no-package-lock --no-audit --no-fund --loglevel=error \
+    --prefix internal/copilottest/testdata "@github/copilot@$COPILOT_CLI_VERSION" >/dev/null
+  "$copilot" --version | grep -qx "GitHub Copilot CLI $COPILOT_CLI_VERSION."
+fi
+# Set, so the Copilot CLI tests fail rather than skip when it is missing.
+export HITL_TEST_REQUIRE_COPILOT=1
+
 echo "== clients (Python and TypeScript)"
 # clients/ runs the Python client's tests with Debian's pytest (and mypy),
 # and compiles the TypeScript client with the pinned typescript (npm ci into

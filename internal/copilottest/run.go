@@ -1,0 +1,299 @@
+package copilottest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hitl-sh/hitl/internal/chatfake"
+)
+
+// Version is the Copilot CLI version test.sh installs and the fixtures in
+// testdata were confirmed against.
+const Version = "1.0.102"
+
+// RequireEnv is the environment variable that, set to 1, makes a missing
+// Copilot CLI fail the test instead of skipping it (test.sh sets it).
+const RequireEnv = "HITL_TEST_REQUIRE_COPILOT"
+
+// Model is the model the CLI is told to use (COPILOT_MODEL), one it knows,
+// so that it offers its usual tools.
+const Model = "gpt-4.1"
+
+// APIKey is the provider key the CLI sends the fake. Copilot CLI masks a
+// secret's value wherever it prints it, so the key is one no test output
+// holds.
+const APIKey = "hitl-copilottest-key"
+
+// targets maps GOOS/GOARCH to the npm package holding the native binary.
+var targets = map[string]string{
+	"linux/amd64":  "copilot-linux-x64",
+	"linux/arm64":  "copilot-linux-arm64",
+	"darwin/amd64": "copilot-darwin-x64",
+	"darwin/arm64": "copilot-darwin-arm64",
+}
+
+// Binary returns the path of the native Copilot CLI binary test.sh
+// installs into this package's testdata (the npm package's npm-loader.js
+// only executes it), or "" when it is not there.
+func Binary() string {
+	_, file, _, ok := runtime.Caller(0)
+	pkg, known := targets[runtime.GOOS+"/"+runtime.GOARCH]
+	if !ok || !known {
+		return ""
+	}
+	path := filepath.Join(filepath.Dir(file), "testdata", "node_modules", "@github", pkg, "copilot")
+	if _, err := os.Stat(path); err != nil {
+		return ""
+	}
+	return path
+}
+
+// RequireBinary returns the Copilot CLI binary's path. When it is missing
+// it skips the test, or fails it if HITL_TEST_REQUIRE_COPILOT is 1.
+func RequireBinary(t testing.TB) string {
+	t.Helper()
+	bin := Binary()
+	if bin != "" {
+		return bin
+	}
+	msg := "Copilot CLI is not installed in internal/copilottest/testdata/node_modules (./test.sh installs @github/copilot@" + Version + ")"
+	if os.Getenv(RequireEnv) == "1" {
+		t.Fatalf("%s; %s=1, so this fails", msg, RequireEnv)
+	}
+	t.Skip(msg)
+	return ""
+}
+
+// NewAPI starts a fake Chat Completions API playing turns (see
+// package chatfake) for the CLI to talk to.
+func NewAPI(t testing.TB, turns ...chatfake.Turn) *chatfake.API {
+	t.Helper()
+	return chatfake.New(t, Model, turns...)
+}
+
+// Options configures Run.
+type Options struct {
+	// API is the fake API the CLI talks to; required.
+	API *chatfake.API
+	// Prompt is the user prompt, passed to -p.
+	Prompt string
+	// Settings, if not nil, is written to $COPILOT_HOME/settings.json, the
+	// user's settings (see Hooks).
+	Settings map[string]any
+	// MCPServers, if not nil, is written to $COPILOT_HOME/mcp-config.json
+	// as its "mcpServers".
+	MCPServers map[string]any
+	// Args are further arguments; nil means --allow-all-tools, without
+	// which a headless run denies every tool that asks.
+	Args []string
+	// Env holds further environment variables, "NAME=value".
+	Env []string
+	// Files are written into the working directory before the run, by
+	// path relative to it.
+	Files map[string]string
+	// Timeout bounds the run; 0 means 60 seconds.
+	Timeout time.Duration
+	// Dir, if not "", is the working directory (made if missing), for a
+	// test whose model names absolute paths; "" means a new temporary
+	// directory.
+	Dir string
+}
+
+// Output is what a finished run of the CLI left.
+type Output struct {
+	// Dir is the working directory; Home is HOME (COPILOT_HOME is
+	// Home/.copilot).
+	Dir, Home string
+	// Stdout and Stderr are the CLI's output; stdout is JSON lines
+	// (--output-format json).
+	Stdout, Stderr []byte
+	// ExitCode is the CLI's exit status.
+	ExitCode int
+}
+
+// Events decodes stdout's JSON lines.
+func (r *Output) Events() []map[string]any {
+	var events []map[string]any
+	for _, line := range bytes.Split(r.Stdout, []byte("\n")) {
+		var ev map[string]any
+		if json.Unmarshal(line, &ev) == nil {
+			events = append(events, ev)
+		}
+	}
+	return events
+}
+
+// SessionID returns the session id of the run's result event, "" when
+// there is none.
+func (r *Output) SessionID() string {
+	for _, ev := range r.Events() {
+		if ev["type"] == "result" {
+			id, _ := ev["sessionId"].(string)
+			return id
+		}
+	}
+	return ""
+}
+
+// Run writes a temporary HOME with the user's settings and MCP servers,
+// and runs copilot -p in a temporary working directory against opts.API,
+// offline, until it exits. The CLI and what it started (hooks, MCP
+// servers) are killed, as a process group, when it outlives opts.Timeout,
+// which fails the test.
+func Run(t testing.TB, opts Options) *Output {
+	t.Helper()
+	bin := RequireBinary(t)
+	if opts.API == nil {
+		t.Fatal("copilottest.Run: Options.API is required")
+	}
+	root := t.TempDir()
+	out := &Output{Dir: filepath.Join(root, "work"), Home: filepath.Join(root, "home")}
+	if opts.Dir != "" {
+		out.Dir = opts.Dir
+	}
+	for path, content := range opts.Files {
+		writeFile(t, filepath.Join(out.Dir, path), []byte(content))
+	}
+	mkdir(t, out.Dir)
+	mkdir(t, filepath.Join(out.Home, ".copilot"))
+	if opts.Settings != nil {
+		writeJSONFile(t, filepath.Join(out.Home, ".copilot", "settings.json"), opts.Settings)
+	}
+	if opts.MCPServers != nil {
+		writeJSONFile(t, filepath.Join(out.Home, ".copilot", "mcp-config.json"), map[string]any{"mcpServers": opts.MCPServers})
+	}
+	args := opts.Args
+	if args == nil {
+		args = []string{"--allow-all-tools"}
+	}
+	args = append([]string{"-p", opts.Prompt, "--output-format", "json", "--no-auto-update", "--no-ask-user"}, args...)
+
+	timeout := opts.Timeout
+	if timeout == 0 {
+		timeout = 60 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = out.Dir
+	cmd.Env = append(Env(opts.API.URL, out.Home, cacheDir(bin)), opts.Env...)
+	cmd.WaitDelay = 5 * time.Second
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	killGroup(cmd)
+	err := cmd.Run()
+	reapGroup(cmd)
+	out.Stdout, out.Stderr = stdout.Bytes(), stderr.Bytes()
+	if cmd.ProcessState != nil {
+		out.ExitCode = cmd.ProcessState.ExitCode()
+	}
+	if len(out.Stderr) > 0 {
+		t.Logf("copilot stderr:\n%s", out.Stderr)
+	}
+	var exit *exec.ExitError
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		t.Errorf("copilot ran longer than %v and was killed", timeout)
+	case err != nil && !errors.As(err, &exit):
+		t.Fatalf("run copilot: %v", err)
+	}
+	return out
+}
+
+// cacheDir is the XDG cache directory the runs share: the binary unpacks
+// its JavaScript (60 MB) there once, not once a run. It is beside the
+// installed CLI, so git-ignored with it.
+func cacheDir(bin string) string {
+	return filepath.Join(filepath.Dir(bin), "..", "..", ".hitl-xdg-cache")
+}
+
+// Env returns the environment the CLI runs in: offline (COPILOT_OFFLINE),
+// with the fake API at baseURL as its OpenAI-compatible provider, HOME,
+// COPILOT_HOME (home/.copilot), the shared cache, PATH and TMPDIR.
+func Env(baseURL, home, cache string) []string {
+	return []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + home,
+		"COPILOT_HOME=" + filepath.Join(home, ".copilot"),
+		"XDG_CACHE_HOME=" + cache,
+		"TMPDIR=" + os.TempDir(),
+		"COPILOT_OFFLINE=true",
+		"COPILOT_PROVIDER_BASE_URL=" + baseURL + "/v1",
+		"COPILOT_PROVIDER_API_KEY=" + APIKey,
+		"COPILOT_MODEL=" + Model,
+	}
+}
+
+// Hooks returns settings that run hook (see CommandHookConfig) on event
+// (preToolUse, postToolUse, …), for the tools whose name the regular
+// expression matcher fully matches when it is not "".
+func Hooks(event, matcher string, hook map[string]any) map[string]any {
+	if matcher != "" {
+		hook = clone(hook)
+		hook["matcher"] = matcher
+	}
+	return map[string]any{"hooks": map[string]any{event: []any{hook}}}
+}
+
+// CommandHookConfig returns a "type": "command" hook object running the
+// bash command line command, with a timeout in seconds (timeoutSec) when
+// timeout is above 0.
+func CommandHookConfig(command string, timeout int) map[string]any {
+	m := map[string]any{"type": "command", "bash": command}
+	if timeout > 0 {
+		m["timeoutSec"] = timeout
+	}
+	return m
+}
+
+func clone(m map[string]any) map[string]any {
+	c := make(map[string]any, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
+}
+
+func mkdir(t testing.TB, dir string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeFile(t testing.TB, path string, b []byte) {
+	t.Helper()
+	mkdir(t, filepath.Dir(path))
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeJSONFile(t testing.TB, path string, v any) {
+	t.Helper()
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatalf("marshal %s: %v", path, err)
+	}
+	writeFile(t, path, b)
+}
+
+// shellQuote quotes s for a POSIX shell.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// Bash returns a turn in which the model runs command with Copilot CLI's
+// shell tool, bash.
+func Bash(command string) chatfake.Turn {
+	return chatfake.Call("bash", map[string]any{"command": command, "description": "Run " + command})
+}
