@@ -16,6 +16,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -238,20 +239,7 @@ func (a *API) ToolResult(id string) (content string, ok bool) {
 
 // Offered reports whether request req offered the model the tool name.
 func Offered(req Request, name string) bool {
-	var body struct {
-		Tools []struct {
-			Function struct {
-				Name string `json:"name"`
-			} `json:"function"`
-		} `json:"tools"`
-	}
-	json.Unmarshal(req.Body, &body)
-	for _, tool := range body.Tools {
-		if tool.Function.Name == name {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(ToolNames(req), name)
 }
 
 // ToolNames returns the names of the tools req offered, in order.

@@ -12,7 +12,9 @@ import (
 
 // bashTurns is a conversation in which the model runs command with bash
 // (call_00), then answers "finished".
-func bashTurns(command string) []chatfake.Turn { return []chatfake.Turn{Bash(command), chatfake.Text("finished")} }
+func bashTurns(command string) []chatfake.Turn {
+	return []chatfake.Turn{Bash(command), chatfake.Text("finished")}
+}
 
 // readOut returns the content of out.txt in the run's directory, and
 // whether it exists.
