@@ -1,15 +1,17 @@
 // Package agents holds the hook dialects of the coding agents hitl reviews
-// through command hooks, one file per agent: Codex (codex.go) and Gemini
-// CLI (gemini.go). Each reads its agent's hook input into a
-// tools.ToolCall, with the call's kind, and renders a tools.Verdict in the
-// shape the agent reads. Nothing here decides: tools.Review asks the
-// engine, whose rules apply the same to every agent. (Claude Code's
-// dialect is in package tools, beside its MCP permission prompt.)
+// through command hooks, one file per agent: Codex (codex.go), Gemini CLI
+// (gemini.go) and Copilot CLI (copilot.go). Each reads its agent's hook
+// input into a tools.ToolCall, with the call's kind, and renders a
+// tools.Verdict in the shape the agent reads. Nothing here decides:
+// tools.Review asks the engine, whose rules apply the same to every agent.
+// (Claude Code's dialect is in package tools, beside its MCP permission
+// prompt.)
 //
-// Both agents run a call whenever their hook fails (exits 1, prints what
-// they cannot read, crashes or outlives its timeout), so a hook answers
-// every failure of hitl with a deny, exit status 0, and waits less than
-// its timeout.
+// Every one of them runs a call when its hook fails in some way (Codex
+// and Gemini CLI when it exits 1, prints what they cannot read, crashes
+// or outlives its timeout; Copilot CLI when it prints what it cannot read
+// or outlives its timeout), so a hook answers every failure of hitl with
+// a deny, exit status 0, and waits less than its timeout.
 package agents
 
 import (
@@ -59,9 +61,10 @@ type Agent struct {
 }
 
 // The agents, by name.
-var agents = map[string]*Agent{Codex.Name: Codex, Gemini.Name: Gemini}
+var agents = map[string]*Agent{Codex.Name: Codex, Gemini.Name: Gemini, Copilot.Name: Copilot, "copilot": Copilot}
 
-// Lookup returns the agent named name ("codex", "gemini-cli").
+// Lookup returns the agent named name ("codex", "gemini-cli",
+// "copilot-cli" or "copilot").
 func Lookup(name string) (*Agent, bool) {
 	a, ok := agents[name]
 	return a, ok

@@ -71,6 +71,7 @@ func TestHookQuestion(t *testing.T) {
 	}{
 		{Codex, "pretooluse-input-bash.json", "codex:" + session + ":call_00"},
 		{Gemini, "beforetool-input-shell.json", "gemini-cli:" + session + ":run_shell_command:sha256:"},
+		{Copilot, "pretooluse-input-bash.json", "copilot-cli:" + session + ":bash:sha256:"},
 	}
 	for _, tc := range cases {
 		b := hitltest.StartBroker(t)
@@ -79,7 +80,7 @@ func TestHookQuestion(t *testing.T) {
 		if v := verdict(t, ch); !v.Allow || v.Failed {
 			t.Errorf("%s: verdict %+v, want allowed", tc.agent.Name, v)
 		}
-		if in.SourceAgent != tc.agent.Name || in.Action.Name != "Bash" && in.Action.Name != "run_shell_command" || in.Action.Kind != hitl.KindShell ||
+		if in.SourceAgent != tc.agent.Name || in.Action.Name != "Bash" && in.Action.Name != "run_shell_command" && in.Action.Name != "bash" || in.Action.Kind != hitl.KindShell ||
 			!strings.HasPrefix(in.IdempotencyKey, tc.key) || !strings.HasPrefix(in.Context, tc.agent.Display+" asks to run") {
 			t.Errorf("%s: asked %s %+v, key %q, context %q", tc.agent.Name, in.SourceAgent, in.Action, in.IdempotencyKey, in.Context)
 		}
@@ -118,7 +119,7 @@ func (panicking) Create(context.Context, hitl.CreateRequest) (*hitl.Interaction,
 }
 
 // TestRun: a decision (every failure of hitl a deny) exits 0; input that
-// is not the hook's exits 2, which blocks the call in both agents, with a
+// is not the hook's exits 2, which blocks the call in every agent, with a
 // deny on stdout as well.
 func TestRun(t *testing.T) {
 	t.Parallel()
@@ -149,6 +150,14 @@ func TestRun(t *testing.T) {
 			codexDeny, "hitl answers the PreToolUse hook, not PostToolUse"},
 		{"gemini, Claude Code's event", Gemini, down, `{"hook_event_name": "PreToolUse", "tool_name": "Bash"}`, 2,
 			`{"decision":"deny"`, "hitl answers the BeforeTool hook, not PreToolUse"},
+		{"copilot, hitl down", Copilot, down, string(fixture(t, "copilot-cli", "pretooluse-input-bash.json")), 0,
+			`{"permissionDecision":"deny","permissionDecisionReason":"hitl could not get a decision on this bash call, so it is denied: cannot reach the hitl server`, "cannot reach the hitl server"},
+		{"copilot, panic", Copilot, panicking{}, string(fixture(t, "copilot-cli", "pretooluse-input-bash.json")), 0,
+			`{"permissionDecision":"deny","permissionDecisionReason":"hitl could not get a decision on this bash call, so it is denied: hitl hook crashed (boom).`, "crashed"},
+		{"copilot, toolArgs not an object", Copilot, down, `{"toolName": "bash", "toolArgs": "ls"}`, 0,
+			`{"permissionDecision":"deny","permissionDecisionReason":"hitl could not get a decision on this bash call, so it is denied: hitl refused the question (the tool call's input is not a JSON object)."`, ""},
+		{"copilot, Claude Code's input", Copilot, down, `{"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {}}`, 2,
+			`{"permissionDecision":"deny"`, "the hook input has no toolName or toolArgs"},
 	}
 	for _, tc := range cases {
 		var stdout, stderr bytes.Buffer
@@ -167,7 +176,7 @@ func TestRun(t *testing.T) {
 // adapter must be checked against them (copy them here).
 func TestFixturesCurrent(t *testing.T) {
 	t.Parallel()
-	for dir, harness := range map[string]string{"codex": "codextest", "gemini-cli": "geminitest"} {
+	for dir, harness := range map[string]string{"codex": "codextest", "gemini-cli": "geminitest", "copilot-cli": "copilottest"} {
 		names, err := filepath.Glob(filepath.Join("testdata", dir, "*.json"))
 		if err != nil || len(names) == 0 {
 			t.Fatalf("no fixtures in testdata/%s: %v", dir, err)

@@ -21,6 +21,9 @@ import (
 const (
 	CodexMatcher  = "^(Bash|apply_patch)$"
 	GeminiMatcher = "^(run_shell_command|write_file|replace)$"
+	// CopilotMatcher is bare: Copilot CLI matches the whole tool name, and
+	// a matcher with parentheses, or ending in $, matches nothing.
+	CopilotMatcher = "bash|create|edit"
 )
 
 // Settings is the part of an agent's configuration that runs hitl's
@@ -78,6 +81,44 @@ func GeminiSettings(command, matcher, serverURL string, question time.Duration) 
 		Type: "command", Command: command, Timeout: timeout,
 		Env: map[string]string{"HITL_URL": "${HITL_URL:-" + serverURL + "}", "HITL_TOKEN": "${HITL_TOKEN:-}"},
 	}}}}}}
+}
+
+// CopilotSettings is the part of Copilot CLI's settings.json
+// ($COPILOT_HOME/settings.json) that runs hitl's command hook.
+type CopilotSettings struct {
+	Hooks map[string][]CopilotHook `json:"hooks"`
+}
+
+// CopilotHook is one of Copilot CLI's "type": "command" hooks.
+type CopilotHook struct {
+	Type string `json:"type"`
+	// Bash is the command line, run by bash.
+	Bash string `json:"bash"`
+	// TimeoutSec is how long the CLI waits for the hook, in seconds.
+	TimeoutSec int `json:"timeoutSec"`
+	// Matcher is a regular expression that must match the whole tool
+	// name; "" means every tool.
+	Matcher string `json:"matcher,omitempty"`
+}
+
+// NewCopilotSettings returns the settings.json hooks that run command as
+// Copilot CLI's preToolUse hook for the tools matcher names, with a
+// timeout in seconds above the question's: the CLI runs the call when its
+// hook outlives it.
+func NewCopilotSettings(command, matcher string, question time.Duration) *CopilotSettings {
+	timeout := int(math.Ceil(HookTimeout(question).Seconds()))
+	return &CopilotSettings{Hooks: map[string][]CopilotHook{Copilot.Event: {
+		{Type: "command", Bash: command, TimeoutSec: timeout, Matcher: matcher},
+	}}}
+}
+
+// CheckCopilotMatcher fails when Copilot CLI would never match m, so that
+// the hook would never run: a matcher with parentheses, or ending in $.
+func CheckCopilotMatcher(m string) error {
+	if strings.ContainsAny(m, "()") || strings.HasSuffix(m, "$") {
+		return fmt.Errorf("a matcher with parentheses, or ending in $, matches no tool in Copilot CLI, which matches the whole tool name already: write %q, not %q", CopilotMatcher, "^("+CopilotMatcher+")$")
+	}
+	return nil
 }
 
 // CodexHome returns the directory Codex reads hooks.json and config.toml

@@ -19,9 +19,10 @@ import (
 	"github.com/hitl-sh/hitl/tools"
 )
 
-// agentHookHelp is the description of hitl hook codex and hitl hook
-// gemini-cli; %[1]s is the agent's name for a person, %[2]s its event,
-// %[3]s the flag's name, %[4]s what its --print-settings prints.
+// agentHookHelp is the description of hitl hook codex, gemini-cli and
+// copilot-cli; %[1]s is the agent's name for a person, %[2]s its event,
+// %[3]s the flag's name, %[4]s what its --print-settings prints, %[5]s
+// what the agent does when its hook fails.
 const agentHookHelp = "A %[1]s command hook (%[2]s): it reads the hook's input on stdin, asks a\n" +
 	"person in hitl whether the tool call may run (an action: approve, edit,\n" +
 	"reject or respond; a rule may decide at once) and prints the decision in\n" +
@@ -29,36 +30,45 @@ const agentHookHelp = "A %[1]s command hook (%[2]s): it reads the hook's input o
 	"or a reply denies it, and the model reads the reason.\n\n" +
 	"It always prints a decision: when hitl cannot be reached, fails, refuses\n" +
 	"the token, or the question expires or is cancelled, it denies the call with\n" +
-	"the reason, and exits 0. %[1]s runs the call when its hook exits 1, prints\n" +
-	"what it cannot read, crashes or outlives its timeout, so --timeout must stay\n" +
-	"below the hook's \"timeout\": --print-settings prints %[4]s that set both.\n" +
+	"the reason, and exits 0. %[5]s,\n" +
+	"so --timeout must stay below the hook's timeout: --print-settings prints\n" +
+	"%[4]s that set both.\n" +
 	"Input that is not the hook's exits 2, which blocks the call.\n\n" +
 	"HITL_URL and HITL_TOKEN (an agent token) as for the other commands."
 
-// agentHookFlags are the flags of hitl hook codex and gemini-cli.
+// agentHookFlags are the flags of hitl hook codex, gemini-cli and
+// copilot-cli.
 type agentHookFlags struct {
 	server, agent, onError, matcher string
 	timeout, waitAtMost             time.Duration
 	print, serverSet                bool
 }
 
-// runAgentHook answers one hook of agent a (Codex or Gemini CLI): input on
-// stdin, decision on stdout; or, with --print-settings, prints the
-// configuration that runs it.
+// runAgentHook answers one hook of agent a (Codex, Gemini CLI or Copilot
+// CLI): input on stdin, decision on stdout; or, with --print-settings,
+// prints the configuration that runs it.
 func runAgentHook(ctx context.Context, a *agents.Agent, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	what := "the hooks.json"
 	matcher := agents.CodexMatcher
-	if a == agents.Gemini {
+	failsOpen := a.Display + " runs the call when its hook exits 1, prints what it\ncannot read, crashes or outlives its timeout"
+	switch a {
+	case agents.Gemini:
 		what, matcher = "the settings.json hooks", agents.GeminiMatcher
+	case agents.Copilot:
+		what, matcher = "the settings.json hooks", agents.CopilotMatcher
+		failsOpen = a.Display + " runs the call when its hook prints what it\ncannot read or outlives its timeout"
 	}
-	fs := newFlagSet("hook "+a.Name, "hitl hook "+a.Name+" [flags]", fmt.Sprintf(agentHookHelp, a.Display, a.Event, a.Name, what), stderr)
+	fs := newFlagSet("hook "+a.Name, "hitl hook "+a.Name+" [flags]", fmt.Sprintf(agentHookHelp, a.Display, a.Event, a.Name, what, failsOpen), stderr)
 	var f agentHookFlags
 	fs.StringVar(&f.server, "server", envOr("HITL_URL", defaultServerURL), "hitl server `URL` (HITL_URL)")
 	fs.StringVar(&f.agent, "agent", envOr("HITL_AGENT", a.Name), "agent `name` the questions (and the rules made from them) are scoped to (HITL_AGENT)")
 	fs.DurationVar(&f.timeout, "timeout", tools.DefaultReviewTimeout, "how long a person has to decide; the hook's own timeout must be a minute longer\n(than --wait-at-most, when given)")
 	fs.DurationVar(&f.waitAtMost, "wait-at-most", 0, "wait at most this `long` for the person; then deny the call saying the question is\nstill open in hitl (for --timeout), and the same call made again picks up the\nanswer (0: wait for the whole --timeout)")
 	onErrorHelp := "when hitl cannot decide: deny the call (" + a.Display + " ignores \"ask\" and would run it)"
-	if a.CanAsk {
+	switch {
+	case a == agents.Copilot:
+		onErrorHelp = "when hitl cannot decide: deny the call (the only choice)"
+	case a.CanAsk:
 		onErrorHelp = "when hitl cannot decide: deny the call, or ask (" + a.Display + "'s own confirmation;\na headless run ends at once)"
 	}
 	fs.StringVar(&f.onError, "on-error", string(tools.OnErrorDeny), onErrorHelp)
@@ -103,6 +113,8 @@ func (f *agentHookFlags) check(a *agents.Agent) error {
 		return fmt.Errorf("--timeout must be at least 1s")
 	case !tools.OnError(f.onError).Valid():
 		return fmt.Errorf("--on-error must be deny or ask")
+	case f.onError == string(tools.OnErrorAsk) && a == agents.Copilot:
+		return fmt.Errorf("--on-error must be deny: headless, %s denies a call its hook answers \"ask\", without hitl's reason", a.Display)
 	case f.onError == string(tools.OnErrorAsk) && !a.CanAsk:
 		return fmt.Errorf("--on-error must be deny: %s runs a call its hook answers \"ask\"", a.Display)
 	case strings.TrimSpace(f.agent) == "":
@@ -116,6 +128,11 @@ func (f *agentHookFlags) check(a *agents.Agent) error {
 	}
 	if _, err := regexp.Compile(f.matcher); err != nil || strings.TrimSpace(f.matcher) == "" {
 		return fmt.Errorf("--matcher must be a regular expression over tool names")
+	}
+	if a == agents.Copilot {
+		if err := agents.CheckCopilotMatcher(f.matcher); err != nil {
+			return fmt.Errorf("--matcher: %v", err)
+		}
 	}
 	return nil
 }
@@ -167,9 +184,10 @@ func (f *agentHookFlags) command(a *agents.Agent) string {
 // and what the agent runs when its hook fails.
 func printAgentSettings(stdout, stderr io.Writer, a *agents.Agent, f *agentHookFlags) error {
 	hookTimeout := agents.HookTimeout(f.wait())
-	var settings *agents.Settings
+	var settings any
 	var notes strings.Builder
-	if a == agents.Codex {
+	switch a {
+	case agents.Codex:
 		settings = agents.CodexSettings(f.command(a), f.matcher, f.wait())
 		home, err := agents.CodexHome()
 		if err != nil {
@@ -188,7 +206,15 @@ func printAgentSettings(stdout, stderr io.Writer, a *agents.Agent, f *agentHookF
 		fmt.Fprintf(&notes, "# Codex runs the call when its hook exits 1, prints what it cannot read, crashes or outlives its\n")
 		fmt.Fprintf(&notes, "# \"timeout\", and ignores \"ask\": so this hook denies whenever hitl cannot decide, and\n")
 		fmt.Fprintf(&notes, "# %s ends a minute before the hook's timeout (%d s).\n", f.waitText(), int(hookTimeout.Seconds()))
-	} else {
+	case agents.Copilot:
+		settings = agents.NewCopilotSettings(f.command(a), f.matcher, f.wait())
+		fmt.Fprintf(&notes, "# Merge the JSON above into $COPILOT_HOME/settings.json (~/.copilot/settings.json).\n")
+		fmt.Fprintf(&notes, "# Copilot CLI runs the call when its hook prints what it cannot read or outlives its \"timeoutSec\"\n")
+		fmt.Fprintf(&notes, "# (any other failure denies it): so this hook denies whenever hitl cannot decide, and\n")
+		fmt.Fprintf(&notes, "# %s ends a minute before the hook's timeout (%d s). The matcher must match a whole\n", f.waitText(), int(hookTimeout.Seconds()))
+		fmt.Fprintf(&notes, "# tool name, without parentheses or a closing $. An allow from hitl runs the call even where\n")
+		fmt.Fprintf(&notes, "# --deny-tool names it, and headless without --allow-all-tools.\n")
+	default:
 		server := defaultServerURL
 		if f.serverSet {
 			server = f.server

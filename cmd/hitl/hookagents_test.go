@@ -39,6 +39,8 @@ func TestAgentHookPrintSettings(t *testing.T) {
 		{agents.Gemini, []string{"--timeout", "90.5s", "--on-error", "ask", "--server", "https://hitl.example.com"},
 			`{"hooks":{"BeforeTool":[{"matcher":"^(run_shell_command|write_file|replace)$","hooks":[{"type":"command","command":"EXE hook gemini-cli --timeout 90.5s --on-error ask --server https://hitl.example.com","timeout":150500,
 			"env":{"HITL_TOKEN":"${HITL_TOKEN:-}","HITL_URL":"${HITL_URL:-https://hitl.example.com}"}}]}]}}`},
+		{agents.Copilot, []string{"--timeout", "90.5s", "--agent", "ci bot", "--matcher", "bash|notes-.*"},
+			`{"hooks":{"preToolUse":[{"type":"command","bash":"EXE hook copilot-cli --timeout 90.5s --agent 'ci bot'","timeoutSec":151,"matcher":"bash|notes-.*"}]}}`},
 	}
 	for _, tc := range cases {
 		stdout, stderr, code := runAgentHookWith(tc.agent, "", append([]string{"--print-settings"}, tc.args...)...)
@@ -56,7 +58,7 @@ func TestAgentHookPrintSettings(t *testing.T) {
 		if g, w := mustMarshal(t, got), mustMarshal(t, want); g != w {
 			t.Errorf("%s %v:\n got %s\nwant %s", tc.agent.Name, tc.args, g, w)
 		}
-		if !strings.Contains(stderr, "runs the call when its hook exits 1") {
+		if !strings.Contains(stderr, "runs the call when its hook") {
 			t.Errorf("%s: the notes do not say what fails open:\n%s", tc.agent.Name, stderr)
 		}
 	}
@@ -76,6 +78,9 @@ func TestAgentHookFlags(t *testing.T) {
 		{agents.Gemini, []string{"--matcher", "("}, "--matcher must be a regular expression"},
 		{agents.Codex, []string{"extra"}, "unexpected arguments: extra"},
 		{agents.Gemini, []string{"--nope"}, "flag provided but not defined"},
+		{agents.Copilot, []string{"--on-error", "ask"}, `--on-error must be deny: headless, Copilot CLI denies a call its hook answers "ask"`},
+		{agents.Copilot, []string{"--matcher", "^(bash|edit)$"}, "a matcher with parentheses, or ending in $, matches no tool in Copilot CLI"},
+		{agents.Copilot, []string{"--matcher", "bash$"}, "a matcher with parentheses, or ending in $"},
 	}
 	for _, tc := range cases {
 		_, stderr, code := runAgentHookWith(tc.agent, `{}`, tc.args...)
@@ -93,7 +98,7 @@ func TestAgentDocsSnippets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, a := range []*agents.Agent{agents.Codex, agents.Gemini} {
+	for _, a := range []*agents.Agent{agents.Codex, agents.Gemini, agents.Copilot} {
 		stdout, stderr, code := runAgentHookWith(a, "", "--print-settings")
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", a.Name, code, stderr)

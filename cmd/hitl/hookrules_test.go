@@ -5,15 +5,18 @@ import (
 	"testing"
 
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/internal/chatfake"
 	"github.com/hitl-sh/hitl/internal/claudetest"
 	"github.com/hitl-sh/hitl/internal/codextest"
+	"github.com/hitl-sh/hitl/internal/copilottest"
 	"github.com/hitl-sh/hitl/internal/geminitest"
 )
 
 // TestHookRuleAcrossAgents: "approve, and always allow `touch`, for every
 // agent", answered to Claude Code, decides the same shell command from
-// Codex and from Gemini CLI (asked with the same token) without anyone; a
-// chained command, which the rule does not cover, is still asked.
+// Codex, Gemini CLI and Copilot CLI (asked with the same token) without
+// anyone; a chained command, which the rule does not cover, is still
+// asked.
 func TestHookRuleAcrossAgents(t *testing.T) {
 	t.Parallel()
 	h := startClaudeHitl(t)
@@ -53,6 +56,19 @@ func TestHookRuleAcrossAgents(t *testing.T) {
 		t.Error("Gemini CLI: a.txt was made; want the chained command asked, and rejected")
 	}
 	checkChainedAsked(t, h, "gemini-cli", asked, chained)
+
+	// Copilot CLI: the same.
+	papi := copilottest.NewAPI(t, copilottest.Bash("touch copilot.txt"), copilottest.Bash(chained), chatfake.Text("finished"))
+	pdone := startCopilot(t, copilottest.Options{API: papi, Prompt: "touch files", Settings: copilotHook(t), Env: h.env()})
+	asked = h.answer(t, `{"decision": "reject", "message": "one at a time"}`)
+	pr := <-pdone
+	if _, ok := copilotOut(t, pr, "copilot.txt"); !ok {
+		t.Error("Copilot CLI: copilot.txt was not made")
+	}
+	if _, ok := copilotOut(t, pr, "a.txt"); ok {
+		t.Error("Copilot CLI: a.txt was made; want the chained command asked, and rejected")
+	}
+	checkChainedAsked(t, h, "copilot-cli", asked, chained)
 
 	// Each agent's single touch was decided by the rule Claude Code's
 	// answer made.
