@@ -103,6 +103,22 @@ fi
 # Set, so the Copilot CLI tests fail rather than skip when it is missing.
 export HITL_TEST_REQUIRE_COPILOT=1
 
+echo "== opencode (internal/opencodetest)"
+# The internal/opencodetest tests run the real OpenCode against a fake
+# OpenAI-compatible API on loopback, from the npm registry (a native binary
+# in an optional dependency) into the git-ignored
+# internal/opencodetest/testdata/node_modules, pinned like the others;
+# installed only when missing.
+OPENCODE_VERSION=1.18.33
+opencode=internal/opencodetest/testdata/node_modules/.bin/opencode
+if ! "$opencode" --version 2>/dev/null | grep -qx "$OPENCODE_VERSION"; then
+  npm install --no-save --no-package-lock --no-audit --no-fund --loglevel=error \
+    --prefix internal/opencodetest/testdata "opencode-ai@$OPENCODE_VERSION" >/dev/null
+  "$opencode" --version | grep -qx "$OPENCODE_VERSION"
+fi
+# Set, so the OpenCode tests fail rather than skip when it is missing.
+export HITL_TEST_REQUIRE_OPENCODE=1
+
 echo "== clients (Python and TypeScript)"
 # clients/ runs the Python client's tests with Debian's pytest (and mypy),
 # and compiles the TypeScript client with the pinned typescript (npm ci into

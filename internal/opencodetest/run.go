@@ -1,0 +1,272 @@
+package opencodetest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/hitl-sh/hitl/internal/chatfake"
+)
+
+// Version is the OpenCode version test.sh installs and the fixtures in
+// testdata were confirmed against.
+const Version = "1.18.33"
+
+// RequireEnv is the environment variable that, set to 1, makes a missing
+// OpenCode fail the test instead of skipping it (test.sh sets it).
+const RequireEnv = "HITL_TEST_REQUIRE_OPENCODE"
+
+// Provider and Model name the fake API in OpenCode's configuration: the
+// model is Provider/Model.
+const (
+	Provider = "hitltest"
+	Model    = "fake-model"
+)
+
+// targets maps GOOS/GOARCH to the npm package holding the native binary.
+var targets = map[string]string{
+	"linux/amd64":  "opencode-linux-x64",
+	"linux/arm64":  "opencode-linux-arm64",
+	"darwin/amd64": "opencode-darwin-x64",
+	"darwin/arm64": "opencode-darwin-arm64",
+}
+
+// Binary returns the path of the native OpenCode binary test.sh installs
+// into this package's testdata, or "" when it is not there.
+func Binary() string {
+	_, file, _, ok := runtime.Caller(0)
+	pkg, known := targets[runtime.GOOS+"/"+runtime.GOARCH]
+	if !ok || !known {
+		return ""
+	}
+	path := filepath.Join(filepath.Dir(file), "testdata", "node_modules", pkg, "bin", "opencode")
+	if _, err := os.Stat(path); err != nil {
+		return ""
+	}
+	return path
+}
+
+// RequireBinary returns the OpenCode binary's path. When it is missing it
+// skips the test, or fails it if HITL_TEST_REQUIRE_OPENCODE is 1.
+func RequireBinary(t testing.TB) string {
+	t.Helper()
+	bin := Binary()
+	if bin != "" {
+		return bin
+	}
+	msg := "OpenCode is not installed in internal/opencodetest/testdata/node_modules (./test.sh installs opencode-ai@" + Version + ")"
+	if os.Getenv(RequireEnv) == "1" {
+		t.Fatalf("%s; %s=1, so this fails", msg, RequireEnv)
+	}
+	t.Skip(msg)
+	return ""
+}
+
+// NewAPI starts a fake Chat Completions API playing turns (see package
+// chatfake) for OpenCode to talk to.
+func NewAPI(t testing.TB, turns ...chatfake.Turn) *chatfake.API {
+	t.Helper()
+	return chatfake.New(t, Model, turns...)
+}
+
+// Bash returns a turn in which the model runs command with OpenCode's
+// shell tool, bash.
+func Bash(command string) chatfake.Turn {
+	return chatfake.Call("bash", map[string]any{"command": command, "description": "Run " + command})
+}
+
+// Options configures Run.
+type Options struct {
+	// API is the fake API OpenCode talks to; required.
+	API *chatfake.API
+	// Prompt is the user message.
+	Prompt string
+	// Config, if not nil, is merged over Config(API) (key by key, at the
+	// top level) and written to $XDG_CONFIG_HOME/opencode/opencode.json.
+	Config map[string]any
+	// Plugins are written to $XDG_CONFIG_HOME/opencode/plugin/, by file
+	// name: OpenCode loads each.
+	Plugins map[string]string
+	// Args are further arguments to opencode run, before the prompt.
+	Args []string
+	// Env holds further environment variables, "NAME=value".
+	Env []string
+	// Files are written into the working directory before the run, by
+	// path relative to it.
+	Files map[string]string
+	// Dir, if not "", is the working directory (made if missing); ""
+	// means a new temporary directory.
+	Dir string
+	// Timeout bounds the run; 0 means 60 seconds.
+	Timeout time.Duration
+}
+
+// Output is what a finished run of OpenCode left.
+type Output struct {
+	// Dir is the working directory; Home is HOME.
+	Dir, Home string
+	// Stdout and Stderr are OpenCode's output; stdout is JSON lines
+	// (--format json).
+	Stdout, Stderr []byte
+	// ExitCode is OpenCode's exit status.
+	ExitCode int
+}
+
+// Events decodes stdout's JSON lines.
+func (r *Output) Events() []map[string]any {
+	var events []map[string]any
+	for _, line := range bytes.Split(r.Stdout, []byte("\n")) {
+		var ev map[string]any
+		if json.Unmarshal(line, &ev) == nil {
+			events = append(events, ev)
+		}
+	}
+	return events
+}
+
+// SessionID returns the session id of the run's events, "" when there
+// are none.
+func (r *Output) SessionID() string {
+	for _, ev := range r.Events() {
+		if id, ok := ev["sessionID"].(string); ok {
+			return id
+		}
+	}
+	return ""
+}
+
+// Run writes a temporary HOME (and XDG directories) with OpenCode's
+// configuration and plugins, and runs opencode run in a temporary working
+// directory against opts.API until it exits. OpenCode and what it started
+// (plugins' children, MCP servers) are killed, as a process group, when
+// it outlives opts.Timeout, which fails the test.
+func Run(t testing.TB, opts Options) *Output {
+	t.Helper()
+	bin := RequireBinary(t)
+	if opts.API == nil {
+		t.Fatal("opencodetest.Run: Options.API is required")
+	}
+	root := t.TempDir()
+	out := &Output{Dir: filepath.Join(root, "work"), Home: filepath.Join(root, "home")}
+	if opts.Dir != "" {
+		out.Dir = opts.Dir
+	}
+	for path, content := range opts.Files {
+		writeFile(t, filepath.Join(out.Dir, path), []byte(content))
+	}
+	mkdir(t, out.Dir)
+	config := Config(opts.API.URL)
+	for k, v := range opts.Config {
+		config[k] = v
+	}
+	cfgDir := filepath.Join(out.Home, ".config", "opencode")
+	writeJSONFile(t, filepath.Join(cfgDir, "opencode.json"), config)
+	for name, src := range opts.Plugins {
+		writeFile(t, filepath.Join(cfgDir, "plugin", name), []byte(src))
+	}
+	args := append(append([]string{"run", "--format", "json", "-m", Provider + "/" + Model}, opts.Args...), opts.Prompt)
+
+	timeout := opts.Timeout
+	if timeout == 0 {
+		timeout = 60 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = out.Dir
+	cmd.Env = append(Env(out.Home), opts.Env...)
+	cmd.WaitDelay = 5 * time.Second
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	killGroup(cmd)
+	err := cmd.Run()
+	reapGroup(cmd)
+	out.Stdout, out.Stderr = stdout.Bytes(), stderr.Bytes()
+	if cmd.ProcessState != nil {
+		out.ExitCode = cmd.ProcessState.ExitCode()
+	}
+	if len(out.Stderr) > 0 {
+		t.Logf("opencode stderr:\n%s", out.Stderr)
+	}
+	var exit *exec.ExitError
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		t.Errorf("opencode ran longer than %v and was killed", timeout)
+	case err != nil && !errors.As(err, &exit):
+		t.Fatalf("run opencode: %v", err)
+	}
+	return out
+}
+
+// Config returns the configuration that points OpenCode at the fake API
+// at baseURL, an OpenAI-compatible provider (Provider, with the one model
+// Model), without updates or sharing.
+func Config(baseURL string) map[string]any {
+	return map[string]any{
+		"$schema":    "https://opencode.ai/config.json",
+		"autoupdate": false,
+		"share":      "disabled",
+		"model":      Provider + "/" + Model,
+		"provider": map[string]any{Provider: map[string]any{
+			"npm":     "@ai-sdk/openai-compatible",
+			"name":    "hitl test",
+			"options": map[string]any{"baseURL": baseURL + "/v1", "apiKey": "hitl-opencodetest-key"},
+			"models":  map[string]any{Model: map[string]any{"name": "Fake model", "tool_call": true}},
+		}},
+	}
+}
+
+// Env returns the environment OpenCode runs in: HOME and the XDG
+// directories under home, npm offline (or OpenCode spends a minute
+// retrying to install a plugin), PATH and TMPDIR.
+func Env(home string) []string {
+	return []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + home,
+		"TMPDIR=" + os.TempDir(),
+		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+		"XDG_DATA_HOME=" + filepath.Join(home, ".local", "share"),
+		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"),
+		"XDG_STATE_HOME=" + filepath.Join(home, ".local", "state"),
+		"npm_config_offline=true",
+		"OPENCODE_DISABLE_AUTOUPDATE=true",
+	}
+}
+
+func mkdir(t testing.TB, dir string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeFile(t testing.TB, path string, b []byte) {
+	t.Helper()
+	mkdir(t, filepath.Dir(path))
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeJSONFile(t testing.TB, path string, v any) {
+	t.Helper()
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatalf("marshal %s: %v", path, err)
+	}
+	writeFile(t, path, b)
+}
+
+// jsString quotes s as a JavaScript string.
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
