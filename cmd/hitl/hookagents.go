@@ -19,10 +19,11 @@ import (
 	"github.com/hitl-sh/hitl/tools"
 )
 
-// agentHookHelp is the description of hitl hook codex, gemini-cli and
-// copilot-cli; %[1]s is the agent's name for a person, %[2]s its event,
-// %[3]s the flag's name, %[4]s what its --print-settings prints, %[5]s
-// what the agent does when its hook fails.
+// agentHookHelp is the description of hitl hook codex, gemini-cli,
+// copilot-cli and opencode; %[1]s is the agent's name for a person, %[2]s
+// its event, %[3]s the flag's name, %[4]s what its --print-settings
+// prints, %[5]s what the agent does when its hook fails, %[6]s the flag
+// that prints it.
 const agentHookHelp = "A %[1]s command hook (%[2]s): it reads the hook's input on stdin, asks a\n" +
 	"person in hitl whether the tool call may run (an action: approve, edit,\n" +
 	"reject or respond; a rule may decide at once) and prints the decision in\n" +
@@ -31,7 +32,7 @@ const agentHookHelp = "A %[1]s command hook (%[2]s): it reads the hook's input o
 	"It always prints a decision: when hitl cannot be reached, fails, refuses\n" +
 	"the token, or the question expires or is cancelled, it denies the call with\n" +
 	"the reason, and exits 0. %[5]s,\n" +
-	"so --timeout must stay below the hook's timeout: --print-settings prints\n" +
+	"so --timeout must stay below the hook's timeout: --%[6]s prints\n" +
 	"%[4]s that set both.\n" +
 	"Input that is not the hook's exits 2, which blocks the call.\n\n" +
 	"HITL_URL and HITL_TOKEN (an agent token) as for the other commands."
@@ -51,14 +52,18 @@ func runAgentHook(ctx context.Context, a *agents.Agent, args []string, stdin io.
 	what := "the hooks.json"
 	matcher := agents.CodexMatcher
 	failsOpen := a.Display + " runs the call when its hook exits 1, prints what it\ncannot read, crashes or outlives its timeout"
+	printFlag := "print-settings"
 	switch a {
 	case agents.Gemini:
 		what, matcher = "the settings.json hooks", agents.GeminiMatcher
 	case agents.Copilot:
 		what, matcher = "the settings.json hooks", agents.CopilotMatcher
 		failsOpen = a.Display + " runs the call when its hook prints what it\ncannot read or outlives its timeout"
+	case agents.OpenCode:
+		what, matcher, printFlag = "hitl's plugin", agents.OpenCodeMatcher, "print-plugin"
+		failsOpen = a.Display + " has no command hooks: hitl's plugin runs this for each call,\nand denies the call when it fails, prints what it cannot read or outlives\nits wait"
 	}
-	fs := newFlagSet("hook "+a.Name, "hitl hook "+a.Name+" [flags]", fmt.Sprintf(agentHookHelp, a.Display, a.Event, a.Name, what, failsOpen), stderr)
+	fs := newFlagSet("hook "+a.Name, "hitl hook "+a.Name+" [flags]", fmt.Sprintf(agentHookHelp, a.Display, a.Event, a.Name, what, failsOpen, printFlag), stderr)
 	var f agentHookFlags
 	fs.StringVar(&f.server, "server", envOr("HITL_URL", defaultServerURL), "hitl server `URL` (HITL_URL)")
 	fs.StringVar(&f.agent, "agent", envOr("HITL_AGENT", a.Name), "agent `name` the questions (and the rules made from them) are scoped to (HITL_AGENT)")
@@ -66,14 +71,14 @@ func runAgentHook(ctx context.Context, a *agents.Agent, args []string, stdin io.
 	fs.DurationVar(&f.waitAtMost, "wait-at-most", 0, "wait at most this `long` for the person; then deny the call saying the question is\nstill open in hitl (for --timeout), and the same call made again picks up the\nanswer (0: wait for the whole --timeout)")
 	onErrorHelp := "when hitl cannot decide: deny the call (" + a.Display + " ignores \"ask\" and would run it)"
 	switch {
-	case a == agents.Copilot:
+	case a == agents.Copilot, a == agents.OpenCode:
 		onErrorHelp = "when hitl cannot decide: deny the call (the only choice)"
 	case a.CanAsk:
 		onErrorHelp = "when hitl cannot decide: deny the call, or ask (" + a.Display + "'s own confirmation;\na headless run ends at once)"
 	}
 	fs.StringVar(&f.onError, "on-error", string(tools.OnErrorDeny), onErrorHelp)
-	fs.BoolVar(&f.print, "print-settings", false, "print "+what+" that run this hook (notes on stderr), and exit")
-	fs.StringVar(&f.matcher, "matcher", matcher, "with --print-settings: the tools to review, a regular expression over their names")
+	fs.BoolVar(&f.print, printFlag, false, "print "+what+" that run this hook (notes on stderr), and exit")
+	fs.StringVar(&f.matcher, "matcher", matcher, "with --"+printFlag+": the tools to review, a regular expression over their names")
 	if code, ok := parse(fs, args, agents.ExitBlocked); !ok {
 		return code
 	}
@@ -113,6 +118,8 @@ func (f *agentHookFlags) check(a *agents.Agent) error {
 		return fmt.Errorf("--timeout must be at least 1s")
 	case !tools.OnError(f.onError).Valid():
 		return fmt.Errorf("--on-error must be deny or ask")
+	case f.onError == string(tools.OnErrorAsk) && a == agents.OpenCode:
+		return fmt.Errorf("--on-error must be deny: hitl's OpenCode plugin cannot ask")
 	case f.onError == string(tools.OnErrorAsk) && a == agents.Copilot:
 		return fmt.Errorf("--on-error must be deny: headless, %s denies a call its hook answers \"ask\", without hitl's reason", a.Display)
 	case f.onError == string(tools.OnErrorAsk) && !a.CanAsk:
@@ -154,18 +161,18 @@ func (f *agentHookFlags) waitText() string {
 	return "the question (--timeout " + seconds(f.timeout) + ")"
 }
 
-// command is the hook's command line: this program by its absolute path
-// (so that the hook does not depend on the agent's PATH, and Codex's
-// trusted hash on where hitl is found), and the flags that change what it
-// does, the timeout always.
-func (f *agentHookFlags) command(a *agents.Agent) string {
+// argv is the hook's command: this program by its absolute path (so that
+// the hook does not depend on the agent's PATH, and Codex's trusted hash
+// on where hitl is found), and the flags that change what it does, the
+// timeout always.
+func (f *agentHookFlags) argv(a *agents.Agent) []string {
 	prog := "hitl"
 	if exe, err := os.Executable(); err == nil && filepath.IsAbs(exe) {
 		prog = exe
 	}
-	args := []string{shellWord(prog), "hook", a.Name, "--timeout", seconds(f.timeout)}
+	args := []string{prog, "hook", a.Name, "--timeout", seconds(f.timeout)}
 	if f.agent != a.Name {
-		args = append(args, "--agent", shellWord(f.agent))
+		args = append(args, "--agent", f.agent)
 	}
 	if f.onError != string(tools.OnErrorDeny) {
 		args = append(args, "--on-error", f.onError)
@@ -174,19 +181,42 @@ func (f *agentHookFlags) command(a *agents.Agent) string {
 		args = append(args, "--wait-at-most", seconds(f.waitAtMost))
 	}
 	if f.serverSet {
-		args = append(args, "--server", shellWord(f.server))
+		args = append(args, "--server", f.server)
 	}
-	return strings.Join(args, " ")
+	return args
+}
+
+// command is the hook's command line: argv, quoted for sh.
+func (f *agentHookFlags) command(a *agents.Agent) string {
+	words := f.argv(a)
+	for i, w := range words {
+		words[i] = shellWord(w)
+	}
+	return strings.Join(words, " ")
 }
 
 // printAgentSettings prints the configuration that runs the hook as f
-// describes it on stdout, and on stderr where it goes, how to trust it,
-// and what the agent runs when its hook fails.
+// describes it on stdout (OpenCode's: hitl's plugin), and on stderr where
+// it goes, how to trust it, and what the agent runs when its hook fails.
 func printAgentSettings(stdout, stderr io.Writer, a *agents.Agent, f *agentHookFlags) error {
 	hookTimeout := agents.HookTimeout(f.wait())
 	var settings any
 	var notes strings.Builder
 	switch a {
+	case agents.OpenCode:
+		argv := f.argv(a)
+		plugin := agents.OpenCodePlugin(argv[0], argv[1:], f.matcher, f.wait())
+		fmt.Fprintf(&notes, "# Save the plugin above as ~/.config/opencode/plugin/hitl.js (every project) or\n")
+		fmt.Fprintf(&notes, "# .opencode/plugin/hitl.js (one project); OpenCode loads it at start. Its tool.execute.before runs\n")
+		fmt.Fprintf(&notes, "# %s for each call of the tools %s names, with the\n", shellWord(argv[0])+" hook opencode", f.matcher)
+		fmt.Fprintf(&notes, "# environment OpenCode has (HITL_URL, HITL_TOKEN), and throws, which blocks the call, on a deny\n")
+		fmt.Fprintf(&notes, "# and on every failure. %s ends a minute before the plugin\n", f.waitText())
+		fmt.Fprintf(&notes, "# stops waiting (%d s). OpenCode's own permissions still apply after an allow from hitl.\n", int(hookTimeout.Seconds()))
+		if _, err := io.WriteString(stdout, plugin); err != nil {
+			return err
+		}
+		_, err := io.WriteString(stderr, notes.String())
+		return err
 	case agents.Codex:
 		settings = agents.CodexSettings(f.command(a), f.matcher, f.wait())
 		home, err := agents.CodexHome()
