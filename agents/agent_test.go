@@ -72,10 +72,17 @@ func TestHookQuestion(t *testing.T) {
 		{Codex, "pretooluse-input-bash.json", "codex:" + session + ":call_00"},
 		{Gemini, "beforetool-input-shell.json", "gemini-cli:" + session + ":run_shell_command:sha256:"},
 		{Copilot, "pretooluse-input-bash.json", "copilot-cli:" + session + ":bash:sha256:"},
+		{OpenCode, "", "opencode:ses_0:call_00"},
 	}
 	for _, tc := range cases {
 		b := hitltest.StartBroker(t)
-		ch := hookAsync(b, tc.agent, fixture(t, tc.agent.Name, tc.fixture))
+		var data []byte
+		if tc.agent == OpenCode {
+			data = pluginMessage(t, "tool-execute-before-bash.json", "/work")
+		} else {
+			data = fixture(t, tc.agent.Name, tc.fixture)
+		}
+		ch := hookAsync(b, tc.agent, data)
 		in := answerPending(t, b, `"approve"`)
 		if v := verdict(t, ch); !v.Allow || v.Failed {
 			t.Errorf("%s: verdict %+v, want allowed", tc.agent.Name, v)
@@ -156,6 +163,10 @@ func TestRun(t *testing.T) {
 			`{"permissionDecision":"deny","permissionDecisionReason":"hitl could not get a decision on this bash call, so it is denied: hitl hook crashed (boom).`, "crashed"},
 		{"copilot, toolArgs not an object", Copilot, down, `{"toolName": "bash", "toolArgs": "ls"}`, 0,
 			`{"permissionDecision":"deny","permissionDecisionReason":"hitl could not get a decision on this bash call, so it is denied: hitl refused the question (the tool call's input is not a JSON object)."`, ""},
+		{"opencode, hitl down", OpenCode, down, `{"tool":"bash","sessionID":"s","callID":"c","cwd":"/w","args":{"command":"ls"}}`, 0,
+			`{"decision":"deny","reason":"hitl could not get a decision on this bash call, so it is denied: cannot reach the hitl server`, "cannot reach the hitl server"},
+		{"opencode, not the plugin's", OpenCode, down, `{"toolName":"bash"}`, 2,
+			`{"decision":"deny"`, "run this from hitl's OpenCode plugin"},
 		{"copilot, Claude Code's input", Copilot, down, `{"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {}}`, 2,
 			`{"permissionDecision":"deny"`, "the hook input has no toolName or toolArgs"},
 	}
@@ -176,7 +187,7 @@ func TestRun(t *testing.T) {
 // adapter must be checked against them (copy them here).
 func TestFixturesCurrent(t *testing.T) {
 	t.Parallel()
-	for dir, harness := range map[string]string{"codex": "codextest", "gemini-cli": "geminitest", "copilot-cli": "copilottest"} {
+	for dir, harness := range map[string]string{"codex": "codextest", "gemini-cli": "geminitest", "copilot-cli": "copilottest", "opencode": "opencodetest"} {
 		names, err := filepath.Glob(filepath.Join("testdata", dir, "*.json"))
 		if err != nil || len(names) == 0 {
 			t.Fatalf("no fixtures in testdata/%s: %v", dir, err)

@@ -81,6 +81,8 @@ func TestAgentHookFlags(t *testing.T) {
 		{agents.Copilot, []string{"--on-error", "ask"}, `--on-error must be deny: headless, Copilot CLI denies a call its hook answers "ask"`},
 		{agents.Copilot, []string{"--matcher", "^(bash|edit)$"}, "a matcher with parentheses, or ending in $, matches no tool in Copilot CLI"},
 		{agents.Copilot, []string{"--matcher", "bash$"}, "a matcher with parentheses, or ending in $"},
+		{agents.OpenCode, []string{"--on-error", "ask"}, "--on-error must be deny: hitl's OpenCode plugin cannot ask"},
+		{agents.OpenCode, []string{"--print-settings"}, "flag provided but not defined: -print-settings"},
 	}
 	for _, tc := range cases {
 		_, stderr, code := runAgentHookWith(tc.agent, `{}`, tc.args...)
@@ -98,8 +100,12 @@ func TestAgentDocsSnippets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, a := range []*agents.Agent{agents.Codex, agents.Gemini, agents.Copilot} {
-		stdout, stderr, code := runAgentHookWith(a, "", "--print-settings")
+	for _, a := range []*agents.Agent{agents.Codex, agents.Gemini, agents.Copilot, agents.OpenCode} {
+		flag, block := "--print-settings", "```json\n"
+		if a == agents.OpenCode {
+			flag, block = "--print-plugin", "```js\n"
+		}
+		stdout, stderr, code := runAgentHookWith(a, "", flag)
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", a.Name, code, stderr)
 		}
@@ -108,7 +114,7 @@ func TestAgentDocsSnippets(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, rest, _ := strings.Cut(string(doc), "```json\n")
+		_, rest, _ := strings.Cut(string(doc), block)
 		got, _, _ := strings.Cut(rest, "\n```")
 		if got != want {
 			t.Errorf("docs/agents/%s.md shows\n%s\nwant what --print-settings prints:\n%s", a.Name, got, want)

@@ -10,12 +10,13 @@ import (
 	"github.com/hitl-sh/hitl/internal/codextest"
 	"github.com/hitl-sh/hitl/internal/copilottest"
 	"github.com/hitl-sh/hitl/internal/geminitest"
+	"github.com/hitl-sh/hitl/internal/opencodetest"
 )
 
 // TestHookRuleAcrossAgents: "approve, and always allow `touch`, for every
 // agent", answered to Claude Code, decides the same shell command from
-// Codex, Gemini CLI and Copilot CLI (asked with the same token) without
-// anyone; a chained command, which the rule does not cover, is still
+// Codex, Gemini CLI, Copilot CLI and OpenCode (asked with the same token)
+// without anyone; a chained command, which the rule does not cover, is still
 // asked.
 func TestHookRuleAcrossAgents(t *testing.T) {
 	t.Parallel()
@@ -69,6 +70,19 @@ func TestHookRuleAcrossAgents(t *testing.T) {
 		t.Error("Copilot CLI: a.txt was made; want the chained command asked, and rejected")
 	}
 	checkChainedAsked(t, h, "copilot-cli", asked, chained)
+
+	// OpenCode: the same.
+	oapi := opencodetest.NewAPI(t, opencodetest.Bash("touch opencode.txt"), opencodetest.Bash(chained), chatfake.Text("finished"))
+	odone := startOpenCode(t, opencodetest.Options{API: oapi, Prompt: "touch files", Plugins: openCodePlugin(t), Env: h.env()})
+	asked = h.answer(t, `{"decision": "reject", "message": "one at a time"}`)
+	or := <-odone
+	if _, ok := openCodeOut(t, or, "opencode.txt"); !ok {
+		t.Error("OpenCode: opencode.txt was not made")
+	}
+	if _, ok := openCodeOut(t, or, "a.txt"); ok {
+		t.Error("OpenCode: a.txt was made; want the chained command asked, and rejected")
+	}
+	checkChainedAsked(t, h, "opencode", asked, chained)
 
 	// Each agent's single touch was decided by the rule Claude Code's
 	// answer made.
