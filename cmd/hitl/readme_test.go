@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -17,12 +18,33 @@ import (
 )
 
 // readmeSnippet returns the code block that follows "<!-- snippet: name -->"
-// in the README.
+// in the README or in one of the pages under docs/.
 func readmeSnippet(t *testing.T, name string) string {
 	t.Helper()
-	f, err := os.Open("../../README.md")
+	pages, err := filepath.Glob("../../docs/*.md")
 	if err != nil {
-		t.Fatalf("open README: %v", err)
+		t.Fatal(err)
+	}
+	more, err := filepath.Glob("../../docs/*/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range append(append([]string{"../../README.md"}, pages...), more...) {
+		if snippet, ok := snippetIn(t, path, name); ok {
+			return snippet
+		}
+	}
+	t.Fatalf("neither the README nor docs/ has a snippet %q", name)
+	return ""
+}
+
+// snippetIn returns the code block that follows "<!-- snippet: name -->"
+// in the file at path, and whether there is one.
+func snippetIn(t *testing.T, path, name string) (string, bool) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatalf("open %s: %v", path, err)
 	}
 	defer f.Close()
 	var (
@@ -38,13 +60,15 @@ func readmeSnippet(t *testing.T, name string) string {
 		case !inBlock && strings.HasPrefix(line, "```"):
 			inBlock = true
 		case inBlock && line == "```":
-			return strings.Join(lines, "\n")
+			return strings.Join(lines, "\n"), true
 		case inBlock:
 			lines = append(lines, line)
 		}
 	}
-	t.Fatalf("README has no snippet %q", name)
-	return ""
+	if err := sc.Err(); err != nil {
+		t.Fatalf("read %s: %v", path, err)
+	}
+	return "", false
 }
 
 // listTools connects an MCP client over tr and checks it lists hitl's
