@@ -178,7 +178,7 @@ func TestReadmeToolsSnippet(t *testing.T) {
 		t.Fatalf("%s: exit %d; stderr:\n%s", line, code, stderr)
 	}
 	var list []map[string]any
-	if err := json.Unmarshal([]byte(stdout), &list); err != nil || len(list) != 2 {
-		t.Errorf("%s printed %d tools (%v), want 2 in JSON", line, len(list), err)
+	if err := json.Unmarshal([]byte(stdout), &list); err != nil || len(list) != 3 {
+		t.Errorf("%s printed %d tools (%v), want 3 in JSON", line, len(list), err)
 	}
 }
