@@ -65,7 +65,7 @@ func listTools(t *testing.T, tr mcp.Transport) {
 	for _, tool := range res.Tools {
 		got = append(got, tool.Name)
 	}
-	if want := []string{tools.AskHumanName, tools.HumanFeedbackName, tools.PermissionPromptName}; !slices.Equal(got, want) {
+	if want := []string{tools.AskHumanName, tools.HandoffName, tools.HumanFeedbackName, tools.PermissionPromptName}; !slices.Equal(got, want) {
 		t.Errorf("tools %q, want %q", got, want)
 	}
 }
