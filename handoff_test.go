@@ -15,8 +15,8 @@ func TestHandoffAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatalf("NewInteraction: %v", err)
 	}
-	if in.Type != hitl.TypeHandoff || len(in.Options) != 0 {
-		t.Fatalf("type %s options %v; want a handoff without options", in.Type, in.Options)
+	if in.Type != hitl.TypeHandoff || len(in.Options) != 0 || in.ClaimMode != hitl.ClaimExclusive {
+		t.Fatalf("type %s options %v claim %q; want a handoff without options, claimed exclusively", in.Type, in.Options, in.ClaimMode)
 	}
 	for _, tc := range []struct {
 		raw, want string // want "" means refused
