@@ -17,7 +17,8 @@ var (
 // NormalizeAnswer validates raw as an answer to in and returns the canonical
 // typed value: true/false for approval, an option key for single_choice, an
 // array of unique keys for multi_choice, an object valid against the schema
-// for form, a string for free_text, a decision object for action (see
+// for form, a string for free_text, a non-empty string for handoff (the
+// person's reply), a decision object for action (see
 // NormalizeActionAnswer; one that asks for a rule with "always" is refused
 // here, as only the engine's Respond makes rules). Lenient inputs are
 // mapped to it (a label instead of a key, "yes"/"no" for approval, a JSON
@@ -66,6 +67,8 @@ func NormalizeAnswer(in *Interaction, raw json.RawMessage) (json.RawMessage, err
 		return json.Marshal(key)
 	case TypeMultiChoice:
 		return normalizeMulti(in, v)
+	case TypeHandoff:
+		return normalizeHandoff(v)
 	case TypeForm:
 		if s, ok := v.(string); ok { // a form sent as a JSON string
 			raw = json.RawMessage(s)

@@ -33,8 +33,13 @@ type Claim struct {
 	ExpiresAt time.Time `json:"expires_at"`
 }
 
-// setClaimMode validates the request's claim mode.
+// setClaimMode validates the request's claim mode. A handoff that names
+// none is exclusive: the person who takes the conversation holds it, and
+// nobody replies over them.
 func (in *Interaction) setClaimMode(m ClaimMode) error {
+	if m == "" && in.Type == TypeHandoff {
+		m = ClaimExclusive
+	}
 	switch m {
 	case "", ClaimShared, ClaimExclusive:
 		in.ClaimMode = m

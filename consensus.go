@@ -75,7 +75,7 @@ func (in *Interaction) setConsensus(c *Consensus, onBehalfOf string) error {
 		return Errorf(EINVALID, "consensus.veto is only for approvals")
 	}
 	switch in.Type {
-	case TypeForm, TypeFreeText:
+	case TypeForm, TypeFreeText, TypeHandoff:
 		if out.Mode == ModeMajority || out.Mode == ModeQuorum {
 			return Errorf(EINVALID, "consensus mode %s counts alike answers, which a %s does not have: use first or all", out.Mode, in.Type)
 		}

@@ -11,7 +11,8 @@ import (
 // Type is the kind of answer an interaction expects.
 type Type string
 
-// The interaction types; the sixth, TypeAction, is in action.go.
+// The interaction types; TypeAction is in action.go and TypeHandoff in
+// handoff.go.
 const (
 	TypeApproval     Type = "approval"      // value: true or false
 	TypeSingleChoice Type = "single_choice" // value: one option key
@@ -20,10 +21,10 @@ const (
 	TypeFreeText     Type = "free_text"     // value: string
 )
 
-// Valid reports whether t is one of the six types.
+// Valid reports whether t is one of the seven types.
 func (t Type) Valid() bool {
 	switch t {
-	case TypeApproval, TypeSingleChoice, TypeMultiChoice, TypeForm, TypeFreeText, TypeAction:
+	case TypeApproval, TypeSingleChoice, TypeMultiChoice, TypeForm, TypeFreeText, TypeAction, TypeHandoff:
 		return true
 	}
 	return false

@@ -157,7 +157,7 @@ func NewInteraction(req CreateRequest, caller Caller, now time.Time) (*Interacti
 		in.Type = TypeFreeText
 	}
 	if !in.Type.Valid() {
-		return nil, Errorf(EINVALID, "interaction_type must be one of approval, single_choice, multi_choice, form, free_text, action; got %q", req.Type)
+		return nil, Errorf(EINVALID, "interaction_type must be one of approval, single_choice, multi_choice, form, free_text, action, handoff; got %q", req.Type)
 	}
 	if err := in.setAction(req); err != nil {
 		return nil, err

@@ -191,7 +191,7 @@ func (in *Interaction) tallyAnswers(need, left int, at time.Time) *Transition {
 	if len(in.Votes) > 0 && c.Mode == ModeFirst {
 		return in.ended(false, in.Votes[0].Value, "", at)
 	}
-	if c.Mode == ModeAll && (in.Type == TypeForm || in.Type == TypeFreeText) {
+	if c.Mode == ModeAll && (in.Type == TypeForm || in.Type == TypeFreeText || in.Type == TypeHandoff) {
 		if need > 0 && left == 0 {
 			values := make([]json.RawMessage, len(in.Votes))
 			for i, v := range in.Votes {

@@ -317,3 +317,18 @@ func TestActionMailNamesToolAndKind(t *testing.T) {
 		t.Errorf("HTML part lacks the agent and the tool:\n%s", m.html)
 	}
 }
+
+// TestHandoffMailLinksToTheCard: a mail about a handoff says the agent
+// handed the conversation over and links to its card to reply.
+func TestHandoffMailLinksToTheCard(t *testing.T) {
+	h := newHarness(t, harnessOptions{settings: emailDefaults("ops-list@example.com")})
+	in := h.ask(hitl.HandoffRequest{Message: "The customer wants a person.", Timeout: 600}.CreateRequest())
+	m := parse(t, h.box.wait(1)[0])
+	card := "/?interaction=" + in.ID
+	if !strings.Contains(m.text, "The agent handed this conversation to a person. Reply in hitl:") || !strings.Contains(m.text, card) {
+		t.Errorf("text part lacks the handoff and the card's link:\n%s", m.text)
+	}
+	if !strings.Contains(m.html, "Reply in hitl") || !strings.Contains(m.html, card) {
+		t.Errorf("HTML part lacks the link to reply:\n%s", m.html)
+	}
+}

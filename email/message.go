@@ -128,6 +128,8 @@ func plainText(in *hitl.Interaction, d mailData) string {
 		for _, o := range d.Options {
 			fmt.Fprintf(&b, "%s:\n%s\n\n", o.Label, o.URL)
 		}
+	} else if in.Type == hitl.TypeHandoff {
+		fmt.Fprintf(&b, "The agent handed this conversation to a person. Reply in hitl:\n%s\n\n", d.Card)
 	} else {
 		fmt.Fprintf(&b, "Answer it in hitl:\n%s\n\n", d.Card)
 	}

@@ -1,11 +1,12 @@
-// Package mcpserver serves hitl's agent tools, ask_human and
-// human_feedback, and Claude Code's permission_prompt over the Model
+// Package mcpserver serves hitl's agent tools, ask_human, human_feedback
+// and handoff_to_human, and Claude Code's permission_prompt over the Model
 // Context Protocol with the official Go SDK,
 // on top of any hitl.Service: the in-process engine (hitl serve mounts the
 // streamable HTTP handler at /mcp) or the HTTP client (hitl mcp serves
 // stdio for a remote server).
 //
-// A tool call blocks until the person answers. While it waits, a client
+// A tool call blocks until the person answers (handoff_to_human returns
+// at once: the person's reply resumes the agent through its orchestrator). While it waits, a client
 // that sent a progress token gets a progress notification every
 // ProgressInterval; a client that cancels the request cancels the
 // interaction on the server, so it leaves the person's inbox. Expiry,
@@ -40,7 +41,7 @@ const DefaultProgressInterval = 20 * time.Second
 const sessionTimeout = time.Hour
 
 // instructions tell the model what the server is for.
-const instructions = `hitl puts a person in the loop. Call ask_human (typed: approval, single or multiple choice, form, free text) or human_feedback (a message in, the reply as text) when you need a person's approval before a risky or irreversible action, information only they have (such as a 2FA or one-time code), or a decision you should not guess. Each call blocks until the person answers or its timeout passes; an expired or cancelled question is an error, not an answer. permission_prompt is for Claude Code's --permission-prompt-tool, not for you.`
+const instructions = `hitl puts a person in the loop. Call ask_human (typed: approval, single or multiple choice, form, free text) or human_feedback (a message in, the reply as text) when you need a person's approval before a risky or irreversible action, information only they have (such as a 2FA or one-time code), or a decision you should not guess. Each call blocks until the person answers or its timeout passes; an expired or cancelled question is an error, not an answer. Call handoff_to_human to give the conversation to a person and stop: it returns at once, and the person's reply resumes the conversation. permission_prompt is for Claude Code's --permission-prompt-tool, not for you.`
 
 // Options configure a Server. The zero value (or nil) is usable.
 type Options struct {
@@ -156,7 +157,12 @@ func (s *Server) handler(t tools.Tool) mcp.ToolHandler {
 		r := tools.Call(ctx, s.svc, t.Name, req.Params.Arguments, &tools.CallOptions{SourceAgent: s.sourceAgent(req)})
 		s.logCall(ctx, t.Name, r, time.Since(start))
 		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: r.Text}}, IsError: r.IsError}
-		if t.OutputSchema != nil && r.Outcome != nil {
+		switch {
+		case t.Name == tools.HandoffName:
+			if r.HandoffResult != nil {
+				res.StructuredContent = r.HandoffResult
+			}
+		case t.OutputSchema != nil && r.Outcome != nil:
 			res.StructuredContent = r.Outcome
 		}
 		return res, nil

@@ -50,7 +50,7 @@ func (s *Server) hitlRespond(w http.ResponseWriter, r *http.Request) error {
 	value := req.Value
 	if req.ResponseType != "" {
 		if !req.ResponseType.Valid() {
-			return hitl.Errorf(hitl.EINVALID, "response_type must be one of approval, single_choice, multi_choice, form, free_text, action; got %q", req.ResponseType)
+			return hitl.Errorf(hitl.EINVALID, "response_type must be one of approval, single_choice, multi_choice, form, free_text, action, handoff; got %q", req.ResponseType)
 		}
 		in, err := s.broker.Answerable(r.Context(), req.InteractionID)
 		if err != nil {
@@ -90,6 +90,9 @@ func (s *Server) hitlRespond(w http.ResponseWriter, r *http.Request) error {
 //	form            form           as for form: an object valid against the schema
 //	                free_text      a string holding that object as JSON
 //	free_text       free_text      as for free_text: a string
+//	handoff         handoff        as for handoff: the reply, a non-empty string
+//	                free_text      the reply, as a string (a frontend that
+//	                               collected it in a free_text input)
 //
 // Any other pair is refused with 422 and the reason: the value could not
 // mean what the client meant (a yes/no is not free text, a form is not

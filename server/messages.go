@@ -141,7 +141,8 @@ type streamMessage struct {
 // eventMessages renders an event as the messages clients get, in order,
 // each with the event's sequence number as "seq" (the resume point):
 //
-//   - created: hitl:question, unless a rule answered the action as it was
+//   - created: hitl:question (hitl:handoff for a handoff, see
+//     handoffmessage.go), unless a rule answered the action as it was
 //     made (no person was ever asked: the answered event follows, and a
 //     card shown for an instant would only flash);
 //   - expired: hitl:cancel, reason timeout;
@@ -158,8 +159,8 @@ type streamMessage struct {
 // knows only the contract's two messages never keeps showing a question
 // that is over; one that knows hitl:resolved has dismissed the question
 // on it and ignores the cancel that follows. Other events (notified) give
-// no message. For a created event, question is the hitl:question without
-// seq, as replays send it.
+// no message. For a created event, question is the hitl:question (or
+// hitl:handoff) without seq, as replays send it.
 func eventMessages(ev *hitl.Event) (msgs []streamMessage, question []byte, err error) {
 	in := ev.Interaction
 	if in == nil {
@@ -170,7 +171,7 @@ func eventMessages(ev *hitl.Event) (msgs []streamMessage, question []byte, err e
 		if err != nil {
 			return err
 		}
-		if typ == msgQuestion {
+		if typ == msgQuestion || typ == msgHandoff {
 			question = data
 		}
 		msgs = append(msgs, streamMessage{typ: typ, data: appendSeq(data, ev.Seq)})
@@ -182,7 +183,7 @@ func eventMessages(ev *hitl.Event) (msgs []streamMessage, question []byte, err e
 	switch ev.Type {
 	case hitl.EventCreated:
 		if in.Result == nil || in.Result.Channel != hitl.ChannelRule {
-			err = add(msgQuestion, newQuestionMessage(in))
+			err = add(pendingMessage(in))
 		}
 	case hitl.EventExpired:
 		err = cancel(cancelTimeout)
@@ -196,7 +197,7 @@ func eventMessages(ev *hitl.Event) (msgs []streamMessage, question []byte, err e
 		err = add(msgProgress, newProgressMessage(ev))
 	case hitl.EventEscalated:
 		if in.Status == hitl.StatusPending {
-			err = add(msgQuestion, newQuestionMessage(in))
+			err = add(pendingMessage(in))
 		}
 		if err == nil {
 			err = add(msgProgress, newProgressMessage(ev))

@@ -28,7 +28,7 @@ const (
 // handleEvents serves GET /api/v1/events: the WebSocket's messages as
 // Server-Sent Events. Each event is
 //
-//	event: hitl:question (or hitl:cancel, hitl:resolved, hitl:replay_done)
+//	event: hitl:question (or hitl:handoff, hitl:cancel, hitl:resolved, hitl:replay_done)
 //	data: the same JSON as on the WebSocket
 //	id: the event's sequence number in the event log
 //
@@ -39,8 +39,8 @@ const (
 // A client that sends Last-Event-ID (or ?last_event_id=) gets, in order,
 // every event it missed from the log, then hitl:replay_done (resumed)
 // with the id it is complete up to, then live events, each once. Without
-// it, the client first gets every pending interaction as hitl:question,
-// without an id, then hitl:replay_done with their ids and, as its id, the
+// it, the client first gets every pending interaction as hitl:question
+// (hitl:handoff for a handoff), without an id, then hitl:replay_done with their ids and, as its id, the
 // newest event sequence it is complete up to, then live events. Events
 // that clients are not told about (such as notified) are not sent; a
 // resuming client skips them again. ?session_id=S (repeatable) limits the
@@ -182,7 +182,7 @@ func (st *sseStream) replay(list *replayList, upTo int64) error {
 		if err != nil {
 			return fmt.Errorf("encode a pending interaction: %w", err)
 		}
-		if err := st.sw.send(msgQuestion, wshub.Payload(frame), 0, false); err != nil {
+		if err := st.sw.send(pendingType(in), wshub.Payload(frame), 0, false); err != nil {
 			return err
 		}
 		if !st.filter.all() {

@@ -36,7 +36,7 @@ type wsClient struct {
 // the event's seq. The replay is one of:
 //
 //   - every pending interaction the caller may see, as hitl:question
-//     (without seq), oldest first, then hitl:replay_done with the
+//     (hitl:handoff for a handoff; without seq), oldest first, then hitl:replay_done with the
 //     pending ids and the seq to resume from;
 //   - with ?after=SEQ (a seq the client got earlier), the messages of
 //     every event it missed since, in order, then hitl:replay_done
@@ -118,7 +118,8 @@ func (wsEncoder) Event(ev *hitl.Event) ([][]byte, []byte, error) {
 }
 
 func (wsEncoder) Question(in *hitl.Interaction) ([]byte, error) {
-	return marshalMessage(newQuestionMessage(in))
+	_, msg := pendingMessage(in)
+	return marshalMessage(msg)
 }
 
 // headerHasToken reports whether the comma-separated header key lists

@@ -98,6 +98,8 @@ func title(in *hitl.Interaction) string {
 		return "Form to fill in"
 	case hitl.TypeAction:
 		return "Action to review"
+	case hitl.TypeHandoff:
+		return "Conversation handed to you"
 	}
 	return "Question"
 }
@@ -165,6 +167,9 @@ func (s *Service) newMessage(in *hitl.Interaction, cfg Config) *message {
 	}
 	if in.SourceAgent != "" && in.Type != hitl.TypeAction { // an action's card names it
 		meta = append(meta, "🤖 "+escape(truncate(in.SourceAgent, 200)))
+	}
+	if in.Type == hitl.TypeHandoff {
+		meta = append([]string{"🙋 The agent handed this conversation to a person; your reply resumes it"}, meta...)
 	}
 	if len(meta) > 0 {
 		m.blocks = append(m.blocks, contextBlock(strings.Join(meta, "  ·  ")))
@@ -250,6 +255,10 @@ func (m *message) elements(in *hitl.Interaction) ([]slack.BlockElement, string) 
 		} else {
 			hint = "this form is answered in the web inbox (or reply with a JSON object in this thread)"
 		}
+	case hitl.TypeHandoff:
+		b := slack.NewButtonBlockElement(m.token(in, kindOpen, ""), "", plain("Reply", maxButtonText))
+		b.Value, b.Style = b.ActionID, slack.StylePrimary
+		els = append(els, b)
 	default:
 		b := slack.NewButtonBlockElement(m.token(in, kindOpen, ""), "", plain("Answer", maxButtonText))
 		b.Value, b.Style = b.ActionID, slack.StylePrimary
@@ -353,6 +362,8 @@ func outcome(in *hitl.Interaction) string {
 				return "✅ Answered " + by + ": none chosen"
 			}
 			return "✅ Answered " + by + ": " + strings.Join(labels, ", ")
+		case hitl.TypeHandoff:
+			return "✅ Replied " + by
 		}
 		return "✅ Answered " + by
 	case hitl.StatusExpired:

@@ -184,6 +184,13 @@ func answerModal(in *hitl.Interaction, token string) (slack.ModalViewRequest, bo
 	}
 	q := section(truncateMrkdwn(in.Question, maxSectionText))
 	switch in.Type {
+	case hitl.TypeHandoff:
+		el := slack.NewPlainTextInputBlockElement(nil, valueAction)
+		el.Multiline = true
+		el.MaxLength = 3000
+		v.Title, v.Submit = plain("Reply", 24), plain("Send reply", 24)
+		v.Blocks.BlockSet = []slack.Block{q, slack.NewInputBlock(answerBlock, plain("Your reply", 2000), nil, el)}
+		return v, true
 	case hitl.TypeFreeText:
 		el := slack.NewPlainTextInputBlockElement(nil, valueAction)
 		el.Multiline = true
@@ -284,7 +291,7 @@ func jsonEqual(a, b json.RawMessage) bool {
 // modalValue reads the answer to in from a submitted modal's state, or
 // the errors to show by block.
 func modalValue(in *hitl.Interaction, state *slack.ViewState) (json.RawMessage, map[string]string) {
-	if in.Type == hitl.TypeFreeText {
+	if in.Type == hitl.TypeFreeText || in.Type == hitl.TypeHandoff {
 		a, _ := stateValue(state, answerBlock)
 		v, _ := json.Marshal(a.Value)
 		return v, nil
@@ -366,7 +373,7 @@ func readFields(fields []field, state *slack.ViewState) (map[string]json.RawMess
 
 // firstBlock names the block an error about the whole answer is shown on.
 func firstBlock(in *hitl.Interaction) string {
-	if in.Type == hitl.TypeFreeText {
+	if in.Type == hitl.TypeFreeText || in.Type == hitl.TypeHandoff {
 		return answerBlock
 	}
 	return blockID(0)

@@ -106,6 +106,9 @@ func (a AskHumanArgs) Request() (hitl.CreateRequest, error) {
 	if strings.TrimSpace(a.Question) == "" {
 		return req, hitl.Errorf(hitl.EINVALID, "question is required")
 	}
+	if req.Type == hitl.TypeHandoff {
+		return req, hitl.Errorf(hitl.EINVALID, "ask_human asks a question and waits; to give the conversation to a person, call %s", HandoffName)
+	}
 	if len(a.Options) > hitl.MaxOptions {
 		return req, tooManyOptions(len(a.Options))
 	}
@@ -205,8 +208,14 @@ func Request(name string, args json.RawMessage) (hitl.CreateRequest, error) {
 			return hitl.CreateRequest{}, err
 		}
 		return a.Request()
+	case HandoffName:
+		var a HandoffArgs
+		if err := decodeArgs(name, args, &a); err != nil {
+			return hitl.CreateRequest{}, err
+		}
+		return a.Request()
 	}
-	return hitl.CreateRequest{}, hitl.Errorf(hitl.ENOTFOUND, "unknown tool %q: hitl offers %s and %s", name, AskHumanName, HumanFeedbackName)
+	return hitl.CreateRequest{}, hitl.Errorf(hitl.ENOTFOUND, "unknown tool %q: hitl offers %s, %s and %s", name, AskHumanName, HumanFeedbackName, HandoffName)
 }
 
 // decodeArgs decodes a model's arguments for the named tool, which may be

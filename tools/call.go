@@ -36,8 +36,12 @@ type Result struct {
 	// Outcome is the structured result (ask_human's output schema), set
 	// once an interaction exists.
 	Outcome *Outcome
-	// Interaction is the interaction as it ended; nil if none was created.
+	// Interaction is the interaction as it ended (a handoff: as it was
+	// made); nil if none was created.
 	Interaction *hitl.Interaction
+	// HandoffResult is handoff_to_human's structured result, set once the
+	// handoff is made.
+	HandoffResult *HandoffOutcome
 	// Err is the underlying error, for the caller's logs; nil on success.
 	Err error
 }
@@ -66,6 +70,9 @@ func Call(ctx context.Context, svc hitl.Service, name string, args json.RawMessa
 	}
 	if opts != nil && req.SourceAgent == "" {
 		req.SourceAgent = opts.SourceAgent
+	}
+	if name == HandoffName {
+		return callHandoff(ctx, svc, req)
 	}
 	wctx, cancel := context.WithTimeout(ctx, time.Duration(req.Timeout*float64(time.Second))+waitGrace)
 	defer cancel()

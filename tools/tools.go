@@ -1,6 +1,6 @@
-// Package tools defines hitl's two agent tools — human_feedback (the
-// human_feedback contract's text-in, text-out tool) and ask_human (the
-// typed one) — once, for every way an agent can be offered them: the MCP
+// Package tools defines hitl's agent tools — human_feedback (the
+// human_feedback contract's text-in, text-out tool), ask_human (the typed
+// one) and handoff_to_human (give the conversation to a person) — once, for every way an agent can be offered them: the MCP
 // server, and the function-calling formats of model providers (OpenAI,
 // Anthropic) for agents that call models directly. Call runs a tool call a
 // model made against any hitl.Service, so such an agent can forward the
@@ -65,9 +65,10 @@ func AskHuman() Tool {
 	}
 }
 
-// All returns both tools, ask_human first.
+// All returns the agent tools in name order (as MCP lists them):
+// ask_human, handoff_to_human, human_feedback.
 func All() []Tool {
-	return []Tool{AskHuman(), HumanFeedback()}
+	return []Tool{AskHuman(), Handoff(), HumanFeedback()}
 }
 
 // Lookup returns the tool with the given name.

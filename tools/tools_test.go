@@ -200,8 +200,8 @@ func TestMarshal(t *testing.T) {
 		if err := json.Unmarshal(data, &list); err != nil {
 			t.Fatalf("%s: output is not a JSON array of objects: %v", f, err)
 		}
-		if len(list) != 2 {
-			t.Fatalf("%s: %d tools, want 2", f, len(list))
+		if len(list) != 3 {
+			t.Fatalf("%s: %d tools, want 3", f, len(list))
 		}
 		for i, tool := range All() {
 			got := list[i]

@@ -58,6 +58,7 @@ func commands() []command {
 	return []command{
 		{"serve", "run the server", runServe},
 		{"ask", "ask a question and wait for the answer", runAsk},
+		{"handoff", "hand a conversation to a person; --wait for the reply", runHandoff},
 		{"ls", "list interactions (pending by default)", runList},
 		{"answer", "answer an interaction", runAnswer},
 		{"cancel", "cancel a pending interaction", runCancel},

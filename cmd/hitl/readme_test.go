@@ -89,7 +89,7 @@ func listTools(t *testing.T, tr mcp.Transport) {
 	for _, tool := range res.Tools {
 		got = append(got, tool.Name)
 	}
-	if want := []string{tools.AskHumanName, tools.HumanFeedbackName, tools.PermissionPromptName}; !slices.Equal(got, want) {
+	if want := []string{tools.AskHumanName, tools.HandoffName, tools.HumanFeedbackName, tools.PermissionPromptName}; !slices.Equal(got, want) {
 		t.Errorf("tools %q, want %q", got, want)
 	}
 }
@@ -202,7 +202,7 @@ func TestReadmeToolsSnippet(t *testing.T) {
 		t.Fatalf("%s: exit %d; stderr:\n%s", line, code, stderr)
 	}
 	var list []map[string]any
-	if err := json.Unmarshal([]byte(stdout), &list); err != nil || len(list) != 2 {
-		t.Errorf("%s printed %d tools (%v), want 2 in JSON", line, len(list), err)
+	if err := json.Unmarshal([]byte(stdout), &list); err != nil || len(list) != 3 {
+		t.Errorf("%s printed %d tools (%v), want 3 in JSON", line, len(list), err)
 	}
 }

@@ -13,8 +13,8 @@ import (
 // Exit codes: 0, or 2 for bad flags and unknown formats or tools.
 func runTools(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("tools", "hitl tools [--format openai|anthropic|mcp] [tool ...]",
-		"Prints ready-to-use JSON definitions of hitl's agent tools, ask_human and\n"+
-			"human_feedback (or only the tools named), for an agent that calls a model\n"+
+		"Prints ready-to-use JSON definitions of hitl's agent tools, ask_human,\n"+
+			"handoff_to_human and human_feedback (or only the tools named), for an agent that calls a model\n"+
 			"directly: pass them as the model's tools, and forward the calls it makes to\n"+
 			"hitl (in Go: tools.Call). openai is the Chat Completions function format,\n"+
 			"anthropic the Messages API format, mcp the MCP tools/list format.", stderr)
@@ -28,7 +28,7 @@ func runTools(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		for _, name := range fs.Args() {
 			t, ok := tools.Lookup(name)
 			if !ok {
-				fmt.Fprintf(stderr, "hitl tools: unknown tool %q: choose from %s, %s\n", name, tools.AskHumanName, tools.HumanFeedbackName)
+				fmt.Fprintf(stderr, "hitl tools: unknown tool %q: choose from %s, %s, %s\n", name, tools.AskHumanName, tools.HandoffName, tools.HumanFeedbackName)
 				return 2
 			}
 			list = append(list, t)

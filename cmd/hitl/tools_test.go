@@ -24,10 +24,10 @@ func TestToolsCommand(t *testing.T) {
 		format tools.Format
 		names  []string
 	}{
-		{[]string{"tools"}, tools.FormatOpenAI, []string{tools.AskHumanName, tools.HumanFeedbackName}},
-		{[]string{"tools", "--format", "openai"}, tools.FormatOpenAI, []string{tools.AskHumanName, tools.HumanFeedbackName}},
-		{[]string{"tools", "--format", "anthropic"}, tools.FormatAnthropic, []string{tools.AskHumanName, tools.HumanFeedbackName}},
-		{[]string{"tools", "--format=MCP"}, tools.FormatMCP, []string{tools.AskHumanName, tools.HumanFeedbackName}},
+		{[]string{"tools"}, tools.FormatOpenAI, []string{tools.AskHumanName, tools.HandoffName, tools.HumanFeedbackName}},
+		{[]string{"tools", "--format", "openai"}, tools.FormatOpenAI, []string{tools.AskHumanName, tools.HandoffName, tools.HumanFeedbackName}},
+		{[]string{"tools", "--format", "anthropic"}, tools.FormatAnthropic, []string{tools.AskHumanName, tools.HandoffName, tools.HumanFeedbackName}},
+		{[]string{"tools", "--format=MCP"}, tools.FormatMCP, []string{tools.AskHumanName, tools.HandoffName, tools.HumanFeedbackName}},
 		{[]string{"tools", tools.HumanFeedbackName, "--format", "anthropic"}, tools.FormatAnthropic, []string{tools.HumanFeedbackName}},
 	}
 	for _, tt := range tests {

@@ -57,6 +57,7 @@ export class Card {
         h("span", { class: "actions-buttons" }, this.widget.actions)));
     this.form = h("form", { class: "answer", novalidate: true, onsubmit: (e) => { e.preventDefault(); this.submit(); } }, this.fields);
     this.form.addEventListener("input", () => {
+      if (!this.typed && q.interaction_type === "handoff") this.progress.takeOver();
       this.typed = true;
       this.saveDraft();
     });
@@ -95,6 +96,7 @@ export class Card {
       this.timer,
       this.toggle,
       copyLinkButton(this.id, q.question)),
+    q.interaction_type === "handoff" ? h("p", { class: "handoff-note" }, icon("user"), h("span", { text: "The agent handed this conversation to a person." })) : null,
     h("h2", { class: "question", id: ids.question, text: q.question }),
     this.stakes.el,
     context?.el || null,

@@ -38,6 +38,7 @@ export function valueText(q, value) {
     case "multi_choice":
       return Array.isArray(value) ? (value.map(label).join(", ") || "Nothing chosen") : "";
     case "free_text":
+    case "handoff":
       return typeof value === "string" ? `“${value.length > 120 ? `${value.slice(0, 119)}…` : value}”` : "";
     case "form":
       return value && typeof value === "object" ? "The form was filled in" : "";
@@ -52,6 +53,7 @@ export function chosenText(q, result) {
   const by = result.responded_by || "someone";
   const via = channelName(result.channel);
   const v = result.value === undefined ? "" : valueText(q, result.value);
+  if (q.interaction_type === "handoff") return v ? `${by} replied via ${via}: ${v}` : `${by} replied via ${via}.`;
   if (!v) return `Answered by ${by} via ${via}.`;
   const verb = q.interaction_type === "free_text" ? "answered" : "chosen";
   return `${v} — ${verb} by ${by} via ${via}.`;

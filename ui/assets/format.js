@@ -9,6 +9,7 @@ export const TYPE_LABELS = {
   form: "Form",
   free_text: "Text",
   action: "Action",
+  handoff: "Handoff",
 };
 
 const CHANNELS = {

@@ -25,6 +25,13 @@ const LINGER_OTHER = 5000;
 const LINK_WAIT = 3000;
 const HIGHLIGHT = 2000;
 
+// handoffCard is a hitl:handoff as the card of an interaction: the agent's
+// message is its question, and it has no options, form or default.
+export function handoffCard(msg) {
+  const { message, ...rest } = msg;
+  return { ...rest, question: message, options: [], form_schema: null, default_response: null };
+}
+
 export class Inbox {
   // els: {cards, empty, sub, count, heading, notice, more, pill, ended};
   // opts: {announce, visible(), show(), resolved(), changed(pending),
@@ -59,6 +66,12 @@ export class Inbox {
     switch (msg.type) {
       case "hitl:question":
         if (msg.interaction_id) this.add(msg);
+        this.pages.countsChanged();
+        break;
+      case "hitl:handoff":
+        // An agent gave its conversation to a person: a card with a reply
+        // box, whose question is the agent's message.
+        if (msg.interaction_id) this.add(handoffCard(msg));
         this.pages.countsChanged();
         break;
       case "hitl:cancel": {

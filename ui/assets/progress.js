@@ -105,12 +105,22 @@ export class Progress {
     const claimable = !!q.claim || !!q.claimed;
     this.claimButton.hidden = !claimable || !!(c && c.by !== me) || !!own;
     this.claimLine.hidden = !claimable && !c;
-    this.claimButton.setAttribute("aria-label", c && c.by === me ? "Release your claim on this question" : "Claim this question: others see you are on it");
+    this.claimButton.setAttribute("aria-label", c && c.by === me ? "Release your claim on this question" : "I've got this: claim this question, so others see you are on it");
   }
 
   // tick re-renders when a claim may have run out.
   tick() {
     if (this.card.q.claimed && !this.claim()) this.render();
+  }
+
+  // takeOver claims a handoff for this person as they start to reply,
+  // when it is meant to be claimed and nobody holds it: the others see
+  // who took the conversation, and cannot reply over them.
+  takeOver() {
+    const q = this.card.q;
+    if (!q.claim || this.claim() || this.taking) return;
+    this.taking = true;
+    this.toggleClaim().finally(() => { this.taking = false; });
   }
 
   async toggleClaim() {

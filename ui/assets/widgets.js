@@ -20,6 +20,7 @@ export function buildWidget(q, ids, submit) {
     case "multi_choice": return multiChoice(q, ids);
     case "form": return form(q);
     case "action": return actionWidget(q, submit);
+    case "handoff": return handoffReply(q, ids);
     default: return freeText(q, ids);
   }
 }
@@ -113,6 +114,27 @@ function freeText(q, ids) {
     actions: [submitButton()],
     read() {
       if (area.value.trim() === "") return { ok: false, message: "Type an answer first.", first: area };
+      return { ok: true, value: area.value };
+    },
+    keyValue: () => undefined,
+    showErrors: (list) => list,
+  };
+}
+
+// handoffReply is the reply box of a conversation an agent handed over:
+// the person's reply goes back to the agent, which resumes with it.
+function handoffReply(q, ids) {
+  const area = h("textarea", {
+    class: "input answer-text handoff-reply", name: "reply", rows: 4,
+    placeholder: "Write your reply…",
+    "aria-label": "Your reply", "aria-describedby": ids.error,
+  });
+  return {
+    body: area,
+    actions: [submitButton("Send reply")],
+    hint: " to send",
+    read() {
+      if (area.value.trim() === "") return { ok: false, message: "Write a reply first.", first: area };
       return { ok: true, value: area.value };
     },
     keyValue: () => undefined,

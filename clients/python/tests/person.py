@@ -13,8 +13,9 @@ from hitlserver import PATIENCE, Server
 
 
 class Asked:
-    """Watches the event stream for the question containing ``text`` and
-    records it (``id``, ``message``: the hitl:question payload)."""
+    """Watches the event stream for the question (or handoff) containing
+    ``text`` and records it (``id``, ``message``: the hitl:question or
+    hitl:handoff payload)."""
 
     def __init__(self, server: Server, text: str, token: str | None = None) -> None:
         self.server, self.text, self.token = server, text, token
@@ -35,9 +36,9 @@ class Asked:
                     line = raw.decode().rstrip("\r\n")
                     if line.startswith("event:"):
                         event = line[6:].strip()
-                    elif line.startswith("data:") and event == "hitl:question":
+                    elif line.startswith("data:") and event in ("hitl:question", "hitl:handoff"):
                         doc = json.loads(line[5:])
-                        if self.text in doc.get("question", ""):
+                        if self.text in doc.get("question", doc.get("message", "")):
                             self.id, self.message = doc["interaction_id"], doc
                             return
         except BaseException as e:  # reported by wait()

@@ -28,6 +28,8 @@ if TYPE_CHECKING:
         assert_type(c.choices("q", ["a", {"key": "b", "label": "B"}]), list[str])
         assert_type(c.form("q", Release), Release)
         assert_type(c.form("q", Ticket), Ticket)
+        assert_type(c.handoff("over to you", session_id="s", context="c"), str)
+        assert_type(c.wait_reply("id"), str)
         assert_type(c.form("q", {"type": "object"}), dict[str, Any])
         assert_type(c.ask({"question": "q"}), hitl.Interaction)
         assert_type(c.review_action("Bash", {"command": "ls"}), hitl.ActionDecision[dict[str, str]])
@@ -37,6 +39,8 @@ if TYPE_CHECKING:
 
     async def async_answers(c: hitl.AsyncClient) -> None:
         assert_type(await c.yes_no("q"), bool)
+        assert_type(await c.handoff("over to you"), str)
+        assert_type(await c.wait_reply("id"), str)
         assert_type(await c.choices("q", ["a"]), list[str])
         assert_type(await c.form("q", Release), Release)
         assert_type(await c.review_action("Bash", Release("1.0")), hitl.ActionDecision[Release])

@@ -6,7 +6,7 @@
 import { HitlError, Unavailable, Unreachable } from "./errors.js";
 import { Transport, backoff, env, sleep } from "./http.js";
 import * as q from "./questions.js";
-import type { ActionDecision, AskOptions, ChoiceSpec, Question, ReviewActionOptions } from "./questions.js";
+import type { ActionDecision, AskOptions, ChoiceSpec, HandoffOptions, Question, ReviewActionOptions } from "./questions.js";
 import { isTerminal } from "./types.js";
 import type { CreateRequest, Interaction, InteractionType, JsonSchema, Option, Page, Status } from "./types.js";
 
@@ -231,6 +231,34 @@ export class Client {
 
   async #ask<V>(question: Question<V>, signal: AbortSignal | undefined): Promise<V> {
     return question.read(await this.ask(question.request, signal ? { signal } : {}));
+  }
+
+  /**
+   * Hands the conversation to a person and resolves with the handoff's id
+   * at once: the agent stops. `message` is the agent's message to the
+   * person; `context` what they need to know, `sessionId` the conversation
+   * (a chat frontend on hitl's stream shows the handoff in it), `targets`
+   * who may take it, `timeout` how long a reply is awaited. The person's
+   * reply is the handoff's answer: whoever resumes the agent gets it with
+   * {@link Client.waitReply} (or {@link Client.wait}, as `result.value`).
+   */
+  async handoff(message: string, opts: HandoffOptions = {}): Promise<string> {
+    const { signal } = opts;
+    signal?.throwIfAborted();
+    const req = q.handoff(message, opts);
+    if (!req.idempotency_key) req.idempotency_key = q.newKey();
+    if (this.#agent && !req.source_agent) req.source_agent = this.#agent;
+    return (await this.#createRetrying(req, signal)).interaction_id;
+  }
+
+  /**
+   * Waits for the person's reply to the handoff `id` and resolves with it
+   * (see {@link Client.wait}). Rejects with {@link Expired} when nobody
+   * replied before its deadline, {@link Cancelled} when it was withdrawn.
+   * Aborting `signal` stops waiting and leaves the handoff pending.
+   */
+  async waitReply(id: string, opts: CallOptions = {}): Promise<string> {
+    return q.reply(await this.#wait(id, undefined, undefined, opts.signal));
   }
 
   /** Asks a free-text question, such as a one-time code, and resolves with the text. */

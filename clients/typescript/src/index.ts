@@ -32,7 +32,7 @@ export {
 export type { HitlErrorInit } from "./errors.js";
 export { DEFAULT_URL, VERSION } from "./http.js";
 export { CANCEL_REASON } from "./questions.js";
-export type { ActionDecision, AskOptions, ChoiceSpec, ReviewActionOptions } from "./questions.js";
+export type { ActionDecision, AskOptions, ChoiceSpec, HandoffOptions, ReviewActionOptions } from "./questions.js";
 export { isTerminal } from "./types.js";
 export { DEFAULT_WEBHOOK_TOLERANCE, verifyWebhook, WebhookVerificationError } from "./webhook.js";
 export type { VerifyWebhookOptions } from "./webhook.js";

@@ -102,6 +102,25 @@ export function build(kind: InteractionType, question: string, opts: AskOptions 
   return req;
 }
 
+/**
+ * What {@link Client.handoff} accepts besides the message: {@link AskOptions}
+ * without those that shape an answer (a reply is the person's own).
+ */
+export type HandoffOptions = Omit<AskOptions, "default" | "defaultOnTimeout">;
+
+/** The request that hands a conversation to a person with the agent's message. */
+export function handoff(message: string, opts: HandoffOptions = {}): CreateRequest<"handoff"> {
+  for (const name of ["default", "defaultOnTimeout"]) {
+    if (name in opts) throw new TypeError(`handoff takes no ${name}: the reply is the person's own`);
+  }
+  return build("handoff", message, opts) as CreateRequest<"handoff">;
+}
+
+/** The person's reply to an ended handoff; throws {@link Expired} or {@link Cancelled} when it ended without one. */
+export function reply(i: Interaction): string {
+  return typed(outcome(i), "string", "the reply (a string)");
+}
+
 /** A free-text question; the answer is the person's text. */
 export function text(question: string, opts?: AskOptions<string>): Question<string> {
   return { request: build("free_text", question, opts), read: (i) => typed(i, "string", "a string") };

@@ -5,7 +5,7 @@
  */
 
 /** The kind of answer a question expects. */
-export type InteractionType = "approval" | "single_choice" | "multi_choice" | "form" | "free_text" | "action";
+export type InteractionType = "approval" | "single_choice" | "multi_choice" | "form" | "free_text" | "action" | "handoff";
 
 /**
  * The answer's type for each interaction type: the value an answered
@@ -19,6 +19,8 @@ export interface AnswerTypes {
   form: Record<string, unknown>;
   free_text: string;
   action: ActionValue;
+  /** A handoff's answer is the person's reply. */
+  handoff: string;
 }
 
 /** The answer's type for interaction type T. */

@@ -19,9 +19,15 @@ export interface QuestionMessage {
 
 /**
  * Reads the server's event stream and calls onQuestion for every
- * hitl:question until it returns true or the stream ends.
+ * hitl:question (or every message of another type) until it returns true
+ * or the stream ends.
  */
-export async function watchQuestions(server: Server, onQuestion: (m: QuestionMessage) => boolean | Promise<boolean>, token?: string): Promise<void> {
+export async function watchQuestions(
+  server: Server,
+  onQuestion: (m: QuestionMessage) => boolean | Promise<boolean>,
+  token?: string,
+  type = "hitl:question",
+): Promise<void> {
   const headers: Record<string, string> = token ? { Authorization: `Bearer ${token}` } : {};
   const ctl = new AbortController();
   const res = await fetch(server.url + "/api/v1/events", { headers, signal: ctl.signal });
@@ -37,7 +43,7 @@ export async function watchQuestions(server: Server, onQuestion: (m: QuestionMes
         const line = buffered.slice(0, nl).replace(/\r$/, "");
         buffered = buffered.slice(nl + 1);
         if (line.startsWith("event:")) event = line.slice(6).trim();
-        else if (line.startsWith("data:") && event === "hitl:question") {
+        else if (line.startsWith("data:") && event === type) {
           if (await onQuestion(JSON.parse(line.slice(5)) as QuestionMessage)) return;
         }
       }

@@ -203,6 +203,24 @@ class AsyncClient:
     async def _ask(self, question: Question[T]) -> T:
         return question.read(await self.ask(question.request))
 
+    # Handing the conversation to a person.
+
+    async def handoff(self, message: str, **options: Unpack[AskOptions]) -> str:
+        """Hands the conversation to a person and returns the handoff's id at
+        once (see :meth:`hitl.Client.handoff`)."""
+        req = q.handoff(message, options)
+        if not req.get("idempotency_key"):
+            req["idempotency_key"] = q.new_key()
+        if self._agent and not req.get("source_agent"):
+            req["source_agent"] = self._agent
+        return (await self._create_retrying(req)).id
+
+    async def wait_reply(self, interaction_id: str) -> str:
+        """Waits for the person's reply to the handoff and returns it (see
+        :meth:`hitl.Client.wait_reply`). Cancelling the task stops waiting
+        and leaves the handoff pending."""
+        return q.reply(await self._wait(interaction_id, None, None))
+
     async def ask_text(self, question: str, **options: Unpack[AskOptions]) -> str:
         """Asks a free-text question and returns the text."""
         return await self._ask(q.text(question, options))

@@ -247,6 +247,31 @@ class Client:
     def _ask(self, question: Question[T]) -> T:
         return question.read(self.ask(question.request))
 
+    # Handing the conversation to a person.
+
+    def handoff(self, message: str, **options: Unpack[AskOptions]) -> str:
+        """Hands the conversation to a person and returns the handoff's id at
+        once: the agent stops. ``message`` is the agent's message to the
+        person; ``context`` what they need to know, ``session_id`` the
+        conversation (a chat frontend on hitl's stream shows the handoff in
+        it), ``targets`` who may take it, ``timeout`` how long a reply is
+        awaited. The person's reply is the handoff's answer: whoever resumes
+        the agent gets it with :meth:`wait_reply` (or :meth:`wait`, as
+        ``.value``)."""
+        req = q.handoff(message, options)
+        if not req.get("idempotency_key"):
+            req["idempotency_key"] = q.new_key()
+        if self._agent and not req.get("source_agent"):
+            req["source_agent"] = self._agent
+        return self._create_retrying(req).id
+
+    def wait_reply(self, interaction_id: str) -> str:
+        """Blocks until the person replies to the handoff ``interaction_id``
+        and returns the reply (see :meth:`wait`). Raises Expired when nobody
+        replied before its deadline, Cancelled when it was withdrawn.
+        KeyboardInterrupt stops waiting and leaves the handoff pending."""
+        return q.reply(self._wait(interaction_id, None, None))
+
     def ask_text(self, question: str, **options: Unpack[AskOptions]) -> str:
         """Asks a free-text question, such as a one-time code, and returns the text."""
         return self._ask(q.text(question, options))

@@ -184,6 +184,23 @@ def form(question: str, schema: Any, opts: Mapping[str, Any]) -> Question[Any]:
     return Question(req, lambda i: _typed(i, dict, "an object"))
 
 
+def handoff(message: str, opts: Mapping[str, Any]) -> dict[str, Any]:
+    """The request that hands a conversation to a person: the agent's
+    message, and the options (context, session_id, timeout, targets…).
+    default and default_on_timeout shape an answer, and a reply is the
+    person's own: they are refused."""
+    for name in ("default", "default_on_timeout"):
+        if name in opts:
+            raise TypeError(f"handoff takes no {name}: the reply is the person's own")
+    return build("handoff", message, opts)
+
+
+def reply(interaction: Interaction) -> str:
+    """The person's reply to an ended handoff; raises Expired or Cancelled
+    when it ended without one."""
+    return _typed(outcome(interaction), str, "the reply (a string)")
+
+
 def _options(choices: Sequence[ChoiceSpec]) -> list[Any]:
     if isinstance(choices, (str, bytes)):
         raise TypeError("choices must be a sequence of labels, Options or mappings, not a string")
