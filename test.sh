@@ -174,6 +174,7 @@ fi
 
 echo "== fuzz (short)"
 go test -run='^$' -fuzz='^FuzzNormalizeAnswer$' -fuzztime=10s .
+go test -run='^$' -fuzz='^FuzzPattern$' -fuzztime=10s ./shell
 
 echo "== go test -race"
 # ui (a real Chromium under -race) is the longest package by far: named
