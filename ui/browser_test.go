@@ -192,8 +192,15 @@ func (p *page) do(steps ...chromedp.Action[chromedp.Void]) {
 // waitJS waits until the JavaScript expression is truthy.
 func (p *page) waitJS(expr string) {
 	p.t.Helper()
+	p.waitJSFor(expr, 20*time.Second)
+}
+
+// waitJSFor is waitJS for what may take longer than the usual 20 s on a
+// busy machine.
+func (p *page) waitJSFor(expr string, timeout time.Duration) {
+	p.t.Helper()
 	_, err := chromedp.Run(p.ctx, chromedp.Poll[chromedp.Void](expr,
-		chromedp.WithPollingInterval(40*time.Millisecond), chromedp.WithPollingTimeout(20*time.Second)))
+		chromedp.WithPollingInterval(40*time.Millisecond), chromedp.WithPollingTimeout(timeout)))
 	if err != nil {
 		p.t.Fatalf("waiting for %s: %v", expr, err)
 	}

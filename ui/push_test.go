@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	cdpbrowser "github.com/chromedp/cdproto/browser"
 	cdppage "github.com/chromedp/cdproto/page"
@@ -39,7 +40,9 @@ func TestPushOnThisDevice(t *testing.T) {
 		t.Errorf("button = %q; want Notify me on this device", label)
 	}
 	p.do(chromedp.Click(chromedp.CSS("#push-btn")))
-	p.waitJS(`["on", "failed"].includes(document.getElementById("push").dataset.state)`)
+	// Registering the service worker and trying the browser's push service
+	// (there is none headless) takes about 12 s alone, longer on a busy machine.
+	p.waitJSFor(`["on", "failed"].includes(document.getElementById("push").dataset.state)`, time.Minute)
 	reg := eval[map[string]string](p, `navigator.serviceWorker.getRegistration("/").then(r => ({scope: r?.scope || "", script: (r?.active || r?.waiting || r?.installing)?.scriptURL || ""}))`)
 	if reg["scope"] != srv.URL+"/" || reg["script"] != srv.URL+"/sw.js" {
 		t.Errorf("service worker registration = %v; want /sw.js with scope %s/", reg, srv.URL)
