@@ -62,7 +62,7 @@ type Agent struct {
 }
 
 // The agents, by name.
-var agents = map[string]*Agent{Codex.Name: Codex, Gemini.Name: Gemini, Copilot.Name: Copilot, "copilot": Copilot, OpenCode.Name: OpenCode, Cursor.Name: Cursor}
+var agents = map[string]*Agent{Codex.Name: Codex, Gemini.Name: Gemini, Copilot.Name: Copilot, "copilot": Copilot, OpenCode.Name: OpenCode, Cursor.Name: Cursor, Cline.Name: Cline}
 
 // Lookup returns the agent named name ("codex", "gemini-cli",
 // "copilot-cli" or "copilot", "opencode", "cursor").

@@ -83,7 +83,7 @@ func runAgentHook(ctx context.Context, a *agents.Agent, args []string, stdin io.
 	}
 	fs.StringVar(&f.onError, "on-error", string(tools.OnErrorDeny), onErrorHelp)
 	fs.BoolVar(&f.print, printFlag, false, "print "+what+" that run this hook (notes on stderr), and exit")
-	if a != agents.Cursor {
+	if a != agents.Cursor && a != agents.Cline {
 		fs.StringVar(&f.matcher, "matcher", matcher, "with --"+printFlag+": the tools to review, a regular expression over their names")
 	}
 	if code, ok := parse(fs, args, agents.ExitBlocked); !ok {
@@ -140,8 +140,8 @@ func (f *agentHookFlags) check(a *agents.Agent) error {
 			return fmt.Errorf("--wait-at-most must be shorter than --timeout, which is how long the question stays open")
 		}
 	}
-	if a == agents.Cursor {
-		return nil // Cursor's hooks take no matcher
+	if a == agents.Cursor || a == agents.Cline {
+		return nil // their hooks take no matcher
 	}
 	if _, err := regexp.Compile(f.matcher); err != nil || strings.TrimSpace(f.matcher) == "" {
 		return fmt.Errorf("--matcher must be a regular expression over tool names")
@@ -213,6 +213,17 @@ func printAgentSettings(stdout, stderr io.Writer, a *agents.Agent, f *agentHookF
 	var settings any
 	var notes strings.Builder
 	switch a {
+	case agents.Cline:
+		if agents.HookTimeout(f.wait()).Seconds() > agents.ClineHookTimeout {
+			return fmt.Errorf("--wait-at-most must be 60s or less: Cline runs the call when its hook outlives %d s", agents.ClineHookTimeout)
+		}
+		fmt.Fprintf(stdout, "#!/bin/sh\n# Cline's PreToolUse hook: asks hitl before every tool call.\nexec %s\n", f.command(a))
+		fmt.Fprintf(stderr, "# Save the script above as ~/.cline/hooks/PreToolUse (every project) or\n")
+		fmt.Fprintf(stderr, "# <project>/.clinerules/hooks/PreToolUse (one project). Cline runs it for every tool call and\n")
+		fmt.Fprintf(stderr, "# runs the call when it outlives %d s or prints what Cline cannot read: so %s\n", agents.ClineHookTimeout, f.waitText())
+		fmt.Fprintf(stderr, "# ends a minute before. A deny, and every failure of hitl, prints a cancel: Cline ends the whole task,\n")
+		fmt.Fprintf(stderr, "# and shows the reason to the user, not the model. An edit runs the edited input.\n")
+		return nil
 	case agents.OpenCode:
 		argv := f.argv(a)
 		plugin := agents.OpenCodePlugin(argv[0], argv[1:], f.matcher, f.wait())
