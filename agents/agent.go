@@ -1,7 +1,7 @@
 // Package agents holds the hook dialects of the coding agents hitl reviews
 // through command hooks, one file per agent: Codex (codex.go), Gemini CLI
-// (gemini.go), Copilot CLI (copilot.go) and OpenCode (opencode.go, through
-// a plugin that runs the hook). Each reads its agent's hook
+// (gemini.go), Copilot CLI (copilot.go), OpenCode (opencode.go, through
+// a plugin that runs the hook) and Cursor (cursor.go). Each reads its agent's hook
 // input into a tools.ToolCall, with the call's kind, and renders a
 // tools.Verdict in the shape the agent reads. Nothing here decides:
 // tools.Review asks the engine, whose rules apply the same to every agent.
@@ -62,10 +62,10 @@ type Agent struct {
 }
 
 // The agents, by name.
-var agents = map[string]*Agent{Codex.Name: Codex, Gemini.Name: Gemini, Copilot.Name: Copilot, "copilot": Copilot, OpenCode.Name: OpenCode}
+var agents = map[string]*Agent{Codex.Name: Codex, Gemini.Name: Gemini, Copilot.Name: Copilot, "copilot": Copilot, OpenCode.Name: OpenCode, Cursor.Name: Cursor, Cline.Name: Cline}
 
 // Lookup returns the agent named name ("codex", "gemini-cli",
-// "copilot-cli" or "copilot", "opencode").
+// "copilot-cli" or "copilot", "opencode", "cursor").
 func Lookup(name string) (*Agent, bool) {
 	a, ok := agents[name]
 	return a, ok

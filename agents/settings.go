@@ -233,3 +233,30 @@ func snakeCase(s string) string {
 	}
 	return b.String()
 }
+
+// CursorSettings is Cursor's hooks.json (~/.cursor/hooks.json, or
+// <project>/.cursor/hooks.json).
+type CursorSettings struct {
+	Version int                     `json:"version"`
+	Hooks   map[string][]CursorHook `json:"hooks"`
+}
+
+// CursorHook is one of Cursor's command hooks.
+type CursorHook struct {
+	Command string `json:"command"`
+	// Timeout is how long Cursor waits for the hook, in seconds. Cursor's
+	// documentation as quoted by others shows it; what Cursor does when
+	// a hook outlives it was not seen here.
+	Timeout int `json:"timeout,omitempty"`
+}
+
+// NewCursorSettings returns the hooks.json that runs command for each of
+// CursorEvents, with a timeout in seconds above the question's.
+func NewCursorSettings(command string, question time.Duration) *CursorSettings {
+	timeout := int(math.Ceil(HookTimeout(question).Seconds()))
+	s := &CursorSettings{Version: 1, Hooks: map[string][]CursorHook{}}
+	for _, event := range CursorEvents {
+		s.Hooks[event] = []CursorHook{{Command: command, Timeout: timeout}}
+	}
+	return s
+}

@@ -59,6 +59,9 @@ func runAgentHook(ctx context.Context, a *agents.Agent, args []string, stdin io.
 	case agents.Copilot:
 		what, matcher = "the settings.json hooks", agents.CopilotMatcher
 		failsOpen = a.Display + " runs the call when its hook prints what it\ncannot read or outlives its timeout"
+	case agents.Cursor:
+		what = "the hooks.json"
+		failsOpen = a.Display + "'s documentation does not say what it does when its hook fails or\noutlives its timeout"
 	case agents.OpenCode:
 		what, matcher, printFlag = "hitl's plugin", agents.OpenCodeMatcher, "print-plugin"
 		failsOpen = a.Display + " has no command hooks: hitl's plugin runs this for each call,\nand denies the call when it fails, prints what it cannot read or outlives\nits wait"
@@ -73,12 +76,16 @@ func runAgentHook(ctx context.Context, a *agents.Agent, args []string, stdin io.
 	switch {
 	case a == agents.Copilot, a == agents.OpenCode:
 		onErrorHelp = "when hitl cannot decide: deny the call (the only choice)"
+	case a == agents.Cursor:
+		onErrorHelp = "when hitl cannot decide: deny the call, or ask (Cursor's own prompt)"
 	case a.CanAsk:
 		onErrorHelp = "when hitl cannot decide: deny the call, or ask (" + a.Display + "'s own confirmation;\na headless run ends at once)"
 	}
 	fs.StringVar(&f.onError, "on-error", string(tools.OnErrorDeny), onErrorHelp)
 	fs.BoolVar(&f.print, printFlag, false, "print "+what+" that run this hook (notes on stderr), and exit")
-	fs.StringVar(&f.matcher, "matcher", matcher, "with --"+printFlag+": the tools to review, a regular expression over their names")
+	if a != agents.Cursor && a != agents.Cline {
+		fs.StringVar(&f.matcher, "matcher", matcher, "with --"+printFlag+": the tools to review, a regular expression over their names")
+	}
 	if code, ok := parse(fs, args, agents.ExitBlocked); !ok {
 		return code
 	}
@@ -132,6 +139,9 @@ func (f *agentHookFlags) check(a *agents.Agent) error {
 		if f.waitAtMost > 0 {
 			return fmt.Errorf("--wait-at-most must be shorter than --timeout, which is how long the question stays open")
 		}
+	}
+	if a == agents.Cursor || a == agents.Cline {
+		return nil // their hooks take no matcher
 	}
 	if _, err := regexp.Compile(f.matcher); err != nil || strings.TrimSpace(f.matcher) == "" {
 		return fmt.Errorf("--matcher must be a regular expression over tool names")
@@ -203,6 +213,17 @@ func printAgentSettings(stdout, stderr io.Writer, a *agents.Agent, f *agentHookF
 	var settings any
 	var notes strings.Builder
 	switch a {
+	case agents.Cline:
+		if agents.HookTimeout(f.wait()).Seconds() > agents.ClineHookTimeout {
+			return fmt.Errorf("--wait-at-most must be 60s or less: Cline runs the call when its hook outlives %d s", agents.ClineHookTimeout)
+		}
+		fmt.Fprintf(stdout, "#!/bin/sh\n# Cline's PreToolUse hook: asks hitl before every tool call.\nexec %s\n", f.command(a))
+		fmt.Fprintf(stderr, "# Save the script above as ~/.cline/hooks/PreToolUse (every project) or\n")
+		fmt.Fprintf(stderr, "# <project>/.clinerules/hooks/PreToolUse (one project). Cline runs it for every tool call and\n")
+		fmt.Fprintf(stderr, "# runs the call when it outlives %d s or prints what Cline cannot read: so %s\n", agents.ClineHookTimeout, f.waitText())
+		fmt.Fprintf(stderr, "# ends a minute before. A deny, and every failure of hitl, prints a cancel: Cline ends the whole task,\n")
+		fmt.Fprintf(stderr, "# and shows the reason to the user, not the model. An edit runs the edited input.\n")
+		return nil
 	case agents.OpenCode:
 		argv := f.argv(a)
 		plugin := agents.OpenCodePlugin(argv[0], argv[1:], f.matcher, f.wait())
@@ -236,6 +257,15 @@ func printAgentSettings(stdout, stderr io.Writer, a *agents.Agent, f *agentHookF
 		fmt.Fprintf(&notes, "# Codex runs the call when its hook exits 1, prints what it cannot read, crashes or outlives its\n")
 		fmt.Fprintf(&notes, "# \"timeout\", and ignores \"ask\": so this hook denies whenever hitl cannot decide, and\n")
 		fmt.Fprintf(&notes, "# %s ends a minute before the hook's timeout (%d s).\n", f.waitText(), int(hookTimeout.Seconds()))
+	case agents.Cursor:
+		settings = agents.NewCursorSettings(f.command(a), f.wait())
+		fmt.Fprintf(&notes, "# Merge the JSON above into ~/.cursor/hooks.json (every project) or <project>/.cursor/hooks.json.\n")
+		fmt.Fprintf(&notes, "# One command answers the three events. hitl was not run against Cursor (it is not in a package\n")
+		fmt.Fprintf(&notes, "# registry): the shapes are from Cursor's documentation, and what Cursor does when its hook fails,\n")
+		fmt.Fprintf(&notes, "# crashes or outlives \"timeout\" (seconds; not in every version's documentation) was not seen.\n")
+		fmt.Fprintf(&notes, "# So this hook denies whenever hitl cannot decide, and %s\n", f.waitText())
+		fmt.Fprintf(&notes, "# ends a minute before the hook's timeout (%d s). Cursor cannot run an edited call: an edit\n", int(hookTimeout.Seconds()))
+		fmt.Fprintf(&notes, "# in hitl denies it, with the edited input in the reason. beforeReadFile's content is never sent to hitl.\n")
 	case agents.Copilot:
 		settings = agents.NewCopilotSettings(f.command(a), f.matcher, f.wait())
 		fmt.Fprintf(&notes, "# Merge the JSON above into $COPILOT_HOME/settings.json (~/.copilot/settings.json).\n")
