@@ -1,8 +1,9 @@
 // Package agents holds the hook dialects of the coding agents hitl reviews
 // through command hooks, one file per agent: Codex (codex.go), Gemini CLI
 // (gemini.go), Copilot CLI (copilot.go), OpenCode (opencode.go, through
-// a plugin that runs the hook) and Cursor (cursor.go). Each reads its agent's hook
-// input into a tools.ToolCall, with the call's kind, and renders a
+// a plugin that runs the hook), Cursor (cursor.go) and Cline (cline.go).
+// Each reads its agent's hook input into a tools.ToolCall, with the call's
+// kind, and renders a
 // tools.Verdict in the shape the agent reads. Nothing here decides:
 // tools.Review asks the engine, whose rules apply the same to every agent.
 // (Claude Code's dialect is in package tools, beside its MCP permission
@@ -11,8 +12,9 @@
 // Every one of them runs a call when its hook fails in some way (Codex
 // and Gemini CLI when it exits 1, prints what they cannot read, crashes
 // or outlives its timeout; Copilot CLI when it prints what it cannot read
-// or outlives its timeout), so a hook answers every failure of hitl with
-// a deny, exit status 0, and waits less than its timeout.
+// or outlives its timeout; Cline unless it prints a cancel, whatever its
+// exit status), so a hook answers every failure of hitl with a deny, exit
+// status 0, and waits less than its timeout.
 package agents
 
 import (

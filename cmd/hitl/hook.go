@@ -62,7 +62,8 @@ func runHook(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		"  gemini-cli    Gemini CLI's BeforeTool hook\n"+
 		"  copilot-cli   GitHub Copilot CLI's preToolUse hook (also: copilot)\n"+
 		"  opencode      OpenCode, through hitl's plugin (--print-plugin prints it)\n"+
-		"  cursor        Cursor's beforeShellExecution, beforeMCPExecution and beforeReadFile hooks\n\n"+
+		"  cursor        Cursor's beforeShellExecution, beforeMCPExecution and beforeReadFile hooks\n"+
+		"  cline         Cline's PreToolUse hook (a script in ~/.cline/hooks that --print-settings prints)\n\n"+
 		"Run \"hitl hook <agent> -h\" for its flags.", stderr)
 	if code, ok := parse(fs, args, exitHookBlocked); !ok {
 		return code
