@@ -57,6 +57,13 @@ type Options struct {
 	SourceAgent string
 	// Version is the version reported to MCP clients.
 	Version string
+	// Channel makes the server a Claude Code channel that relays
+	// permission prompts (see channel.go) on the connections it serves
+	// with Run and Connect; Handler's HTTP sessions are not channels.
+	Channel bool
+	// ChannelTimeout is how long a person has to answer a relayed prompt;
+	// 0 means DefaultChannelTimeout.
+	ChannelTimeout time.Duration
 }
 
 // Server is hitl's MCP server. Serve it over HTTP with Handler, or over
@@ -67,6 +74,9 @@ type Server struct {
 	progress time.Duration
 	agent    string
 	mcp      *mcp.Server
+
+	channel        bool
+	channelTimeout time.Duration
 }
 
 // New returns an MCP server whose tools ask through svc.
@@ -74,21 +84,30 @@ func New(svc hitl.Service, opts *Options) *Server {
 	if opts == nil {
 		opts = &Options{}
 	}
-	s := &Server{svc: svc, log: opts.Logger, progress: opts.ProgressInterval, agent: opts.SourceAgent}
+	s := &Server{svc: svc, log: opts.Logger, progress: opts.ProgressInterval, agent: opts.SourceAgent,
+		channel: opts.Channel, channelTimeout: opts.ChannelTimeout}
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	if s.progress <= 0 {
 		s.progress = DefaultProgressInterval
 	}
+	if s.channelTimeout <= 0 {
+		s.channelTimeout = DefaultChannelTimeout
+	}
 	version := opts.Version
 	if version == "" {
 		version = "dev"
 	}
-	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "hitl", Title: "hitl: ask a human", Version: version}, &mcp.ServerOptions{
+	sopts := &mcp.ServerOptions{
 		Instructions: instructions,
 		Capabilities: &mcp.ServerCapabilities{}, // tools only, no logging
-	})
+	}
+	if s.channel {
+		sopts.Capabilities.Experimental = map[string]any{tools.ChannelCapability: map[string]any{}, tools.ChannelPermissionCapability: map[string]any{}}
+		sopts.SupportedProtocolVersions = channelVersions()
+	}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "hitl", Title: "hitl: ask a human", Version: version}, sopts)
 	for _, t := range tools.All() {
 		s.mcp.AddTool(mcpTool(t), s.handler(t))
 	}
@@ -128,15 +147,32 @@ func (s *Server) Handler() http.Handler {
 }
 
 // Run serves one client over t (such as &mcp.StdioTransport{}) until the
-// client disconnects or ctx ends.
+// client disconnects or ctx ends. A channel (Options.Channel) returns once
+// the questions it relayed are withdrawn too.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
-	return s.mcp.Run(ctx, t)
+	if !s.channel {
+		return s.mcp.Run(ctx, t)
+	}
+	ct := s.channelTransport(ctx, t)
+	defer ct.wait()
+	return s.mcp.Run(ctx, ct)
 }
 
 // Connect serves one client over t in the background, returning its
 // session (for in-memory transports and tests).
 func (s *Server) Connect(ctx context.Context, t mcp.Transport) (*mcp.ServerSession, error) {
+	if s.channel {
+		t = s.channelTransport(ctx, t)
+	}
 	return s.mcp.Connect(ctx, t, nil)
+}
+
+// channelTransport returns t relaying permission requests, asking as
+// ctx's caller on the MCP channel.
+func (s *Server) channelTransport(ctx context.Context, t mcp.Transport) *channelTransport {
+	caller := hitl.CallerFrom(ctx)
+	caller.Channel = hitl.ChannelMCP
+	return &channelTransport{Transport: t, s: s, ctx: hitl.WithCaller(ctx, caller)}
 }
 
 // handler returns the tool handler for t.
