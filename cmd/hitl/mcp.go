@@ -40,10 +40,17 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			"--permission-prompt-tool mcp__hitl__permission_prompt).\n\n"+
 			"MCP messages go to stdout; logs go to stderr. HITL_TOKEN, if set, is sent\n"+
 			"as a bearer token. \"hitl serve\" also serves the same tools over streamable\n"+
-			"HTTP at /mcp, for clients that prefer a URL.", stderr)
+			"HTTP at /mcp, for clients that prefer a URL.\n\n"+
+			"With --channel it is also a Claude Code channel: in a session started with\n"+
+			"--dangerously-load-development-channels server:hitl (or --channels), Claude\n"+
+			"Code relays each permission prompt it shows, and a person's approve or\n"+
+			"reject in hitl answers it; the terminal can still answer first. See\n"+
+			"docs/agents/claude-code-channel.md.", stderr)
 	base := serverFlag(fs)
 	agent := fs.String("agent", envOr("HITL_AGENT", ""), "agent `name` shown with every question (HITL_AGENT); default: the MCP client's name")
 	progress := fs.Duration("progress-interval", mcpserver.DefaultProgressInterval, "how often a waiting tool call reports progress, to clients that ask for it")
+	channel := envBoolVar(fs, "channel", "HITL_MCP_CHANNEL", "be a Claude Code channel: relay its permission prompts to hitl")
+	channelTimeout := fs.Duration("channel-timeout", mcpserver.DefaultChannelTimeout, "how long a person has to answer a relayed permission prompt in hitl;\nafter it the prompt is left to the terminal")
 	logLevel := fs.String("log-level", envOr("HITL_LOG_LEVEL", "info"), "log level on stderr: debug, info, warn or error (HITL_LOG_LEVEL)")
 	if code, ok := parse(fs, args, 2); !ok {
 		return code
@@ -54,6 +61,10 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if *progress <= 0 {
 		fmt.Fprintln(stderr, "hitl mcp: --progress-interval must be positive")
+		return 2
+	}
+	if *channelTimeout <= 0 {
+		fmt.Fprintln(stderr, "hitl mcp: --channel-timeout must be positive")
 		return 2
 	}
 	log, err := newLogger(stderr, "text", *logLevel)
@@ -67,8 +78,9 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		Channel:    hitl.ChannelMCP,
 		Logger:     log,
 	})
-	srv := mcpserver.New(c, &mcpserver.Options{Logger: log, ProgressInterval: *progress, SourceAgent: *agent, Version: buildVersion()})
-	log.Info("hitl mcp serving on stdio", "server", c.BaseURL(), "version", buildVersion())
+	srv := mcpserver.New(c, &mcpserver.Options{Logger: log, ProgressInterval: *progress, SourceAgent: *agent, Version: buildVersion(),
+		Channel: channel.on(), ChannelTimeout: *channelTimeout})
+	log.Info("hitl mcp serving on stdio", "server", c.BaseURL(), "version", buildVersion(), "channel", channel.on())
 	err = srv.Run(ctx, &mcp.IOTransport{Reader: os.Stdin, Writer: nopCloser{stdout}})
 	switch {
 	case err == nil, ctx.Err() != nil, errors.Is(err, io.EOF), errors.Is(err, mcp.ErrConnectionClosed):
