@@ -11,11 +11,11 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/hitl-sh/hitl/agents"
+	"github.com/hitl-sh/hitl/internal/agenttest"
 )
 
 // Version is the Codex version test.sh installs and the fixtures in
@@ -159,13 +159,13 @@ func Run(t testing.TB, opts Options) *Output {
 		out.Home = opts.Home
 	}
 	for path, content := range opts.Files {
-		writeFile(t, filepath.Join(out.Dir, path), []byte(content))
+		agenttest.WriteFile(t, filepath.Join(out.Dir, path), []byte(content))
 	}
-	mkdir(t, out.Dir)
+	agenttest.Mkdir(t, out.Dir)
 	config := Config(opts.API.URL) + opts.Config
 	if opts.Hooks != nil {
 		hooksFile := filepath.Join(out.Home, "hooks.json")
-		writeJSONFile(t, hooksFile, opts.Hooks)
+		agenttest.WriteJSONFile(t, hooksFile, opts.Hooks)
 		if opts.Trust == ComputedTrust {
 			trust, err := agents.CodexTrust(hooksFile, opts.Hooks)
 			if err != nil {
@@ -174,7 +174,7 @@ func Run(t testing.TB, opts Options) *Output {
 			config += trust
 		}
 	}
-	writeFile(t, filepath.Join(out.Home, "config.toml"), []byte(config))
+	agenttest.WriteFile(t, filepath.Join(out.Home, "config.toml"), []byte(config))
 	env := append(Env(out.Home), opts.Env...)
 	if opts.Trust == StoredTrust {
 		TrustHooks(t, out.Home, out.Dir, env)
@@ -275,33 +275,4 @@ func CommandHookConfig(command string, timeout int) map[string]any {
 		m["timeout"] = timeout
 	}
 	return m
-}
-
-func mkdir(t testing.TB, dir string) {
-	t.Helper()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func writeFile(t testing.TB, path string, b []byte) {
-	t.Helper()
-	mkdir(t, filepath.Dir(path))
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func writeJSONFile(t testing.TB, path string, v any) {
-	t.Helper()
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		t.Fatalf("marshal %s: %v", path, err)
-	}
-	writeFile(t, path, b)
-}
-
-// shellQuote quotes s for a POSIX shell.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

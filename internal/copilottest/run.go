@@ -9,10 +9,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/hitl-sh/hitl/internal/agenttest"
 	"github.com/hitl-sh/hitl/internal/chatfake"
 )
 
@@ -161,15 +161,15 @@ func Run(t testing.TB, opts Options) *Output {
 		out.Dir = opts.Dir
 	}
 	for path, content := range opts.Files {
-		writeFile(t, filepath.Join(out.Dir, path), []byte(content))
+		agenttest.WriteFile(t, filepath.Join(out.Dir, path), []byte(content))
 	}
-	mkdir(t, out.Dir)
-	mkdir(t, filepath.Join(out.Home, ".copilot"))
+	agenttest.Mkdir(t, out.Dir)
+	agenttest.Mkdir(t, filepath.Join(out.Home, ".copilot"))
 	if opts.Settings != nil {
-		writeJSONFile(t, filepath.Join(out.Home, ".copilot", "settings.json"), opts.Settings)
+		agenttest.WriteJSONFile(t, filepath.Join(out.Home, ".copilot", "settings.json"), opts.Settings)
 	}
 	if opts.MCPServers != nil {
-		writeJSONFile(t, filepath.Join(out.Home, ".copilot", "mcp-config.json"), map[string]any{"mcpServers": opts.MCPServers})
+		agenttest.WriteJSONFile(t, filepath.Join(out.Home, ".copilot", "mcp-config.json"), map[string]any{"mcpServers": opts.MCPServers})
 	}
 	args := opts.Args
 	if args == nil {
@@ -261,35 +261,6 @@ func clone(m map[string]any) map[string]any {
 		c[k] = v
 	}
 	return c
-}
-
-func mkdir(t testing.TB, dir string) {
-	t.Helper()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func writeFile(t testing.TB, path string, b []byte) {
-	t.Helper()
-	mkdir(t, filepath.Dir(path))
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func writeJSONFile(t testing.TB, path string, v any) {
-	t.Helper()
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		t.Fatalf("marshal %s: %v", path, err)
-	}
-	writeFile(t, path, b)
-}
-
-// shellQuote quotes s for a POSIX shell.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // Bash returns a turn in which the model runs command with Copilot CLI's

@@ -9,9 +9,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/hitl-sh/hitl/internal/agenttest"
 )
 
 // Version is the Gemini CLI version test.sh installs and the fixtures in
@@ -117,14 +118,14 @@ func Run(t testing.TB, opts Options) *Output {
 	root := t.TempDir()
 	out := &Output{Dir: filepath.Join(root, "work"), Home: filepath.Join(root, "home")}
 	for path, content := range opts.Files {
-		writeFile(t, filepath.Join(out.Dir, path), []byte(content))
+		agenttest.WriteFile(t, filepath.Join(out.Dir, path), []byte(content))
 	}
-	mkdir(t, out.Dir)
+	agenttest.Mkdir(t, out.Dir)
 	settings := BaseSettings()
 	for k, v := range opts.Settings {
 		settings[k] = v
 	}
-	writeJSONFile(t, filepath.Join(out.Home, ".gemini", "settings.json"), settings)
+	agenttest.WriteJSONFile(t, filepath.Join(out.Home, ".gemini", "settings.json"), settings)
 	mode := opts.ApprovalMode
 	if mode == "" {
 		mode = "yolo"
@@ -215,33 +216,4 @@ func CommandHookConfig(command string, timeoutMS int) map[string]any {
 		m["timeout"] = timeoutMS
 	}
 	return m
-}
-
-func mkdir(t testing.TB, dir string) {
-	t.Helper()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func writeFile(t testing.TB, path string, b []byte) {
-	t.Helper()
-	mkdir(t, filepath.Dir(path))
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func writeJSONFile(t testing.TB, path string, v any) {
-	t.Helper()
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		t.Fatalf("marshal %s: %v", path, err)
-	}
-	writeFile(t, path, b)
-}
-
-// shellQuote quotes s for a POSIX shell.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

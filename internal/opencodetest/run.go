@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hitl-sh/hitl/internal/agenttest"
 	"github.com/hitl-sh/hitl/internal/chatfake"
 )
 
@@ -159,17 +160,17 @@ func Run(t testing.TB, opts Options) *Output {
 		out.Dir = opts.Dir
 	}
 	for path, content := range opts.Files {
-		writeFile(t, filepath.Join(out.Dir, path), []byte(content))
+		agenttest.WriteFile(t, filepath.Join(out.Dir, path), []byte(content))
 	}
-	mkdir(t, out.Dir)
+	agenttest.Mkdir(t, out.Dir)
 	config := Config(opts.API.URL)
 	for k, v := range opts.Config {
 		config[k] = v
 	}
 	cfgDir := filepath.Join(out.Home, ".config", "opencode")
-	writeJSONFile(t, filepath.Join(cfgDir, "opencode.json"), config)
+	agenttest.WriteJSONFile(t, filepath.Join(cfgDir, "opencode.json"), config)
 	for name, src := range opts.Plugins {
-		writeFile(t, filepath.Join(cfgDir, "plugin", name), []byte(src))
+		agenttest.WriteFile(t, filepath.Join(cfgDir, "plugin", name), []byte(src))
 	}
 	args := append(append([]string{"run", "--format", "json", "-m", Provider + "/" + Model}, opts.Args...), opts.Prompt)
 
@@ -238,30 +239,6 @@ func Env(home string) []string {
 		"npm_config_offline=true",
 		"OPENCODE_DISABLE_AUTOUPDATE=true",
 	}
-}
-
-func mkdir(t testing.TB, dir string) {
-	t.Helper()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func writeFile(t testing.TB, path string, b []byte) {
-	t.Helper()
-	mkdir(t, filepath.Dir(path))
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func writeJSONFile(t testing.TB, path string, v any) {
-	t.Helper()
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		t.Fatalf("marshal %s: %v", path, err)
-	}
-	writeFile(t, path, b)
 }
 
 // jsString quotes s as a JavaScript string.
