@@ -159,7 +159,7 @@ func Start(t testing.TB, opts Options) *Process {
 	cmd.Dir = dir
 	cmd.Env = append(Env(opts.API.URL, home), opts.Env...)
 	cmd.WaitDelay = 5 * time.Second
-	killGroup(cmd)
+	agenttest.KillGroup(cmd)
 	p := newProcess(t, ctx, cmd, cancel, &Output{Dir: dir, Home: home})
 	p.timeout = timeout
 	if opts.Stream {

@@ -2,12 +2,9 @@ package codextest
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -185,35 +182,15 @@ func Run(t testing.TB, opts Options) *Output {
 	}
 	args = append(append(args, opts.Args...), "--", opts.Prompt)
 
-	timeout := opts.Timeout
-	if timeout == 0 {
-		timeout = 60 * time.Second
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Dir = out.Dir
-	cmd.Env = env
-	cmd.WaitDelay = 5 * time.Second
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	killGroup(cmd)
-	err := cmd.Run()
-	reapGroup(cmd)
-	out.Stdout, out.Stderr = stdout.Bytes(), stderr.Bytes()
-	if cmd.ProcessState != nil {
-		out.ExitCode = cmd.ProcessState.ExitCode()
-	}
-	if len(out.Stderr) > 0 {
-		t.Logf("codex stderr:\n%s", out.Stderr)
-	}
-	var exit *exec.ExitError
-	switch {
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		t.Errorf("codex ran longer than %v and was killed", timeout)
-	case err != nil && !errors.As(err, &exit):
-		t.Fatalf("run codex: %v", err)
-	}
+	ran := agenttest.Run(t, agenttest.Command{
+		Name:    "codex",
+		Path:    bin,
+		Args:    args,
+		Dir:     out.Dir,
+		Env:     env,
+		Timeout: opts.Timeout,
+	})
+	out.Stdout, out.Stderr, out.ExitCode = ran.Stdout, ran.Stderr, ran.ExitCode
 	return out
 }
 

@@ -2,11 +2,8 @@ package copilottest
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -177,35 +174,15 @@ func Run(t testing.TB, opts Options) *Output {
 	}
 	args = append([]string{"-p", opts.Prompt, "--output-format", "json", "--no-auto-update", "--no-ask-user"}, args...)
 
-	timeout := opts.Timeout
-	if timeout == 0 {
-		timeout = 60 * time.Second
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Dir = out.Dir
-	cmd.Env = append(Env(opts.API.URL, out.Home, cacheDir(bin)), opts.Env...)
-	cmd.WaitDelay = 5 * time.Second
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	killGroup(cmd)
-	err := cmd.Run()
-	reapGroup(cmd)
-	out.Stdout, out.Stderr = stdout.Bytes(), stderr.Bytes()
-	if cmd.ProcessState != nil {
-		out.ExitCode = cmd.ProcessState.ExitCode()
-	}
-	if len(out.Stderr) > 0 {
-		t.Logf("copilot stderr:\n%s", out.Stderr)
-	}
-	var exit *exec.ExitError
-	switch {
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		t.Errorf("copilot ran longer than %v and was killed", timeout)
-	case err != nil && !errors.As(err, &exit):
-		t.Fatalf("run copilot: %v", err)
-	}
+	ran := agenttest.Run(t, agenttest.Command{
+		Name:    "copilot",
+		Path:    bin,
+		Args:    args,
+		Dir:     out.Dir,
+		Env:     append(Env(opts.API.URL, out.Home, cacheDir(bin)), opts.Env...),
+		Timeout: opts.Timeout,
+	})
+	out.Stdout, out.Stderr, out.ExitCode = ran.Stdout, ran.Stderr, ran.ExitCode
 	return out
 }
 

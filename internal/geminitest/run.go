@@ -2,9 +2,7 @@ package geminitest
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -134,38 +132,18 @@ func Run(t testing.TB, opts Options) *Output {
 	// and in one trusted only for the run the approval mode holds.
 	args := append([]string{bin, "-p", opts.Prompt, "-m", Model, "-o", "json", "--skip-trust", "--approval-mode", mode}, opts.Args...)
 
-	timeout := opts.Timeout
-	if timeout == 0 {
-		timeout = 60 * time.Second
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", args...)
-	cmd.Dir = out.Dir
-	cmd.Env = append(Env(opts.API.URL, out.Home), opts.Env...)
-	cmd.WaitDelay = 5 * time.Second
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	killGroup(cmd)
-	err := cmd.Run()
-	reapGroup(cmd)
-	out.Stdout, out.Stderr = stdout.Bytes(), stderr.Bytes()
-	if cmd.ProcessState != nil {
-		out.ExitCode = cmd.ProcessState.ExitCode()
-	}
-	if len(out.Stderr) > 0 {
-		t.Logf("gemini stderr:\n%s", out.Stderr)
-	}
+	ran := agenttest.Run(t, agenttest.Command{
+		Name:    "gemini",
+		Path:    "node",
+		Args:    args,
+		Dir:     out.Dir,
+		Env:     append(Env(opts.API.URL, out.Home), opts.Env...),
+		Timeout: opts.Timeout,
+	})
+	out.Stdout, out.Stderr, out.ExitCode = ran.Stdout, ran.Stderr, ran.ExitCode
 	var res Result
 	if json.Unmarshal(bytes.TrimSpace(out.Stdout), &res) == nil {
 		out.Result = &res
-	}
-	var exit *exec.ExitError
-	switch {
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		t.Errorf("gemini ran longer than %v and was killed", timeout)
-	case err != nil && !errors.As(err, &exit):
-		t.Fatalf("run gemini: %v", err)
 	}
 	return out
 }

@@ -2,11 +2,8 @@ package opencodetest
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -174,35 +171,15 @@ func Run(t testing.TB, opts Options) *Output {
 	}
 	args := append(append([]string{"run", "--format", "json", "-m", Provider + "/" + Model}, opts.Args...), opts.Prompt)
 
-	timeout := opts.Timeout
-	if timeout == 0 {
-		timeout = 60 * time.Second
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Dir = out.Dir
-	cmd.Env = append(Env(out.Home), opts.Env...)
-	cmd.WaitDelay = 5 * time.Second
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	killGroup(cmd)
-	err := cmd.Run()
-	reapGroup(cmd)
-	out.Stdout, out.Stderr = stdout.Bytes(), stderr.Bytes()
-	if cmd.ProcessState != nil {
-		out.ExitCode = cmd.ProcessState.ExitCode()
-	}
-	if len(out.Stderr) > 0 {
-		t.Logf("opencode stderr:\n%s", out.Stderr)
-	}
-	var exit *exec.ExitError
-	switch {
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		t.Errorf("opencode ran longer than %v and was killed", timeout)
-	case err != nil && !errors.As(err, &exit):
-		t.Fatalf("run opencode: %v", err)
-	}
+	ran := agenttest.Run(t, agenttest.Command{
+		Name:    "opencode",
+		Path:    bin,
+		Args:    args,
+		Dir:     out.Dir,
+		Env:     append(Env(out.Home), opts.Env...),
+		Timeout: opts.Timeout,
+	})
+	out.Stdout, out.Stderr, out.ExitCode = ran.Stdout, ran.Stderr, ran.ExitCode
 	return out
 }
 
