@@ -1,8 +1,6 @@
 package codextest
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -60,11 +58,7 @@ func RequireBinary(t testing.TB) string {
 	if bin != "" {
 		return bin
 	}
-	msg := "Codex is not installed in internal/codextest/testdata/node_modules (./test.sh installs @openai/codex@" + Version + ")"
-	if os.Getenv(RequireEnv) == "1" {
-		t.Fatalf("%s; %s=1, so this fails", msg, RequireEnv)
-	}
-	t.Skip(msg)
+	agenttest.Missing(t, RequireEnv, "Codex is not installed in internal/codextest/testdata/node_modules (./test.sh installs @openai/codex@"+Version+")")
 	return ""
 }
 
@@ -129,14 +123,7 @@ type Output struct {
 
 // Events decodes stdout's JSON lines (thread.started, item.completed, …).
 func (r *Output) Events() []map[string]any {
-	var events []map[string]any
-	for _, line := range bytes.Split(r.Stdout, []byte("\n")) {
-		var ev map[string]any
-		if json.Unmarshal(line, &ev) == nil {
-			events = append(events, ev)
-		}
-	}
-	return events
+	return agenttest.JSONLines(r.Stdout)
 }
 
 // Run writes a temporary HOME (also CODEX_HOME) with config.toml pointing

@@ -1,8 +1,6 @@
 package copilottest
 
 import (
-	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -62,11 +60,7 @@ func RequireBinary(t testing.TB) string {
 	if bin != "" {
 		return bin
 	}
-	msg := "Copilot CLI is not installed in internal/copilottest/testdata/node_modules (./test.sh installs @github/copilot@" + Version + ")"
-	if os.Getenv(RequireEnv) == "1" {
-		t.Fatalf("%s; %s=1, so this fails", msg, RequireEnv)
-	}
-	t.Skip(msg)
+	agenttest.Missing(t, RequireEnv, "Copilot CLI is not installed in internal/copilottest/testdata/node_modules (./test.sh installs @github/copilot@"+Version+")")
 	return ""
 }
 
@@ -119,14 +113,7 @@ type Output struct {
 
 // Events decodes stdout's JSON lines.
 func (r *Output) Events() []map[string]any {
-	var events []map[string]any
-	for _, line := range bytes.Split(r.Stdout, []byte("\n")) {
-		var ev map[string]any
-		if json.Unmarshal(line, &ev) == nil {
-			events = append(events, ev)
-		}
-	}
-	return events
+	return agenttest.JSONLines(r.Stdout)
 }
 
 // SessionID returns the session id of the run's result event, "" when

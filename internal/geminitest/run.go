@@ -45,11 +45,7 @@ func RequireBinary(t testing.TB) string {
 	if bin != "" && noNode == nil {
 		return bin
 	}
-	msg := "Gemini CLI is not installed in internal/geminitest/testdata/node_modules, or node is not on PATH (./test.sh installs @google/gemini-cli@" + Version + ")"
-	if os.Getenv(RequireEnv) == "1" {
-		t.Fatalf("%s; %s=1, so this fails", msg, RequireEnv)
-	}
-	t.Skip(msg)
+	agenttest.Missing(t, RequireEnv, "Gemini CLI is not installed in internal/geminitest/testdata/node_modules, or node is not on PATH (./test.sh installs @google/gemini-cli@"+Version+")")
 	return ""
 }
 

@@ -1,7 +1,6 @@
 package opencodetest
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -59,11 +58,7 @@ func RequireBinary(t testing.TB) string {
 	if bin != "" {
 		return bin
 	}
-	msg := "OpenCode is not installed in internal/opencodetest/testdata/node_modules (./test.sh installs opencode-ai@" + Version + ")"
-	if os.Getenv(RequireEnv) == "1" {
-		t.Fatalf("%s; %s=1, so this fails", msg, RequireEnv)
-	}
-	t.Skip(msg)
+	agenttest.Missing(t, RequireEnv, "OpenCode is not installed in internal/opencodetest/testdata/node_modules (./test.sh installs opencode-ai@"+Version+")")
 	return ""
 }
 
@@ -119,14 +114,7 @@ type Output struct {
 
 // Events decodes stdout's JSON lines.
 func (r *Output) Events() []map[string]any {
-	var events []map[string]any
-	for _, line := range bytes.Split(r.Stdout, []byte("\n")) {
-		var ev map[string]any
-		if json.Unmarshal(line, &ev) == nil {
-			events = append(events, ev)
-		}
-	}
-	return events
+	return agenttest.JSONLines(r.Stdout)
 }
 
 // SessionID returns the session id of the run's events, "" when there
