@@ -7,8 +7,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/hitl-sh/hitl/internal/agenttest"
 )
 
 // Model is the model the fake API lists; its replies name the model
@@ -38,17 +39,7 @@ func ToolUse(tool string, input any) Turn { return Turn{Tool: tool, Input: input
 func Text(text string) Turn { return Turn{Text: text} }
 
 // Request is one POST /v1/messages the fake API received.
-type Request struct {
-	// Path is the request's path and query.
-	Path string
-	// Header is the request's header.
-	Header http.Header
-	// Body is the request body as sent.
-	Body json.RawMessage
-	// Turn is the index of the scripted turn it was answered with; -1 for a
-	// request outside the conversation (no tools offered).
-	Turn int
-}
+type Request = agenttest.Request
 
 // API is a scripted fake of the Anthropic Messages API. A request's place in
 // the script is the number of assistant messages it already holds, so a
@@ -59,16 +50,7 @@ type API struct {
 	t     testing.TB
 	turns []Turn
 
-	mu       sync.Mutex
-	requests []Request
-	other    []string // the other requests, "METHOD path"
-	waiters  []waiter
-}
-
-// waiter is a channel to close once n conversation requests have arrived.
-type waiter struct {
-	n  int
-	ch chan struct{}
+	rec agenttest.Recorder
 }
 
 // NewAPI starts a fake Messages API that plays turns. It stops when the test
@@ -84,42 +66,19 @@ func NewAPI(t testing.TB, turns ...Turn) *API {
 // Requests returns the POST /v1/messages requests received so far, in
 // order.
 func (a *API) Requests() []Request {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return append([]Request(nil), a.requests...)
+	return a.rec.Requests()
 }
 
 // Received returns a channel that is closed once n conversation requests
 // (those that offer tools) have arrived.
 func (a *API) Received(n int) <-chan struct{} {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	ch := make(chan struct{})
-	if a.conversation() >= n {
-		close(ch)
-		return ch
-	}
-	a.waiters = append(a.waiters, waiter{n, ch})
-	return ch
-}
-
-// conversation counts the conversation requests so far; a.mu is held.
-func (a *API) conversation() int {
-	n := 0
-	for _, r := range a.requests {
-		if r.Turn >= 0 {
-			n++
-		}
-	}
-	return n
+	return a.rec.Received(n)
 }
 
 // Others returns the requests other than POST /v1/messages, in order, as
 // "METHOD path".
 func (a *API) Others() []string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return append([]string(nil), a.other...)
+	return a.rec.Others()
 }
 
 func (a *API) serve(w http.ResponseWriter, r *http.Request) {
@@ -131,16 +90,16 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request) {
 		a.serveMessages(w, r)
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/messages/count_tokens":
 		a.note(r, true)
-		writeJSON(w, http.StatusOK, map[string]int{"input_tokens": 100})
+		agenttest.WriteJSON(w, http.StatusOK, map[string]int{"input_tokens": 100})
 	case r.Method == http.MethodGet && r.URL.Path == "/v1/models":
 		a.note(r, true)
-		writeJSON(w, http.StatusOK, map[string]any{
+		agenttest.WriteJSON(w, http.StatusOK, map[string]any{
 			"data":     []any{map[string]any{"type": "model", "id": Model, "display_name": "Claude Sonnet 4.5", "created_at": "2025-09-29T00:00:00Z"}},
 			"has_more": false, "first_id": Model, "last_id": Model,
 		})
 	default:
 		a.note(r, true)
-		writeJSON(w, http.StatusNotFound, map[string]any{
+		agenttest.WriteJSON(w, http.StatusNotFound, map[string]any{
 			"type":  "error",
 			"error": map[string]string{"type": "not_found_error", "message": "the fake Messages API has no " + r.URL.Path},
 		})
@@ -150,9 +109,7 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request) {
 // note records a request other than POST /v1/messages, and logs it if the
 // CLI was not expected to send it.
 func (a *API) note(r *http.Request, unexpected bool) {
-	a.mu.Lock()
-	a.other = append(a.other, r.Method+" "+r.URL.RequestURI())
-	a.mu.Unlock()
+	a.rec.Note(r)
 	if unexpected {
 		a.t.Logf("fake Messages API: unexpected %s %s", r.Method, r.URL.RequestURI())
 	}
@@ -176,7 +133,7 @@ func (a *API) serveMessages(w http.ResponseWriter, r *http.Request) {
 	}
 	var req messagesRequest
 	if err := json.Unmarshal(body, &req); err != nil {
-		writeJSON(w, http.StatusBadRequest, map[string]any{
+		agenttest.WriteJSON(w, http.StatusBadRequest, map[string]any{
 			"type": "error", "error": map[string]string{"type": "invalid_request_error", "message": err.Error()},
 		})
 		return
@@ -195,18 +152,7 @@ func (a *API) serveMessages(w http.ResponseWriter, r *http.Request) {
 			turn = a.turns[n]
 		}
 	}
-	a.mu.Lock()
-	a.requests = append(a.requests, Request{Path: r.URL.RequestURI(), Header: r.Header.Clone(), Body: body, Turn: n})
-	got, waiting := a.conversation(), a.waiters[:0]
-	for _, w := range a.waiters {
-		if got >= w.n {
-			close(w.ch)
-		} else {
-			waiting = append(waiting, w)
-		}
-	}
-	a.waiters = waiting
-	a.mu.Unlock()
+	a.rec.Record(r, body, n)
 	if turn.Tool != "" && turn.ID == "" {
 		turn.ID = fmt.Sprintf("toolu_%02d", n)
 	}
@@ -215,7 +161,7 @@ func (a *API) serveMessages(w http.ResponseWriter, r *http.Request) {
 		streamTurn(w, req.Model, turn)
 		return
 	}
-	writeJSON(w, http.StatusOK, message(req.Model, turn, true))
+	agenttest.WriteJSON(w, http.StatusOK, message(req.Model, turn, true))
 }
 
 // message returns turn as a whole Messages API message from model; with content false
@@ -289,12 +235,6 @@ func streamTurn(w http.ResponseWriter, model string, turn Turn) {
 	if f, ok := w.(http.Flusher); ok {
 		f.Flush()
 	}
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(v)
 }
 
 // ToolResult returns the tool_result for the tool call with id, as the model

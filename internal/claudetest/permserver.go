@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hitl-sh/hitl/internal/agenttest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -66,8 +67,8 @@ type PermissionServer struct {
 func NewPermissionServer(t testing.TB, reply PermissionReply) *PermissionServer {
 	t.Helper()
 	dir := t.TempDir()
-	writeJSONFile(t, filepath.Join(dir, "reply.json"), reply)
-	mkdir(t, filepath.Join(dir, "calls"))
+	agenttest.WriteJSONFile(t, filepath.Join(dir, "reply.json"), reply)
+	agenttest.Mkdir(t, filepath.Join(dir, "calls"))
 	return &PermissionServer{dir: dir}
 }
 

@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/hitl-sh/hitl/internal/agenttest"
 )
 
 // Version is the Claude Code version test.sh installs and the fixtures in
@@ -41,11 +43,7 @@ func RequireBinary(t testing.TB) string {
 	if bin != "" {
 		return bin
 	}
-	msg := "Claude Code is not installed in internal/claudetest/testdata/node_modules (./test.sh installs @anthropic-ai/claude-code@" + Version + ")"
-	if os.Getenv(RequireEnv) == "1" {
-		t.Fatalf("%s; %s=1, so this fails", msg, RequireEnv)
-	}
-	t.Skip(msg)
+	agenttest.Missing(t, RequireEnv, "Claude Code is not installed in internal/claudetest/testdata/node_modules (./test.sh installs @anthropic-ai/claude-code@"+Version+")")
 	return ""
 }
 
@@ -157,7 +155,7 @@ func Start(t testing.TB, opts Options) *Process {
 	cmd.Dir = dir
 	cmd.Env = append(Env(opts.API.URL, home), opts.Env...)
 	cmd.WaitDelay = 5 * time.Second
-	killGroup(cmd)
+	agenttest.KillGroup(cmd)
 	p := newProcess(t, ctx, cmd, cancel, &Output{Dir: dir, Home: home})
 	p.timeout = timeout
 	if opts.Stream {
@@ -193,13 +191,13 @@ func Start(t testing.TB, opts Options) *Process {
 func prepare(t testing.TB, dir, home string, opts Options) []string {
 	t.Helper()
 	for path, content := range opts.Files {
-		writeFile(t, filepath.Join(dir, path), []byte(content))
+		agenttest.WriteFile(t, filepath.Join(dir, path), []byte(content))
 	}
-	mkdir(t, dir)
+	agenttest.Mkdir(t, dir)
 	// The scratch directory is a trusted workspace, as a project one has
 	// worked in: without this, -p ignores the permission rules of its
 	// .claude/settings.json.
-	writeJSONFile(t, filepath.Join(home, ".claude.json"), map[string]any{
+	agenttest.WriteJSONFile(t, filepath.Join(home, ".claude.json"), map[string]any{
 		"projects": map[string]any{dir: map[string]any{"hasTrustDialogAccepted": true}},
 	})
 	args := []string{"-p"}
@@ -211,11 +209,11 @@ func prepare(t testing.TB, dir, home string, opts Options) []string {
 		args = append(args, "--output-format", "json")
 	}
 	if opts.Settings != nil {
-		writeJSONFile(t, filepath.Join(dir, ".claude", "settings.json"), opts.Settings)
+		agenttest.WriteJSONFile(t, filepath.Join(dir, ".claude", "settings.json"), opts.Settings)
 	}
 	if opts.MCPConfig != nil {
 		path := filepath.Join(dir, ".mcp.json")
-		writeJSONFile(t, path, opts.MCPConfig)
+		agenttest.WriteJSONFile(t, path, opts.MCPConfig)
 		args = append(args, "--mcp-config", path, "--strict-mcp-config")
 	}
 	return append(args, opts.Args...)
@@ -240,28 +238,4 @@ func Env(baseURL, home string) []string {
 // UserMessage returns a stream-json user message holding text.
 func UserMessage(text string) map[string]any {
 	return map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": text}}
-}
-
-func mkdir(t testing.TB, dir string) {
-	t.Helper()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func writeFile(t testing.TB, path string, b []byte) {
-	t.Helper()
-	mkdir(t, filepath.Dir(path))
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func writeJSONFile(t testing.TB, path string, v any) {
-	t.Helper()
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		t.Fatalf("marshal %s: %v", path, err)
-	}
-	writeFile(t, path, b)
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hitl-sh/hitl/internal/agenttest"
 )
 
 // Terminal is an interactive Claude Code session in tmux: a test types
@@ -53,9 +55,9 @@ func StartTerminal(t testing.TB, opts Options, flags map[string]any) *Terminal {
 	root := t.TempDir()
 	term := &Terminal{t: t, tmux: tmux, Dir: filepath.Join(root, "work"), Home: filepath.Join(root, "home")}
 	for path, content := range opts.Files {
-		writeFile(t, filepath.Join(term.Dir, path), []byte(content))
+		agenttest.WriteFile(t, filepath.Join(term.Dir, path), []byte(content))
 	}
-	mkdir(t, term.Dir)
+	agenttest.Mkdir(t, term.Dir)
 	config := map[string]any{
 		"hasCompletedOnboarding": true,
 		"theme":                  "dark",
@@ -65,25 +67,25 @@ func StartTerminal(t testing.TB, opts Options, flags map[string]any) *Terminal {
 	if flags != nil {
 		config["cachedGrowthBookFeatures"] = flags
 	}
-	writeJSONFile(t, filepath.Join(term.Home, ".claude.json"), config)
+	agenttest.WriteJSONFile(t, filepath.Join(term.Home, ".claude.json"), config)
 	if opts.Settings != nil {
-		writeJSONFile(t, filepath.Join(term.Dir, ".claude", "settings.json"), opts.Settings)
+		agenttest.WriteJSONFile(t, filepath.Join(term.Dir, ".claude", "settings.json"), opts.Settings)
 	}
 	args := []string{bin}
 	if opts.MCPConfig != nil {
 		path := filepath.Join(term.Dir, ".mcp.json")
-		writeJSONFile(t, path, opts.MCPConfig)
+		agenttest.WriteJSONFile(t, path, opts.MCPConfig)
 		args = append(args, "--mcp-config", path, "--strict-mcp-config")
 	}
 	args = append(args, opts.Args...)
 	env := append(Env(opts.API.URL, term.Home), "TERM=xterm-256color", "CLAUDE_CODE_GB_DISK_CACHE_WHEN_TELEMETRY_OFF=1")
 	env = append(env, opts.Env...)
-	script := "#!/bin/sh\ncd " + shellQuote(term.Dir) + " || exit 1\nexec env -i"
+	script := "#!/bin/sh\ncd " + agenttest.ShellQuote(term.Dir) + " || exit 1\nexec env -i"
 	for _, kv := range env {
-		script += " " + shellQuote(kv)
+		script += " " + agenttest.ShellQuote(kv)
 	}
 	for _, a := range args {
-		script += " " + shellQuote(a)
+		script += " " + agenttest.ShellQuote(a)
 	}
 	launch := filepath.Join(root, "claude.sh")
 	if err := os.WriteFile(launch, []byte(script+"\n"), 0o755); err != nil {

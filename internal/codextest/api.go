@@ -7,8 +7,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/hitl-sh/hitl/internal/agenttest"
 )
 
 // Model is the model Codex is configured to ask for: one in the catalog
@@ -73,17 +74,7 @@ func Text(text string) Turn { return Turn{Text: text} }
 func CallID(n int) string { return fmt.Sprintf("call_%02d", n) }
 
 // Request is one POST /v1/responses the fake API received.
-type Request struct {
-	// Path is the request's path and query.
-	Path string
-	// Header is the request's header.
-	Header http.Header
-	// Body is the request body as sent.
-	Body json.RawMessage
-	// Turn is the index of the scripted turn it was answered with; -1 for a
-	// request outside the conversation (no tools offered).
-	Turn int
-}
+type Request = agenttest.Request
 
 // API is a scripted fake of the OpenAI Responses API, streaming. A
 // request's place in the script is the number of model outputs (tool calls
@@ -95,9 +86,7 @@ type API struct {
 	t     testing.TB
 	turns []Turn
 
-	mu       sync.Mutex
-	requests []Request
-	other    []string // the other requests, "METHOD path"
+	rec agenttest.Recorder
 }
 
 // NewAPI starts a fake Responses API on loopback that plays turns. It stops
@@ -113,17 +102,13 @@ func NewAPI(t testing.TB, turns ...Turn) *API {
 // Requests returns the POST /v1/responses requests received so far, in
 // order.
 func (a *API) Requests() []Request {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return append([]Request(nil), a.requests...)
+	return a.rec.Requests()
 }
 
 // Others returns the requests other than POST /v1/responses, in order, as
 // "METHOD path".
 func (a *API) Others() []string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return append([]string(nil), a.other...)
+	return a.rec.Others()
 }
 
 func (a *API) serve(w http.ResponseWriter, r *http.Request) {
@@ -131,11 +116,9 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request) {
 		a.serveResponses(w, r)
 		return
 	}
-	a.mu.Lock()
-	a.other = append(a.other, r.Method+" "+r.URL.RequestURI())
-	a.mu.Unlock()
+	a.rec.Note(r)
 	a.t.Logf("fake Responses API: unexpected %s %s", r.Method, r.URL.RequestURI())
-	writeJSON(w, http.StatusNotFound, map[string]any{
+	agenttest.WriteJSON(w, http.StatusNotFound, map[string]any{
 		"error": map[string]any{"type": "invalid_request_error", "message": "the fake Responses API has no " + r.URL.Path},
 	})
 }
@@ -157,7 +140,7 @@ func (a *API) serveResponses(w http.ResponseWriter, r *http.Request) {
 	}
 	var req responsesRequest
 	if err := json.Unmarshal(body, &req); err != nil {
-		writeJSON(w, http.StatusBadRequest, map[string]any{
+		agenttest.WriteJSON(w, http.StatusBadRequest, map[string]any{
 			"error": map[string]any{"type": "invalid_request_error", "message": err.Error()},
 		})
 		return
@@ -178,9 +161,7 @@ func (a *API) serveResponses(w http.ResponseWriter, r *http.Request) {
 			turn = a.turns[n]
 		}
 	}
-	a.mu.Lock()
-	a.requests = append(a.requests, Request{Path: r.URL.RequestURI(), Header: r.Header.Clone(), Body: body, Turn: n})
-	a.mu.Unlock()
+	a.rec.Record(r, body, n)
 	streamTurn(w, n, turn)
 }
 
@@ -242,12 +223,6 @@ func streamTurn(w http.ResponseWriter, n int, turn Turn) {
 	if f, ok := w.(http.Flusher); ok {
 		f.Flush()
 	}
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(v)
 }
 
 // ToolOutput returns the output of the tool call with callID as the model

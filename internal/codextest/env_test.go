@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hitl-sh/hitl/internal/agenttest"
 )
 
 // TestHookEnvironment: a hook gets Codex's whole environment (a token
@@ -14,7 +16,7 @@ func TestHookEnvironment(t *testing.T) {
 	t.Parallel()
 	api := NewAPI(t, execTurns("echo hi > out.txt")...)
 	file := filepath.Join(t.TempDir(), "env")
-	hook := CommandHookConfig("cat >/dev/null; { pwd; env; } >"+shellQuote(file)+"; echo '{}'", 30)
+	hook := CommandHookConfig("cat >/dev/null; { pwd; env; } >"+agenttest.ShellQuote(file)+"; echo '{}'", 30)
 	r := Run(t, Options{API: api, Prompt: "write hi", Env: []string{"HITL_TOKEN=t0ken", "GITHUB_SHA=0000"}, Hooks: Hooks("PreToolUse", "^Bash$", hook)})
 	checkExit(t, r)
 	b, err := os.ReadFile(file)

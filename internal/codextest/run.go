@@ -1,21 +1,16 @@
 package codextest
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/hitl-sh/hitl/agents"
+	"github.com/hitl-sh/hitl/internal/agenttest"
 )
 
 // Version is the Codex version test.sh installs and the fixtures in
@@ -63,11 +58,7 @@ func RequireBinary(t testing.TB) string {
 	if bin != "" {
 		return bin
 	}
-	msg := "Codex is not installed in internal/codextest/testdata/node_modules (./test.sh installs @openai/codex@" + Version + ")"
-	if os.Getenv(RequireEnv) == "1" {
-		t.Fatalf("%s; %s=1, so this fails", msg, RequireEnv)
-	}
-	t.Skip(msg)
+	agenttest.Missing(t, RequireEnv, "Codex is not installed in internal/codextest/testdata/node_modules (./test.sh installs @openai/codex@"+Version+")")
 	return ""
 }
 
@@ -132,14 +123,7 @@ type Output struct {
 
 // Events decodes stdout's JSON lines (thread.started, item.completed, …).
 func (r *Output) Events() []map[string]any {
-	var events []map[string]any
-	for _, line := range bytes.Split(r.Stdout, []byte("\n")) {
-		var ev map[string]any
-		if json.Unmarshal(line, &ev) == nil {
-			events = append(events, ev)
-		}
-	}
-	return events
+	return agenttest.JSONLines(r.Stdout)
 }
 
 // Run writes a temporary HOME (also CODEX_HOME) with config.toml pointing
@@ -159,13 +143,13 @@ func Run(t testing.TB, opts Options) *Output {
 		out.Home = opts.Home
 	}
 	for path, content := range opts.Files {
-		writeFile(t, filepath.Join(out.Dir, path), []byte(content))
+		agenttest.WriteFile(t, filepath.Join(out.Dir, path), []byte(content))
 	}
-	mkdir(t, out.Dir)
+	agenttest.Mkdir(t, out.Dir)
 	config := Config(opts.API.URL) + opts.Config
 	if opts.Hooks != nil {
 		hooksFile := filepath.Join(out.Home, "hooks.json")
-		writeJSONFile(t, hooksFile, opts.Hooks)
+		agenttest.WriteJSONFile(t, hooksFile, opts.Hooks)
 		if opts.Trust == ComputedTrust {
 			trust, err := agents.CodexTrust(hooksFile, opts.Hooks)
 			if err != nil {
@@ -174,7 +158,7 @@ func Run(t testing.TB, opts Options) *Output {
 			config += trust
 		}
 	}
-	writeFile(t, filepath.Join(out.Home, "config.toml"), []byte(config))
+	agenttest.WriteFile(t, filepath.Join(out.Home, "config.toml"), []byte(config))
 	env := append(Env(out.Home), opts.Env...)
 	if opts.Trust == StoredTrust {
 		TrustHooks(t, out.Home, out.Dir, env)
@@ -185,35 +169,15 @@ func Run(t testing.TB, opts Options) *Output {
 	}
 	args = append(append(args, opts.Args...), "--", opts.Prompt)
 
-	timeout := opts.Timeout
-	if timeout == 0 {
-		timeout = 60 * time.Second
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Dir = out.Dir
-	cmd.Env = env
-	cmd.WaitDelay = 5 * time.Second
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	killGroup(cmd)
-	err := cmd.Run()
-	reapGroup(cmd)
-	out.Stdout, out.Stderr = stdout.Bytes(), stderr.Bytes()
-	if cmd.ProcessState != nil {
-		out.ExitCode = cmd.ProcessState.ExitCode()
-	}
-	if len(out.Stderr) > 0 {
-		t.Logf("codex stderr:\n%s", out.Stderr)
-	}
-	var exit *exec.ExitError
-	switch {
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		t.Errorf("codex ran longer than %v and was killed", timeout)
-	case err != nil && !errors.As(err, &exit):
-		t.Fatalf("run codex: %v", err)
-	}
+	ran := agenttest.Run(t, agenttest.Command{
+		Name:    "codex",
+		Path:    bin,
+		Args:    args,
+		Dir:     out.Dir,
+		Env:     env,
+		Timeout: opts.Timeout,
+	})
+	out.Stdout, out.Stderr, out.ExitCode = ran.Stdout, ran.Stderr, ran.ExitCode
 	return out
 }
 
@@ -275,33 +239,4 @@ func CommandHookConfig(command string, timeout int) map[string]any {
 		m["timeout"] = timeout
 	}
 	return m
-}
-
-func mkdir(t testing.TB, dir string) {
-	t.Helper()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func writeFile(t testing.TB, path string, b []byte) {
-	t.Helper()
-	mkdir(t, filepath.Dir(path))
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func writeJSONFile(t testing.TB, path string, v any) {
-	t.Helper()
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		t.Fatalf("marshal %s: %v", path, err)
-	}
-	writeFile(t, path, b)
-}
-
-// shellQuote quotes s for a POSIX shell.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

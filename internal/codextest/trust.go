@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/hitl-sh/hitl/internal/agenttest"
 )
 
 // HookEntry is one configured hook as Codex's app server lists it
@@ -111,7 +113,7 @@ func appServer(t testing.TB, env []string, f func(call func(method string, param
 	cmd := exec.CommandContext(ctx, RequireBinary(t), "app-server")
 	cmd.Env = env
 	cmd.WaitDelay = 5 * time.Second
-	killGroup(cmd)
+	agenttest.KillGroup(cmd)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -130,7 +132,7 @@ func appServer(t testing.TB, env []string, f func(call func(method string, param
 		stdin.Close()
 		io.Copy(io.Discard, lines)
 		cmd.Wait()
-		reapGroup(cmd)
+		agenttest.ReapGroup(cmd)
 	}()
 	id := 0
 	send := func(msg map[string]any) {

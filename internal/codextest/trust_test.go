@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 
 	"github.com/hitl-sh/hitl/agents"
+	"github.com/hitl-sh/hitl/internal/agenttest"
 	"strings"
 	"testing"
 )
@@ -52,8 +53,8 @@ func TestHookList(t *testing.T) {
 	home, dir := t.TempDir(), t.TempDir()
 	env := Env(home)
 	hooksFile := filepath.Join(home, "hooks.json")
-	writeFile(t, filepath.Join(home, "config.toml"), []byte(Config("http://127.0.0.1:1")))
-	writeJSONFile(t, hooksFile, Hooks("PreToolUse", "^Bash$", CommandHookConfig("/usr/bin/true", 0)))
+	agenttest.WriteFile(t, filepath.Join(home, "config.toml"), []byte(Config("http://127.0.0.1:1")))
+	agenttest.WriteJSONFile(t, hooksFile, Hooks("PreToolUse", "^Bash$", CommandHookConfig("/usr/bin/true", 0)))
 
 	hooks := ListHooks(t, dir, env)
 	if len(hooks) != 1 {
@@ -75,7 +76,7 @@ func TestHookList(t *testing.T) {
 		t.Errorf("config.toml does not hold\n%s\n---\n%s", want, config)
 	}
 
-	writeJSONFile(t, hooksFile, Hooks("PreToolUse", "^Bash$", CommandHookConfig("/usr/bin/true", 3600)))
+	agenttest.WriteJSONFile(t, hooksFile, Hooks("PreToolUse", "^Bash$", CommandHookConfig("/usr/bin/true", 3600)))
 	if changed := ListHooks(t, dir, env)[0]; changed.TrustStatus != "modified" || changed.TimeoutSec != 3600 {
 		t.Errorf("after a change of timeout: %+v; want modified, timeout 3600 s", changed)
 	}
@@ -115,11 +116,11 @@ func TestHookHash(t *testing.T) {
 	t.Parallel()
 	home, dir := t.TempDir(), t.TempDir()
 	hooksFile := filepath.Join(home, "hooks.json")
-	writeFile(t, filepath.Join(home, "config.toml"), []byte(Config("http://127.0.0.1:1")))
+	agenttest.WriteFile(t, filepath.Join(home, "config.toml"), []byte(Config("http://127.0.0.1:1")))
 	group := func(matcher string, timeout int) map[string]any {
 		return map[string]any{"matcher": matcher, "hooks": []any{CommandHookConfig("/usr/local/bin/hitl hook codex", timeout)}}
 	}
-	writeJSONFile(t, hooksFile, map[string]any{"hooks": map[string]any{
+	agenttest.WriteJSONFile(t, hooksFile, map[string]any{"hooks": map[string]any{
 		"PreToolUse": []any{group("^Bash$", 30), group("", 0),
 			map[string]any{"hooks": []any{CommandHookConfig("/usr/local/bin/hitl hook codex", 5)}}},
 		"PermissionRequest": []any{group(".*", 120)},

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hitl-sh/hitl/internal/agenttest"
 )
 
 // TestHookEnvironment: a hook gets the CLI's whole environment, a token
@@ -15,7 +17,7 @@ func TestHookEnvironment(t *testing.T) {
 	t.Parallel()
 	api := NewAPI(t, bashTurns("echo hi > out.txt")...)
 	file := filepath.Join(t.TempDir(), "env")
-	hook := CommandHookConfig("cat >/dev/null; env >"+shellQuote(file)+"; echo '{}'", 30)
+	hook := CommandHookConfig("cat >/dev/null; env >"+agenttest.ShellQuote(file)+"; echo '{}'", 30)
 	r := Run(t, Options{API: api, Prompt: "write hi", Env: []string{"HITL_TOKEN=t0ken", "GITHUB_SHA=0000", "GITHUB_ACTIONS=true"}, Settings: Hooks("preToolUse", "", hook)})
 	checkExit(t, r)
 	b, err := os.ReadFile(file)

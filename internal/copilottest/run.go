@@ -1,18 +1,13 @@
 package copilottest
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/hitl-sh/hitl/internal/agenttest"
 	"github.com/hitl-sh/hitl/internal/chatfake"
 )
 
@@ -65,11 +60,7 @@ func RequireBinary(t testing.TB) string {
 	if bin != "" {
 		return bin
 	}
-	msg := "Copilot CLI is not installed in internal/copilottest/testdata/node_modules (./test.sh installs @github/copilot@" + Version + ")"
-	if os.Getenv(RequireEnv) == "1" {
-		t.Fatalf("%s; %s=1, so this fails", msg, RequireEnv)
-	}
-	t.Skip(msg)
+	agenttest.Missing(t, RequireEnv, "Copilot CLI is not installed in internal/copilottest/testdata/node_modules (./test.sh installs @github/copilot@"+Version+")")
 	return ""
 }
 
@@ -122,14 +113,7 @@ type Output struct {
 
 // Events decodes stdout's JSON lines.
 func (r *Output) Events() []map[string]any {
-	var events []map[string]any
-	for _, line := range bytes.Split(r.Stdout, []byte("\n")) {
-		var ev map[string]any
-		if json.Unmarshal(line, &ev) == nil {
-			events = append(events, ev)
-		}
-	}
-	return events
+	return agenttest.JSONLines(r.Stdout)
 }
 
 // SessionID returns the session id of the run's result event, "" when
@@ -161,15 +145,15 @@ func Run(t testing.TB, opts Options) *Output {
 		out.Dir = opts.Dir
 	}
 	for path, content := range opts.Files {
-		writeFile(t, filepath.Join(out.Dir, path), []byte(content))
+		agenttest.WriteFile(t, filepath.Join(out.Dir, path), []byte(content))
 	}
-	mkdir(t, out.Dir)
-	mkdir(t, filepath.Join(out.Home, ".copilot"))
+	agenttest.Mkdir(t, out.Dir)
+	agenttest.Mkdir(t, filepath.Join(out.Home, ".copilot"))
 	if opts.Settings != nil {
-		writeJSONFile(t, filepath.Join(out.Home, ".copilot", "settings.json"), opts.Settings)
+		agenttest.WriteJSONFile(t, filepath.Join(out.Home, ".copilot", "settings.json"), opts.Settings)
 	}
 	if opts.MCPServers != nil {
-		writeJSONFile(t, filepath.Join(out.Home, ".copilot", "mcp-config.json"), map[string]any{"mcpServers": opts.MCPServers})
+		agenttest.WriteJSONFile(t, filepath.Join(out.Home, ".copilot", "mcp-config.json"), map[string]any{"mcpServers": opts.MCPServers})
 	}
 	args := opts.Args
 	if args == nil {
@@ -177,35 +161,15 @@ func Run(t testing.TB, opts Options) *Output {
 	}
 	args = append([]string{"-p", opts.Prompt, "--output-format", "json", "--no-auto-update", "--no-ask-user"}, args...)
 
-	timeout := opts.Timeout
-	if timeout == 0 {
-		timeout = 60 * time.Second
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Dir = out.Dir
-	cmd.Env = append(Env(opts.API.URL, out.Home, cacheDir(bin)), opts.Env...)
-	cmd.WaitDelay = 5 * time.Second
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	killGroup(cmd)
-	err := cmd.Run()
-	reapGroup(cmd)
-	out.Stdout, out.Stderr = stdout.Bytes(), stderr.Bytes()
-	if cmd.ProcessState != nil {
-		out.ExitCode = cmd.ProcessState.ExitCode()
-	}
-	if len(out.Stderr) > 0 {
-		t.Logf("copilot stderr:\n%s", out.Stderr)
-	}
-	var exit *exec.ExitError
-	switch {
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		t.Errorf("copilot ran longer than %v and was killed", timeout)
-	case err != nil && !errors.As(err, &exit):
-		t.Fatalf("run copilot: %v", err)
-	}
+	ran := agenttest.Run(t, agenttest.Command{
+		Name:    "copilot",
+		Path:    bin,
+		Args:    args,
+		Dir:     out.Dir,
+		Env:     append(Env(opts.API.URL, out.Home, cacheDir(bin)), opts.Env...),
+		Timeout: opts.Timeout,
+	})
+	out.Stdout, out.Stderr, out.ExitCode = ran.Stdout, ran.Stderr, ran.ExitCode
 	return out
 }
 
@@ -261,35 +225,6 @@ func clone(m map[string]any) map[string]any {
 		c[k] = v
 	}
 	return c
-}
-
-func mkdir(t testing.TB, dir string) {
-	t.Helper()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func writeFile(t testing.TB, path string, b []byte) {
-	t.Helper()
-	mkdir(t, filepath.Dir(path))
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func writeJSONFile(t testing.TB, path string, v any) {
-	t.Helper()
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		t.Fatalf("marshal %s: %v", path, err)
-	}
-	writeFile(t, path, b)
-}
-
-// shellQuote quotes s for a POSIX shell.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // Bash returns a turn in which the model runs command with Copilot CLI's

@@ -7,8 +7,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/hitl-sh/hitl/internal/agenttest"
 )
 
 // Model is the model Gemini CLI is told to use (-m). Naming one keeps the
@@ -42,17 +43,7 @@ func CallID(n int) string { return fmt.Sprintf("call_%02d", n) }
 
 // Request is one POST …:generateContent or …:streamGenerateContent the fake
 // API received.
-type Request struct {
-	// Path is the request's path and query.
-	Path string
-	// Header is the request's header.
-	Header http.Header
-	// Body is the request body as sent.
-	Body json.RawMessage
-	// Turn is the index of the scripted turn it was answered with; -1 for a
-	// request outside the conversation (no tools offered).
-	Turn int
-}
+type Request = agenttest.Request
 
 // API is a scripted fake of the Gemini API (generativelanguage, v1beta). A
 // request's place in the script is the number of model turns its contents
@@ -63,9 +54,7 @@ type API struct {
 	t     testing.TB
 	turns []Turn
 
-	mu       sync.Mutex
-	requests []Request
-	other    []string // the other requests, "METHOD path"
+	rec agenttest.Recorder
 }
 
 // NewAPI starts a fake Gemini API on loopback that plays turns. It stops
@@ -81,16 +70,12 @@ func NewAPI(t testing.TB, turns ...Turn) *API {
 // Requests returns the content generation requests received so far, in
 // order.
 func (a *API) Requests() []Request {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return append([]Request(nil), a.requests...)
+	return a.rec.Requests()
 }
 
 // Others returns the other requests, in order, as "METHOD path".
 func (a *API) Others() []string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return append([]string(nil), a.other...)
+	return a.rec.Others()
 }
 
 func (a *API) serve(w http.ResponseWriter, r *http.Request) {
@@ -101,20 +86,18 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request) {
 		a.serveGenerate(w, r, method == "streamGenerateContent")
 	case r.Method == http.MethodPost && method == "countTokens":
 		a.note(r)
-		writeJSON(w, http.StatusOK, map[string]int{"totalTokens": 100})
+		agenttest.WriteJSON(w, http.StatusOK, map[string]int{"totalTokens": 100})
 	default:
 		a.note(r)
 		a.t.Logf("fake Gemini API: unexpected %s %s", r.Method, r.URL.RequestURI())
-		writeJSON(w, http.StatusNotFound, map[string]any{
+		agenttest.WriteJSON(w, http.StatusNotFound, map[string]any{
 			"error": map[string]any{"code": 404, "status": "NOT_FOUND", "message": "the fake Gemini API has no " + r.URL.Path},
 		})
 	}
 }
 
 func (a *API) note(r *http.Request) {
-	a.mu.Lock()
-	a.other = append(a.other, r.Method+" "+r.URL.RequestURI())
-	a.mu.Unlock()
+	a.rec.Note(r)
 }
 
 // generateRequest is the part of a generateContent request the fake reads.
@@ -133,7 +116,7 @@ func (a *API) serveGenerate(w http.ResponseWriter, r *http.Request, stream bool)
 	}
 	var req generateRequest
 	if err := json.Unmarshal(body, &req); err != nil {
-		writeJSON(w, http.StatusBadRequest, map[string]any{
+		agenttest.WriteJSON(w, http.StatusBadRequest, map[string]any{
 			"error": map[string]any{"code": 400, "status": "INVALID_ARGUMENT", "message": err.Error()},
 		})
 		return
@@ -152,12 +135,10 @@ func (a *API) serveGenerate(w http.ResponseWriter, r *http.Request, stream bool)
 			turn = a.turns[n]
 		}
 	}
-	a.mu.Lock()
-	a.requests = append(a.requests, Request{Path: r.URL.RequestURI(), Header: r.Header.Clone(), Body: body, Turn: n})
-	a.mu.Unlock()
+	a.rec.Record(r, body, n)
 	resp := response(n, turn)
 	if !stream {
-		writeJSON(w, http.StatusOK, resp)
+		agenttest.WriteJSON(w, http.StatusOK, resp)
 		return
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -183,12 +164,6 @@ func response(n int, turn Turn) map[string]any {
 		"usageMetadata": map[string]int{"promptTokenCount": 100, "candidatesTokenCount": 10, "totalTokenCount": 110},
 		"modelVersion":  Model,
 	}
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(v)
 }
 
 // FunctionResponse returns the response part for the function call with

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hitl-sh/hitl/internal/agenttest"
 )
 
 // TestHookEnvironment: a hook gets the CLI's environment, plus
@@ -30,7 +32,7 @@ func TestHookEnvironment(t *testing.T) {
 			t.Parallel()
 			api := NewAPI(t, shellTurns("echo hi > out.txt")...)
 			file := filepath.Join(t.TempDir(), "env")
-			hook := CommandHookConfig("cat >/dev/null; env >"+shellQuote(file)+"; echo '{}'", 30000)
+			hook := CommandHookConfig("cat >/dev/null; env >"+agenttest.ShellQuote(file)+"; echo '{}'", 30000)
 			if tc.hookEnv != nil {
 				hook["env"] = tc.hookEnv
 			}

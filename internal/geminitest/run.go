@@ -2,16 +2,15 @@ package geminitest
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/hitl-sh/hitl/internal/agenttest"
 )
 
 // Version is the Gemini CLI version test.sh installs and the fixtures in
@@ -46,11 +45,7 @@ func RequireBinary(t testing.TB) string {
 	if bin != "" && noNode == nil {
 		return bin
 	}
-	msg := "Gemini CLI is not installed in internal/geminitest/testdata/node_modules, or node is not on PATH (./test.sh installs @google/gemini-cli@" + Version + ")"
-	if os.Getenv(RequireEnv) == "1" {
-		t.Fatalf("%s; %s=1, so this fails", msg, RequireEnv)
-	}
-	t.Skip(msg)
+	agenttest.Missing(t, RequireEnv, "Gemini CLI is not installed in internal/geminitest/testdata/node_modules, or node is not on PATH (./test.sh installs @google/gemini-cli@"+Version+")")
 	return ""
 }
 
@@ -117,14 +112,14 @@ func Run(t testing.TB, opts Options) *Output {
 	root := t.TempDir()
 	out := &Output{Dir: filepath.Join(root, "work"), Home: filepath.Join(root, "home")}
 	for path, content := range opts.Files {
-		writeFile(t, filepath.Join(out.Dir, path), []byte(content))
+		agenttest.WriteFile(t, filepath.Join(out.Dir, path), []byte(content))
 	}
-	mkdir(t, out.Dir)
+	agenttest.Mkdir(t, out.Dir)
 	settings := BaseSettings()
 	for k, v := range opts.Settings {
 		settings[k] = v
 	}
-	writeJSONFile(t, filepath.Join(out.Home, ".gemini", "settings.json"), settings)
+	agenttest.WriteJSONFile(t, filepath.Join(out.Home, ".gemini", "settings.json"), settings)
 	mode := opts.ApprovalMode
 	if mode == "" {
 		mode = "yolo"
@@ -133,38 +128,18 @@ func Run(t testing.TB, opts Options) *Output {
 	// and in one trusted only for the run the approval mode holds.
 	args := append([]string{bin, "-p", opts.Prompt, "-m", Model, "-o", "json", "--skip-trust", "--approval-mode", mode}, opts.Args...)
 
-	timeout := opts.Timeout
-	if timeout == 0 {
-		timeout = 60 * time.Second
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", args...)
-	cmd.Dir = out.Dir
-	cmd.Env = append(Env(opts.API.URL, out.Home), opts.Env...)
-	cmd.WaitDelay = 5 * time.Second
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	killGroup(cmd)
-	err := cmd.Run()
-	reapGroup(cmd)
-	out.Stdout, out.Stderr = stdout.Bytes(), stderr.Bytes()
-	if cmd.ProcessState != nil {
-		out.ExitCode = cmd.ProcessState.ExitCode()
-	}
-	if len(out.Stderr) > 0 {
-		t.Logf("gemini stderr:\n%s", out.Stderr)
-	}
+	ran := agenttest.Run(t, agenttest.Command{
+		Name:    "gemini",
+		Path:    "node",
+		Args:    args,
+		Dir:     out.Dir,
+		Env:     append(Env(opts.API.URL, out.Home), opts.Env...),
+		Timeout: opts.Timeout,
+	})
+	out.Stdout, out.Stderr, out.ExitCode = ran.Stdout, ran.Stderr, ran.ExitCode
 	var res Result
 	if json.Unmarshal(bytes.TrimSpace(out.Stdout), &res) == nil {
 		out.Result = &res
-	}
-	var exit *exec.ExitError
-	switch {
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		t.Errorf("gemini ran longer than %v and was killed", timeout)
-	case err != nil && !errors.As(err, &exit):
-		t.Fatalf("run gemini: %v", err)
 	}
 	return out
 }
@@ -215,33 +190,4 @@ func CommandHookConfig(command string, timeoutMS int) map[string]any {
 		m["timeout"] = timeoutMS
 	}
 	return m
-}
-
-func mkdir(t testing.TB, dir string) {
-	t.Helper()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func writeFile(t testing.TB, path string, b []byte) {
-	t.Helper()
-	mkdir(t, filepath.Dir(path))
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func writeJSONFile(t testing.TB, path string, v any) {
-	t.Helper()
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		t.Fatalf("marshal %s: %v", path, err)
-	}
-	writeFile(t, path, b)
-}
-
-// shellQuote quotes s for a POSIX shell.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

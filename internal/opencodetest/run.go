@@ -1,17 +1,14 @@
 package opencodetest
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"testing"
 	"time"
 
+	"github.com/hitl-sh/hitl/internal/agenttest"
 	"github.com/hitl-sh/hitl/internal/chatfake"
 )
 
@@ -61,11 +58,7 @@ func RequireBinary(t testing.TB) string {
 	if bin != "" {
 		return bin
 	}
-	msg := "OpenCode is not installed in internal/opencodetest/testdata/node_modules (./test.sh installs opencode-ai@" + Version + ")"
-	if os.Getenv(RequireEnv) == "1" {
-		t.Fatalf("%s; %s=1, so this fails", msg, RequireEnv)
-	}
-	t.Skip(msg)
+	agenttest.Missing(t, RequireEnv, "OpenCode is not installed in internal/opencodetest/testdata/node_modules (./test.sh installs opencode-ai@"+Version+")")
 	return ""
 }
 
@@ -121,14 +114,7 @@ type Output struct {
 
 // Events decodes stdout's JSON lines.
 func (r *Output) Events() []map[string]any {
-	var events []map[string]any
-	for _, line := range bytes.Split(r.Stdout, []byte("\n")) {
-		var ev map[string]any
-		if json.Unmarshal(line, &ev) == nil {
-			events = append(events, ev)
-		}
-	}
-	return events
+	return agenttest.JSONLines(r.Stdout)
 }
 
 // SessionID returns the session id of the run's events, "" when there
@@ -159,49 +145,29 @@ func Run(t testing.TB, opts Options) *Output {
 		out.Dir = opts.Dir
 	}
 	for path, content := range opts.Files {
-		writeFile(t, filepath.Join(out.Dir, path), []byte(content))
+		agenttest.WriteFile(t, filepath.Join(out.Dir, path), []byte(content))
 	}
-	mkdir(t, out.Dir)
+	agenttest.Mkdir(t, out.Dir)
 	config := Config(opts.API.URL)
 	for k, v := range opts.Config {
 		config[k] = v
 	}
 	cfgDir := filepath.Join(out.Home, ".config", "opencode")
-	writeJSONFile(t, filepath.Join(cfgDir, "opencode.json"), config)
+	agenttest.WriteJSONFile(t, filepath.Join(cfgDir, "opencode.json"), config)
 	for name, src := range opts.Plugins {
-		writeFile(t, filepath.Join(cfgDir, "plugin", name), []byte(src))
+		agenttest.WriteFile(t, filepath.Join(cfgDir, "plugin", name), []byte(src))
 	}
 	args := append(append([]string{"run", "--format", "json", "-m", Provider + "/" + Model}, opts.Args...), opts.Prompt)
 
-	timeout := opts.Timeout
-	if timeout == 0 {
-		timeout = 60 * time.Second
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Dir = out.Dir
-	cmd.Env = append(Env(out.Home), opts.Env...)
-	cmd.WaitDelay = 5 * time.Second
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	killGroup(cmd)
-	err := cmd.Run()
-	reapGroup(cmd)
-	out.Stdout, out.Stderr = stdout.Bytes(), stderr.Bytes()
-	if cmd.ProcessState != nil {
-		out.ExitCode = cmd.ProcessState.ExitCode()
-	}
-	if len(out.Stderr) > 0 {
-		t.Logf("opencode stderr:\n%s", out.Stderr)
-	}
-	var exit *exec.ExitError
-	switch {
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		t.Errorf("opencode ran longer than %v and was killed", timeout)
-	case err != nil && !errors.As(err, &exit):
-		t.Fatalf("run opencode: %v", err)
-	}
+	ran := agenttest.Run(t, agenttest.Command{
+		Name:    "opencode",
+		Path:    bin,
+		Args:    args,
+		Dir:     out.Dir,
+		Env:     append(Env(out.Home), opts.Env...),
+		Timeout: opts.Timeout,
+	})
+	out.Stdout, out.Stderr, out.ExitCode = ran.Stdout, ran.Stderr, ran.ExitCode
 	return out
 }
 
@@ -238,30 +204,6 @@ func Env(home string) []string {
 		"npm_config_offline=true",
 		"OPENCODE_DISABLE_AUTOUPDATE=true",
 	}
-}
-
-func mkdir(t testing.TB, dir string) {
-	t.Helper()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func writeFile(t testing.TB, path string, b []byte) {
-	t.Helper()
-	mkdir(t, filepath.Dir(path))
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func writeJSONFile(t testing.TB, path string, v any) {
-	t.Helper()
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		t.Fatalf("marshal %s: %v", path, err)
-	}
-	writeFile(t, path, b)
 }
 
 // jsString quotes s as a JavaScript string.

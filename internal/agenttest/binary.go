@@ -1,0 +1,32 @@
+package agenttest
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"testing"
+)
+
+// Missing ends a test whose agent CLI is not installed: it skips the test
+// with msg, or fails it when the environment variable requireEnv (such as
+// HITL_TEST_REQUIRE_CODEX, which test.sh sets) is 1.
+func Missing(t testing.TB, requireEnv, msg string) {
+	t.Helper()
+	if os.Getenv(requireEnv) == "1" {
+		t.Fatalf("%s; %s=1, so this fails", msg, requireEnv)
+	}
+	t.Skip(msg)
+}
+
+// JSONLines decodes the JSON objects of b, one a line, skipping lines
+// that are not one (such as a CLI's stray text).
+func JSONLines(b []byte) []map[string]any {
+	var events []map[string]any
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		var ev map[string]any
+		if json.Unmarshal(line, &ev) == nil {
+			events = append(events, ev)
+		}
+	}
+	return events
+}
