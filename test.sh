@@ -52,6 +52,12 @@ if ! "$claude" --version 2>/dev/null | grep -q "^$CLAUDE_CODE_VERSION "; then
     --prefix internal/claudetest/testdata "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION" >/dev/null
   "$claude" --version | grep -q "^$CLAUDE_CODE_VERSION "
 fi
+# The channel relay's tests drive Claude Code's interactive terminal in
+# tmux (Debian's), installed only when missing.
+if ! command -v tmux >/dev/null 2>&1; then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux >/dev/null
+fi
 # Set, so the Claude Code tests fail rather than skip when it is missing.
 export HITL_TEST_REQUIRE_CLAUDE=1
 
