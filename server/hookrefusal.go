@@ -1,6 +1,8 @@
 package server
 
 import (
+	"bytes"
+	"encoding/json"
 	"io"
 	"net/http"
 
@@ -38,4 +40,53 @@ func (s *Server) hookRefused(w http.ResponseWriter, r *http.Request, err error) 
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(append(tools.HookOutput(in.HookEventName, v, tools.OnErrorDeny), '\n'))
 	return true
+}
+
+// hookTooLarge answers a hook's input larger than maxHookBody with a deny
+// and reports true, when prefix, its first maxHookBody bytes, names a
+// PreToolUse or PermissionRequest hook (hook_event_name comes before the
+// tool's input in what Claude Code sends); otherwise it writes nothing and
+// reports false. The rest of the body is read and discarded first (up to
+// maxHookDrain).
+func (s *Server) hookTooLarge(w http.ResponseWriter, r *http.Request, prefix []byte, err error) bool {
+	event := hookEventName(prefix)
+	if event != tools.HookPreToolUse && event != tools.HookPermissionRequest {
+		return false
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, maxHookDrain))
+	v := &tools.Verdict{Failed: true, Err: err,
+		Reason: "hitl could not get a decision on this call, so it is denied: " + hitl.ErrorMessage(err) + "."}
+	s.log.Info("claude code hook input too large", "event", event, "code", hitl.ETOOLARGE)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(append(tools.HookOutput(event, v, tools.OnErrorDeny), '\n'))
+	return true
+}
+
+// hookEventName returns the top-level hook_event_name of data, a JSON
+// object's start that may be cut anywhere, or "" when it is not found.
+func hookEventName(data []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return ""
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return ""
+		}
+		if t == "hook_event_name" {
+			var name string
+			if json.Unmarshal(v, &name) != nil {
+				return ""
+			}
+			return name
+		}
+	}
+	return ""
 }

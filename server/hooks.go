@@ -38,11 +38,18 @@ import (
 // server that is down cannot deny anything: where that matters, use the
 // command hook, which denies when it cannot reach hitl.
 
-// maxHookBody bounds a hook's input: a Write of a large file sends the
-// whole file. Beyond it the request is refused (413), which Claude Code
-// ignores; up to it, a call too large for an action (hitl.MaxActionArgsLen)
-// is denied.
+// maxHookBody bounds the hook's input hitl reads: a Write of a large file
+// sends the whole file. Up to it, a call too large for an action
+// (hitl.MaxActionArgsLen) is denied; beyond it, the call is denied too
+// when the input's start names a PreToolUse or PermissionRequest hook
+// (see hookTooLarge), and the request is refused (413) otherwise.
 const maxHookBody = 8 << 20
+
+// maxHookDrain bounds what hitl reads past maxHookBody and discards, so
+// that Claude Code, done sending, reads the deny: a client still sending
+// when the server closes may see the connection reset instead, a failure
+// on which it runs the call.
+const maxHookDrain = 256 << 20
 
 // claudeCodeHookPath is the Claude Code HTTP hook's path.
 const claudeCodeHookPath = "/api/v1/hooks/claude-code"
@@ -50,6 +57,9 @@ const claudeCodeHookPath = "/api/v1/hooks/claude-code"
 // handleClaudeCodeHook serves POST /api/v1/hooks/claude-code.
 func (s *Server) handleClaudeCodeHook(w http.ResponseWriter, r *http.Request) error {
 	data, err := readHookBody(w, r)
+	if hitl.ErrorCode(err) == hitl.ETOOLARGE && s.hookTooLarge(w, r, data, err) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -123,7 +133,8 @@ func hookTimeout(v string) (time.Duration, error) {
 }
 
 // readHookBody reads a hook's input: at most maxHookBody, within the body's
-// read deadline (see bodyDeadline).
+// read deadline (see bodyDeadline). When the input is larger it returns
+// what it read, its first maxHookBody bytes, with an ETOOLARGE error.
 func readHookBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxHookBody))
 	var tooBig *http.MaxBytesError
@@ -131,7 +142,7 @@ func readHookBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	case err == nil:
 		return data, nil
 	case errors.As(err, &tooBig):
-		return nil, hitl.Errorf(hitl.ETOOLARGE, "the hook input is larger than %d bytes", maxHookBody)
+		return data, hitl.Errorf(hitl.ETOOLARGE, "the hook input is larger than %d bytes", maxHookBody)
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		w.Header().Set("Connection", "close")
 		return nil, hitl.Errorf(codeTimeout, "the request body did not arrive in time")

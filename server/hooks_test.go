@@ -152,7 +152,7 @@ func TestClaudeCodeHookEndpointRefuses(t *testing.T) {
 		{"POST", "", "not json", 400, "the hook input is not a JSON object"},
 		{"POST", "", `{"hook_event_name": "Stop"}`, 400, "hitl answers the PreToolUse and PermissionRequest hooks, not Stop"},
 		{"POST", "", `{"tool_name": "Bash"}`, 400, "the hook input has no hook_event_name"},
-		{"POST", "", `{"hook_event_name": "PreToolUse", "x": "` + strings.Repeat("x", 8<<20) + `"}`, 413, "the hook input is larger than 8388608 bytes"},
+		{"POST", "", `{"x": "` + strings.Repeat("x", 8<<20) + `", "hook_event_name": "PreToolUse"}`, 413, "the hook input is larger than 8388608 bytes"},
 		{"GET", "", "", 405, "method GET is not allowed"},
 	} {
 		status, body := ts.do(t, tc.method, "/api/v1/hooks/claude-code"+tc.query, tc.body)
@@ -160,6 +160,44 @@ func TestClaudeCodeHookEndpointRefuses(t *testing.T) {
 		_ = json.Unmarshal(body, &e)
 		if status != tc.status || !strings.HasPrefix(e.Error.Message, tc.want) {
 			t.Errorf("%s %s %.40q: %d %s\nwant %d %q", tc.method, tc.query, tc.body, status, body, tc.status, tc.want)
+		}
+	}
+	if list, _, _ := ts.Broker.List(context.Background(), hitl.ListFilter{}); len(list) != 0 {
+		t.Errorf("%d interactions made, want none", len(list))
+	}
+}
+
+// TestClaudeCodeHookEndpointTooLarge: a hook's input larger than hitl
+// reads (a Write of a file over 8 MiB) is denied in its event's shape,
+// never refused with an error status, on which Claude Code would run the
+// call; nothing is asked.
+func TestClaudeCodeHookEndpointTooLarge(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t)
+	content := strings.Repeat("x", 9<<20)
+	for _, event := range []string{"PreToolUse", "PermissionRequest"} {
+		status, body := ts.do(t, "POST", "/api/v1/hooks/claude-code", hookInput(event, "Write", map[string]string{"file_path": "/tmp/big", "content": content}))
+		var out struct {
+			Specific struct {
+				HookEventName      string `json:"hookEventName"`
+				PermissionDecision string `json:"permissionDecision"`
+				Reason             string `json:"permissionDecisionReason"`
+				Decision           struct {
+					Behavior string `json:"behavior"`
+					Message  string `json:"message"`
+				} `json:"decision"`
+			} `json:"hookSpecificOutput"`
+		}
+		if err := json.Unmarshal(body, &out); err != nil || status != http.StatusOK {
+			t.Fatalf("%s: %d %.200s (%v), want 200 with a deny", event, status, body, err)
+		}
+		o := out.Specific
+		decision, reason := o.PermissionDecision, o.Reason
+		if event == "PermissionRequest" {
+			decision, reason = o.Decision.Behavior, o.Decision.Message
+		}
+		if o.HookEventName != event || decision != "deny" || !strings.Contains(reason, "larger than 8388608 bytes") {
+			t.Errorf("%s: %s, want a deny naming the size", event, body)
 		}
 	}
 	if list, _, _ := ts.Broker.List(context.Background(), hitl.ListFilter{}); len(list) != 0 {
