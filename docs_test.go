@@ -137,3 +137,38 @@ func TestDocsDescribeThePresent(t *testing.T) {
 		}
 	}
 }
+
+// TestDocsNameOnlyRealVariables fails when a page names a HITL_* variable
+// that the generated configuration reference (docs/configuration.md) does
+// not have: a variable renamed or removed in the code, still in the docs.
+func TestDocsNameOnlyRealVariables(t *testing.T) {
+	t.Parallel()
+	variable := regexp.MustCompile(`HITL_[A-Z0-9_]*[A-Z0-9]`)
+	ref, err := os.ReadFile("docs/configuration.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	known := map[string]bool{
+		"HITL_UPDATE_SCREENSHOTS": true, // the tests' switch that rewrites the screenshots
+		"HITL_TEST_POSTGRES":      true, // the tests' PostgreSQL
+	}
+	for _, v := range variable.FindAllString(string(ref), -1) {
+		known[v] = true
+	}
+	pages := []string{"README.md"}
+	for _, pattern := range []string{"docs/*.md", "docs/*/*.md"} {
+		more, _ := filepath.Glob(pattern)
+		pages = append(pages, more...)
+	}
+	for _, page := range pages {
+		src, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range variable.FindAllString(string(src), -1) {
+			if !known[v] && !strings.HasPrefix(v, "HITL_TEST_") && !strings.Contains(string(src), v+"_*") {
+				t.Errorf("%s names %s, which docs/configuration.md does not have", page, v)
+			}
+		}
+	}
+}
