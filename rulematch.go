@@ -259,39 +259,70 @@ func DecidingRule(rules []*Rule, in *Interaction, now time.Time) *Rule {
 	if in == nil || in.Action == nil {
 		return nil
 	}
-	args, input := newCallArgs(in.Action.Args), newCallArgs(in.Action.Input)
-	var deny, allow *Rule
-	doubt := false
+	d := newDecision(in, now)
 	for _, r := range rules {
-		if !r.inScope(in, now) {
-			continue
-		}
-		c := args
-		if r.Kind != "" {
-			c = input
-		}
-		if r.Effect == RuleDeny {
-			switch r.Match.denies(c) {
-			case shell.Yes:
-				if deny == nil || older(r, deny) {
-					deny = r
-				}
-			case shell.Maybe:
-				doubt = true
-			}
-			continue
-		}
-		if r.Match.allows(c) && (allow == nil || older(r, allow)) {
-			allow = r
-		}
+		d.consider(r)
 	}
+	return d.rule()
+}
+
+// decision is DecidingRule's reading of one action, rule by rule: the
+// oldest deny that matches, whether a deny is in doubt, the oldest allow
+// that matches.
+type decision struct {
+	in          *Interaction
+	now         time.Time
+	args, input *callArgs // the action's args, and its kind's input
+	deny, allow *Rule
+	doubt       bool
+}
+
+// newDecision starts the decision on in, an action, at now.
+func newDecision(in *Interaction, now time.Time) *decision {
+	return &decision{in: in, now: now, args: newCallArgs(in.Action.Args), input: newCallArgs(in.Action.Input)}
+}
+
+// callArgs returns what r reads: the action's args, or its kind's input
+// for a rule on a kind.
+func (d *decision) callArgs(r *Rule) *callArgs {
+	if r.Kind != "" {
+		return d.input
+	}
+	return d.args
+}
+
+// consider reads r, if it is in scope.
+func (d *decision) consider(r *Rule) {
+	if !r.inScope(d.in, d.now) {
+		return
+	}
+	c := d.callArgs(r)
+	if r.Effect == RuleDeny {
+		switch r.Match.denies(c) {
+		case shell.Yes:
+			if d.deny == nil || older(r, d.deny) {
+				d.deny = r
+			}
+		case shell.Maybe:
+			d.doubt = true
+		}
+		return
+	}
+	if r.Match.allows(c) && (d.allow == nil || older(r, d.allow)) {
+		d.allow = r
+	}
+}
+
+// rule returns the deciding rule: a deny that matches, else none when a
+// deny is in doubt, else the allow that matches, if any.
+func (d *decision) rule() *Rule {
 	switch {
-	case deny != nil:
-		return deny
-	case doubt:
+	case d.deny != nil:
+		return d.deny
+	case d.doubt:
 		return nil
 	}
-	return allow
+	return d.allow
 }
 
 // older reports whether r takes precedence over s, a rule of the same

@@ -6,8 +6,9 @@ import (
 )
 
 // RuleStore keeps rules. Every change appends its event (rule_created,
-// rule_revoked) in the same transaction; rules are read on every action's
-// creation, so every replica applies a new one at once.
+// rule_revoked) and changes the rules' version in the same transaction;
+// the version is read on every action's creation, so every replica
+// applies a new rule at once.
 type RuleStore interface {
 	// CreateRule inserts r and appends its rule_created event (actor
 	// r.CreatedBy, channel via, interaction r.InteractionID, detail r.ID)
@@ -34,6 +35,12 @@ type RuleStore interface {
 	// (none when kind is ""), that are active at now (neither revoked nor
 	// expired), oldest first.
 	ActiveRules(ctx context.Context, sourceAgent, actionName, kind string, now time.Time) ([]*Rule, error)
+
+	// RulesVersion returns the rules' version: a number that changes, in
+	// the same transaction, with every change to the rules (made,
+	// revoked, deleted), by this process or another. Rules read after
+	// reading it are at least that version.
+	RulesVersion(ctx context.Context) (int64, error)
 }
 
 // RuleFilter selects rules to list.

@@ -23,17 +23,18 @@ import (
 // "rule:<id>", on channel rule.
 
 // decidingRule returns the rule that decides the action in now, or nil
-// (also for every other type). Rules are read from the store on every
-// action, so one made on another replica applies at once.
+// (also for every other type). The rules' version is read from the store
+// on every action (see ruleCache), so one made on another replica applies
+// at once.
 func (b *Broker) decidingRule(ctx context.Context, in *hitl.Interaction) (*hitl.Rule, error) {
 	if in.Type != hitl.TypeAction {
 		return nil, nil
 	}
-	rules, err := b.store.ActiveRules(ctx, in.SourceAgent, in.Action.Name, in.Action.Kind, in.CreatedAt)
+	rules, err := b.rules.current(ctx, b.store, in.CreatedAt)
 	if err != nil {
 		return nil, fmt.Errorf("create interaction: read rules: %w", err)
 	}
-	return hitl.DecidingRule(rules, in, in.CreatedAt), nil
+	return rules.Decide(in, in.CreatedAt), nil
 }
 
 // ruleAnswer makes in, an action about to be created, answered by rule

@@ -65,6 +65,8 @@ type Broker struct {
 	expiry  *expiry
 	// pending keeps the counts of pending questions (pendingcounts.go).
 	pending pendingCounts
+	// rules keeps the rules in force, indexed (rulecache.go).
+	rules ruleCache
 	// escalator fires escalation steps (escalation.go), and
 	// defaultEscalation is the steps of questions that name none.
 	escalator         *escalator

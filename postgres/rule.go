@@ -319,3 +319,16 @@ func (s *Store) ActiveRules(ctx context.Context, sourceAgent, actionName, kind s
 	}
 	return list, nil
 }
+
+// RulesVersion returns the rules' version, which the rules table's
+// trigger changes with every statement that changes it.
+func (s *Store) RulesVersion(ctx context.Context) (int64, error) {
+	var v int64
+	err := s.with(ctx, func(c *pgx.Conn) error {
+		return c.QueryRow(ctx, `SELECT version FROM rules_version WHERE id = 1`).Scan(&v)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("rules version: %w", badText(err))
+	}
+	return v, nil
+}

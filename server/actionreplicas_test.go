@@ -9,7 +9,8 @@ import (
 
 // TestReplicasRules: a rule made by an answer on one replica decides the
 // next matching action asked on another at once, and neither replica's
-// streams show that question, only its outcome.
+// streams show that question, only its outcome; once revoked on the first,
+// it decides nothing more on the second, which had it in memory.
 func TestReplicasRules(t *testing.T) {
 	t.Parallel()
 	rs := newReplicas(t, 2)
@@ -33,5 +34,11 @@ func TestReplicasRules(t *testing.T) {
 		if m := ws.expect(t, "hitl:resolved", second.ID); m["channel"] != "rule" {
 			t.Errorf("%s: %v, want resolved via rule (and no hitl:question before it)", name, m)
 		}
+	}
+
+	a.mustDo(t, "DELETE", "/api/v1/rules/"+second.Result.RuleID, nil, http.StatusOK, nil)
+	third := b.create(t, bashAction("go test ./server"))
+	if third.Status != hitl.StatusPending {
+		t.Fatalf("on B, after the rule was revoked on A: %s %+v, want pending", third.Status, third.Result)
 	}
 }

@@ -57,6 +57,15 @@ func (l *Line) index() (Match, map[string]bool) {
 	return l.doubt, l.names
 }
 
+// Programs returns what MayRunLine says of the line for any pattern whose
+// program is not among names (No or Maybe), and names: every program name
+// (folded, as a pattern's) that MayRunLine compares with a pattern's
+// program. A caller holding many patterns need only ask those whose
+// program is in names; names must not be modified.
+func (l *Line) Programs() (doubt Match, names map[string]bool) {
+	return l.index()
+}
+
 // Parse parses a command line in Bash's syntax. It fails when the line
 // is not valid shell, is longer than MaxLen or holds a NUL byte.
 func Parse(src string) (*Line, error) {

@@ -71,6 +71,10 @@ func ParsePattern(s string) (Pattern, error) {
 	return p, nil
 }
 
+// Program returns the pattern's program name as MayRunLine compares it:
+// its last path element, folded (see Line.Programs).
+func (p Pattern) Program() string { return p.program }
+
 // Words returns the pattern's words, as the shell would pass them.
 func (p Pattern) Words() []string { return append([]string(nil), p.words...) }
 

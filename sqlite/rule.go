@@ -281,3 +281,13 @@ func (s *Store) ActiveRules(ctx context.Context, sourceAgent, actionName, kind s
 	}
 	return list, nil
 }
+
+// RulesVersion returns the rules' version, which the rules table's
+// triggers change with every change to it.
+func (s *Store) RulesVersion(ctx context.Context) (int64, error) {
+	var v int64
+	if err := s.st.rulesVersion.QueryRowContext(ctx).Scan(&v); err != nil {
+		return 0, fmt.Errorf("rules version: %w", err)
+	}
+	return v, nil
+}

@@ -129,6 +129,7 @@ type statements struct {
 	tokenByHash  *sql.Stmt
 	session      *sql.Stmt
 	activeRules  *sql.Stmt
+	rulesVersion *sql.Stmt
 
 	// claims are the claiming UPDATEs of the leased tables, by table, on
 	// the writer.
@@ -159,6 +160,7 @@ func (st *statements) prepare(ctx context.Context, w, r *sql.DB) error {
 		{r, &st.tokenByHash, sqlTokenByHash},
 		{r, &st.session, sqlSession},
 		{r, &st.activeRules, sqlActiveRules},
+		{r, &st.rulesVersion, `SELECT version FROM rules_version WHERE id = 1`},
 	} {
 		stmt, err := p.db.PrepareContext(ctx, p.query)
 		if err != nil {

@@ -389,3 +389,38 @@ func testPurgeWithRuleEvents(t *testing.T, s hitl.Store) {
 		t.Errorf("the answer's rule after its interaction was purged: %+v", r)
 	}
 }
+
+// testRulesVersion checks that the rules' version changes with every
+// change to the rules, and with nothing else.
+func testRulesVersion(t *testing.T, s hitl.Store) {
+	version := func() int64 {
+		t.Helper()
+		v, err := s.RulesVersion(t.Context())
+		if err != nil {
+			t.Fatalf("RulesVersion: %v", err)
+		}
+		return v
+	}
+	v0 := version()
+	r := createRule(t, s, rule("versioned", hitl.RuleAllow, "claude-code", "Bash", at(1)))
+	v1 := version()
+	if v1 == v0 {
+		t.Fatal("RulesVersion did not change when a rule was made")
+	}
+	if _, err := s.ActiveRules(t.Context(), "claude-code", "Bash", "", at(2)); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.Rules(t.Context(), hitl.RuleFilter{}); err != nil {
+		t.Fatal(err)
+	}
+	create(t, s, minimal())
+	if v := version(); v != v1 {
+		t.Fatalf("RulesVersion changed from %d to %d without a change to the rules", v1, v)
+	}
+	if _, _, err := s.RevokeRule(t.Context(), r.ID, "alice", hitl.ChannelWeb, at(3)); err != nil {
+		t.Fatal(err)
+	}
+	if v := version(); v == v1 {
+		t.Fatal("RulesVersion did not change when a rule was revoked")
+	}
+}

@@ -89,6 +89,7 @@ func Run(t *testing.T, newStore func(t *testing.T) hitl.Store) {
 		{"RuleNotFound", testRuleNotFound},
 		{"RuleRevoke", testRuleRevoke},
 		{"ActiveRules", testActiveRules},
+		{"RulesVersion", testRulesVersion},
 		{"RulesList", testRulesList},
 		{"PurgeWithRuleEvents", testPurgeWithRuleEvents},
 		{"VoteRoundTrip", testVoteRoundTrip},

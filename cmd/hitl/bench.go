@@ -71,6 +71,9 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return code
 	}
 
+	if *f.hooks {
+		return runBenchHooks(ctx, f, cfg, stdout, stderr)
+	}
 	start := time.Now()
 	res, err := bench.Run(ctx, cfg)
 	if err != nil {
@@ -91,9 +94,46 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	return 0
 }
 
+// runBenchHooks runs hitl bench --hooks.
+func runBenchHooks(ctx context.Context, f *benchFlags, cfg bench.Config, stdout, stderr io.Writer) int {
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Fprintf(stderr, "hitl bench: find the hitl binary: %v\n", err)
+		return 1
+	}
+	samples := *f.samples
+	if samples == 0 && *f.quick {
+		samples = 30
+	}
+	rules := *f.rules
+	if rules == 0 && *f.quick {
+		rules = 1000
+	}
+	hc := bench.HooksConfig{Launch: cfg.Launch, Exe: exe, Dir: cfg.Dir, Samples: samples, Rules: rules, Progress: stderr}
+	if samples > 0 {
+		hc.PersonSamples = min(samples, 10)
+	}
+	res, err := bench.RunHooks(ctx, hc)
+	if err != nil {
+		fmt.Fprintf(stderr, "hitl bench: %v\n", err)
+		return 1
+	}
+	res.Store = cfg.Store
+	if *f.asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(res)
+	} else {
+		_ = res.WriteTable(stdout)
+	}
+	return 0
+}
+
 // benchFlags are hitl bench's flags.
 type benchFlags struct {
 	quick, asJSON, keep, withAuth     *bool
+	hooks                             *bool
+	rules                             *int
 	db, serverURL, dir, conc, replica *string
 	samples, pending, ended, streams  *int
 	trials                            *int
@@ -106,6 +146,8 @@ func addBenchFlags(fs *flag.FlagSet) *benchFlags {
 	f := &benchFlags{}
 	f.quick = fs.Bool("quick", false, "a reduced run, in under a minute")
 	f.asJSON = fs.Bool("json", false, "print one JSON object instead of the table")
+	f.hooks = fs.Bool("hooks", false, "measure only what an agent pays per tool call: every dialect's command hook and the\nHTTP hook when a rule decides, beside their floors, with --rules rules in force, and\ncalls that go to a person (about a minute with the defaults)")
+	f.rules = fs.Int("rules", 0, "with --hooks: the larger rule set of the flatness run, beside 10 (default 10000;\n-1 skips)")
 	f.db = fs.String("db", "", "database `URL` for the servers (postgres://…); default: a temporary SQLite file per phase")
 	f.serverURL = fs.String("server", "", "benchmark the running server at `URL` (loopback only) instead of starting one; memory is not measured")
 	f.dir = fs.String("dir", "", "`directory` for the temporary databases and logs (default: the system temp dir); the floor commit is measured there")

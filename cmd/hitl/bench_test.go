@@ -165,3 +165,47 @@ func checkCurves(t *testing.T, report []byte) {
 		t.Errorf("rss_1m_pending_mib = %v in a run of 200, want null", *got.RSS1M)
 	}
 }
+
+// TestBenchHooksSmoke: hitl bench --hooks runs every dialect's command
+// hook through the real binary against a server with authentication on,
+// and reports each figure beside its floor.
+func TestBenchHooksSmoke(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the hook binary a few hundred times")
+	}
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(hitlBin, "bench", "--hooks", "--auth", "--json", "--dir", t.TempDir(), "--samples", "3", "--rules", "30")
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("hitl bench --hooks: %v\nstderr:\n%s", err, stderr.String())
+	}
+	var got struct {
+		Hooks map[string]map[string]*float64 `json:"hooks"`
+		Rules *float64                       `json:"rules_10k_vs_10_p50"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+		t.Fatalf("decode report: %v\n%s", err, stdout.String())
+	}
+	for _, dialect := range []string{"claude-code", "codex", "gemini-cli", "copilot-cli", "opencode", "cursor", "cline"} {
+		fig, ok := got.Hooks[dialect]
+		if !ok {
+			t.Errorf("no figures for %s", dialect)
+			continue
+		}
+		for _, key := range []string{"rule_p50_ms", "rule_p99_ms", "floor_p50_ms", "person_notify_p50_ms", "person_unblock_p50_ms"} {
+			if v := fig[key]; v == nil || *v <= 0 {
+				t.Errorf("%s: %s is %v", dialect, key, v)
+			}
+		}
+	}
+	if got.Rules == nil || *got.Rules <= 0 {
+		t.Errorf("rules_10k_vs_10_p50 is %v", got.Rules)
+	}
+	var flat map[string]any
+	_ = json.Unmarshal(stdout.Bytes(), &flat)
+	for _, key := range []string{"http_hook_rule_p50_ms", "http_hook_floor_p50_ms", "http_hook_commit_floor_p50_ms", "start_p50_ms", "floor_start_p50_ms"} {
+		if v, ok := flat[key].(float64); !ok || v <= 0 {
+			t.Errorf("%s is %v", key, flat[key])
+		}
+	}
+}

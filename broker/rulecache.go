@@ -1,0 +1,58 @@
+package broker
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/hitl-sh/hitl"
+)
+
+// ruleCache keeps the rules in force, indexed (hitl.RuleIndex), at the
+// rules' version it read them at. Every action reads the version, one row,
+// and the rules again only when it changed: a rule made or revoked on any
+// replica, or by another process on the same file, applies to the next
+// action, and an action's cost does not grow with the number of rules.
+type ruleCache struct {
+	mu      sync.Mutex
+	version int64
+	index   *hitl.RuleIndex // nil until the first read
+}
+
+// expiredMargin is how long after expiring a rule is still read into the
+// cache: an action asked at a time a little before the read (they are
+// decided at their own creation time) still finds a rule that was in
+// force then. Each rule's expiry is checked at the action's time.
+const expiredMargin = time.Minute
+
+// current returns the index of the rules at the store's current version,
+// reading them when the version changed.
+func (c *ruleCache) current(ctx context.Context, store hitl.RuleStore, now time.Time) (*hitl.RuleIndex, error) {
+	// The version is read before the rules: rules read after it are at
+	// least that version, so a change made in between is read again next
+	// time, never missed.
+	v, err := store.RulesVersion(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.index != nil && c.version == v {
+		return c.index, nil
+	}
+	var rules []*hitl.Rule
+	f := hitl.RuleFilter{ActiveAt: now.Add(-expiredMargin), Limit: hitl.MaxListLimit}
+	for {
+		page, next, err := store.Rules(ctx, f)
+		if err != nil {
+			return nil, err
+		}
+		rules = append(rules, page...)
+		if next == "" {
+			break
+		}
+		f.Cursor = next
+	}
+	c.index, c.version = hitl.NewRuleIndex(rules), v
+	return c.index, nil
+}
