@@ -16,8 +16,8 @@ import (
 // Limits bound what a request may ask for, field by field, so that no
 // field can make an interaction large: an interaction is read, held and
 // written whole by every list, stream and page that carries it, hundreds
-// at a time. Lengths are in bytes of UTF-8. The README's "Limits" table
-// lists them with the reasons; the form's schema and answers have their
+// at a time. Lengths are in bytes of UTF-8. The "Limits" table of
+// docs/api.md lists them with the reasons; the form's schema and answers have their
 // own (MaxFormSchemaLen and the rest, in schema.go).
 const (
 	// MaxQuestionLen: the question is the whole message of the

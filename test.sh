@@ -61,6 +61,17 @@ fi
 # Set, so the Claude Code tests fail rather than skip when it is missing.
 export HITL_TEST_REQUIRE_CLAUDE=1
 
+echo "== podman, runc and systemd-analyze (deploy)"
+# deploy's tests build the container image FROM scratch with podman (no
+# registry needed) and run it, with runc where crun cannot run here, and
+# verify the systemd unit with systemd-analyze: Debian's, installed only
+# when missing. Where containers cannot run at all, the podman test skips
+# with podman's error and the image's files are run directly.
+if ! command -v podman >/dev/null 2>&1 || ! command -v runc >/dev/null 2>&1 || ! command -v systemd-analyze >/dev/null 2>&1; then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman runc systemd >/dev/null
+fi
+
 echo "== codex (internal/codextest)"
 # The internal/codextest tests run the real OpenAI Codex CLI against a fake
 # Responses API on loopback. It comes from the npm registry (a native binary

@@ -13,7 +13,7 @@ import (
 	"github.com/hitl-sh/hitl/ask"
 )
 
-// runReviewed is the README's action example, verbatim
+// runReviewed is the action example of docs/actions.md, verbatim
 // (TestReadmeActionSnippet keeps the two in step).
 func runReviewed(ctx context.Context, svc hitl.Service, command string) error {
 	d, err := ask.Action(ctx, svc, "Bash", map[string]string{"command": command},
@@ -37,7 +37,7 @@ func runReviewed(ctx context.Context, svc hitl.Service, command string) error {
 	return nil
 }
 
-// The README's action example: the person edits the command.
+// The action example of docs/actions.md: the person edits the command.
 func Example_reviewedCommand() {
 	engine, stop := startExampleEngine(`{"decision": "edit", "args": {"command": "make deploy-staging"}}`)
 	defer stop()
@@ -49,27 +49,27 @@ func Example_reviewedCommand() {
 	// running: make deploy-staging
 }
 
-// TestReadmeActionSnippet checks that the README's action example is
-// runReviewed above.
+// TestReadmeActionSnippet checks that the action example of
+// docs/actions.md is runReviewed above.
 func TestReadmeActionSnippet(t *testing.T) {
 	t.Parallel()
-	readme, err := os.ReadFile("../README.md")
+	readme, err := os.ReadFile("../docs/actions.md")
 	if err != nil {
 		t.Fatalf("read README: %v", err)
 	}
 	_, rest, ok := strings.Cut(string(readme), "<!-- snippet: go-action -->\n```go\n")
 	if !ok {
-		t.Fatal("README has no go-action snippet")
+		t.Fatal("docs/actions.md has no go-action snippet")
 	}
 	snippet, _, ok := strings.Cut(rest, "\n```\n")
 	if !ok {
-		t.Fatal("README's go-action snippet is not closed")
+		t.Fatal("docs/actions.md's go-action snippet is not closed")
 	}
 	src, err := os.ReadFile("readme_action_example_test.go")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(string(src), snippet+"\n") {
-		t.Errorf("README's go-action snippet is not runReviewed; README has:\n%s", snippet)
+		t.Errorf("docs/actions.md's go-action snippet is not runReviewed; the page has:\n%s", snippet)
 	}
 }

@@ -137,7 +137,7 @@ func TestPython(t *testing.T) {
 	if exec.Command(python, "-c", "import pytest").Run() != nil {
 		missing(t, "pytest for "+python, "apt-get install python3-pytest")
 	}
-	trackInputs(t, "python", "../cmd/hitl", "../README.md", "../testdata/agent-inbox.json")
+	trackInputs(t, "python", "../cmd/hitl", "../docs/clients.md", "../testdata/agent-inbox.json")
 	out := run(t, "python", python, "-m", "pytest", "-q", "-p", "no:cacheprovider")
 	t.Log(lastLine(out, regexp.MustCompile(`\d+ passed`)))
 }
@@ -163,7 +163,7 @@ func TestTypeScript(t *testing.T) {
 	if dep := missingDevDependency("typescript"); dep != "" {
 		missing(t, dep, "npm ci in clients/typescript")
 	}
-	trackInputs(t, "typescript", "../cmd/hitl", "../README.md", "../testdata/agent-inbox.json")
+	trackInputs(t, "typescript", "../cmd/hitl", "../docs/clients.md", "../testdata/agent-inbox.json")
 	run(t, "typescript", filepath.Join("node_modules", ".bin", "tsc"), "-p", "tsconfig.json")
 	run(t, "typescript", filepath.Join("node_modules", ".bin", "tsc"), "-p", "tsconfig.test.json")
 	tests, err := filepath.Glob(filepath.Join("typescript", "build", "test", "*.test.js"))

@@ -15,8 +15,7 @@ import (
 	"github.com/hitl-sh/hitl/internal/hitltest"
 )
 
-// deployFiveLines holds the top README's Go example of the clients
-// section, verbatim between the markers (TestReadmeClientsGo keeps the two
+// deployFiveLines holds the Go example of docs/clients.md, verbatim between the markers (TestReadmeClientsGo keeps the two
 // in step). The Python and TypeScript examples beside it are run by their
 // suites' README tests.
 func deployFiveLines(ctx context.Context) {
@@ -30,20 +29,20 @@ func deployFiveLines(ctx context.Context) {
 }
 
 // readmeSnippet returns the fenced block after "<!-- snippet: name -->" in
-// the top README.
+// docs/clients.md.
 func readmeSnippet(t *testing.T, name, lang string) string {
 	t.Helper()
-	readme, err := os.ReadFile("../README.md")
+	readme, err := os.ReadFile("../docs/clients.md")
 	if err != nil {
-		t.Fatalf("read README: %v", err)
+		t.Fatalf("read docs/clients.md: %v", err)
 	}
 	_, rest, ok := strings.Cut(string(readme), "<!-- snippet: "+name+" -->\n\n```"+lang+"\n")
 	if !ok {
-		t.Fatalf("README has no %s snippet", name)
+		t.Fatalf("docs/clients.md has no %s snippet", name)
 	}
 	snippet, _, ok := strings.Cut(rest, "\n```\n")
 	if !ok {
-		t.Fatalf("README's %s snippet is not closed", name)
+		t.Fatalf("docs/clients.md's %s snippet is not closed", name)
 	}
 	return snippet
 }
@@ -61,7 +60,7 @@ func TestReadmeClientsGo(t *testing.T) {
 		lines = append(lines, strings.TrimPrefix(l, "\t"))
 	}
 	if got := strings.Join(lines, "\n"); got != snippet {
-		t.Errorf("README's clients-go snippet is not deployFiveLines' body; README has:\n%s\nthe test has:\n%s", snippet, got)
+		t.Errorf("docs/clients.md's clients-go snippet is not deployFiveLines' body; the page has:\n%s\nthe test has:\n%s", snippet, got)
 	}
 
 	// And it works: a person approves.

@@ -13,7 +13,8 @@
 //	hitl tools --format X      tool definitions for OpenAI, Anthropic or MCP
 //	hitl token create --name N make an API token (for agents); also ls, revoke
 //	hitl user add NAME         add a person who logs in; also ls, rm, passwd
-//	hitl version               print the version
+//	hitl health                exit 0 when the server is ready (/readyz)
+//	hitl version               print the version, commit and build date
 //
 // Run "hitl help" or "hitl <command> -h" for details.
 package main
@@ -26,15 +27,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"syscall"
 
 	"github.com/hitl-sh/hitl"
 )
-
-// version is set at build time with -ldflags "-X main.version=v1.2.3";
-// otherwise it comes from the build information.
-var version = "dev"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -71,7 +67,8 @@ func commands() []command {
 		{"token", "manage API tokens: create, ls, revoke", runToken},
 		{"user", "manage people who log in: add, ls, rm, passwd", runUser},
 		{"bench", "measure the whole human loop on this machine", runBench},
-		{"version", "print the version", runVersion},
+		{"health", "check that a running server is ready (for container health checks)", runHealth},
+		{"version", "print the version, commit and build date", runVersion},
 		{"help", "show help for a command", nil},
 	}
 }
@@ -126,53 +123,17 @@ func usage(w io.Writer) {
 	fmt.Fprint(w, "\nRun \"hitl <command> -h\" for a command's flags.\n")
 }
 
-// runVersion prints the version.
-func runVersion(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("version", "hitl version", "Prints the version of this binary.", stderr)
-	if code, ok := parse(fs, args, 2); !ok {
-		return code
-	}
-	fmt.Fprintln(stdout, "hitl", buildVersion())
-	return 0
-}
-
-// buildVersion returns the version set with -ldflags, else the module
-// version, else the VCS revision the binary was built from.
-func buildVersion() string {
-	if version != "dev" {
-		return version
-	}
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return version
-	}
-	if v := info.Main.Version; v != "" && v != "(devel)" {
-		return v
-	}
-	var rev, modified string
-	for _, s := range info.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				modified = "-dirty"
-			}
-		}
-	}
-	if rev == "" {
-		return version
-	}
-	if len(rev) > 12 {
-		rev = rev[:12]
-	}
-	return version + "-" + rev + modified
-}
+// flagSetMade, when set, is told of every flag set newFlagSet makes: the
+// configuration reference (docs/configuration.md) is generated from them.
+var flagSetMade func(*flag.FlagSet)
 
 // newFlagSet returns a flag set whose -h prints synopsis, description and
 // the flags to w.
 func newFlagSet(name, synopsis, description string, w io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	if flagSetMade != nil {
+		flagSetMade(fs)
+	}
 	fs.SetOutput(w)
 	fs.Usage = func() {
 		fmt.Fprintf(w, "Usage: %s\n\n%s\n", synopsis, description)

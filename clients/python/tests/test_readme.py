@@ -15,13 +15,13 @@ from hitlserver import PATIENCE, Server
 from person import AutoPerson
 
 README = Path(__file__).resolve().parents[1] / "README.md"
-TOP_README = Path(__file__).resolve().parents[3] / "README.md"
+CLIENTS_PAGE = Path(__file__).resolve().parents[3] / "docs" / "clients.md"
 SRC = str(Path(__file__).resolve().parents[1] / "src")
-# This package's README, and the top README's example beside Go's and TypeScript's.
+# This package's README, and docs/clients.md's example beside Go's and TypeScript's.
 # The framework recipes, which need packages from PyPI: compiled, not run.
 RECIPES = re.findall(r"^<!-- recipe: not run here, needs [\w-]+ -->\n```python\n(.*?)^```$", README.read_text(), flags=re.S | re.M)
 EXAMPLES = re.findall(r"^```python\n(.*?)^```$", re.sub(r"<!-- recipe: [^>]*-->\n```python\n.*?^```$", "", README.read_text(), flags=re.S | re.M), flags=re.S | re.M) + re.findall(
-    r"^<!-- snippet: clients-python -->\n\n```python\n(.*?)^```$", TOP_README.read_text(), flags=re.S | re.M
+    r"^<!-- snippet: clients-python -->\n\n```python\n(.*?)^```$", CLIENTS_PAGE.read_text(), flags=re.S | re.M
 )
 
 
@@ -45,7 +45,7 @@ def test_recipes_compile() -> None:
 
 def test_readme_has_examples() -> None:
     assert len(EXAMPLES) >= 6
-    assert "hitl.yes_no(" in EXAMPLES[-1], "the top README's example is found"
+    assert "hitl.yes_no(" in EXAMPLES[-1], "docs/clients.md's example is found"
 
 
 @pytest.mark.parametrize("code", EXAMPLES, ids=[f"example{i + 1}" for i in range(len(EXAMPLES))])

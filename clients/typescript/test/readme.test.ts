@@ -13,10 +13,10 @@ import { autoAnswer } from "./person.js";
 import { PACKAGE, REPO, Server } from "./server.js";
 
 const run = promisify(execFile);
-// This package's README, and the top README's example beside Go's and Python's.
+// This package's README, and docs/clients.md's example beside Go's and Python's.
 const examples = [
   ...readFileSync(join(PACKAGE, "README.md"), "utf8").matchAll(/^```ts\n(.*?)^```$/gms),
-  ...readFileSync(join(REPO, "README.md"), "utf8").matchAll(/^<!-- snippet: clients-typescript -->\n\n```ts\n(.*?)^```$/gms),
+  ...readFileSync(join(REPO, "docs", "clients.md"), "utf8").matchAll(/^<!-- snippet: clients-typescript -->\n\n```ts\n(.*?)^```$/gms),
 ].map((m) => m[1]!);
 // The framework examples need a model: compiled against the pinned frameworks, not run.
 const compiled = [...readFileSync(join(PACKAGE, "README.md"), "utf8").matchAll(/^```typescript\n(.*?)^```$/gms)].map((m) => m[1]!);
@@ -46,7 +46,7 @@ after(() => server?.stop());
 test("the README has examples", () => {
   assert.ok(examples.length >= 7, `${examples.length} examples`);
   assert.equal(compiled.length, 2, "the AI SDK's and the OpenAI Agents SDK's examples (compiled in before)");
-  assert.match(examples.at(-1)!, /hitl\.yesNo\(/, "the top README's example is found");
+  assert.match(examples.at(-1)!, /hitl\.yesNo\(/, "docs/clients.md's example is found");
 });
 
 examples.forEach((code, i) => {
