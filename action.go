@@ -103,7 +103,8 @@ func (in *Interaction) Allows(d Decision) bool {
 }
 
 // MarshalJSON encodes an interaction; an action's reject_requires_message
-// is always present, false included, so readers need not guess a default.
+// is always present, false included, so readers need not guess a default,
+// and an action carries its summary.
 // HTML characters are left as they are: the caller's encoder escapes
 // them or not, as it would without this method.
 func (in Interaction) MarshalJSON() ([]byte, error) {
@@ -115,7 +116,9 @@ func (in Interaction) MarshalJSON() ([]byte, error) {
 		plain
 		// Shallower than plain's field of the same name, so it wins.
 		RejectRequiresMessage bool `json:"reject_requires_message"`
-	}{plain(in), in.RejectRequiresMessage})
+		// Summary says in one line what the call will do (Action.Summary).
+		Summary string `json:"summary,omitempty"`
+	}{plain(in), in.RejectRequiresMessage, in.Action.Summary()})
 }
 
 // setAction validates and sets the action fields of req on in: required
