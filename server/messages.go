@@ -49,6 +49,7 @@ type questionMessage struct {
 	ArgsSchema            json.RawMessage `json:"args_schema,omitempty"`
 	Decisions             []hitl.Decision `json:"decisions,omitempty"`
 	RejectRequiresMessage *bool           `json:"reject_requires_message,omitempty"`
+	Summary               string          `json:"summary,omitempty"` // hitl.Action.Summary
 	// Consensus, votes and claim, only when the interaction has them.
 	workflowFields
 }
@@ -124,6 +125,7 @@ func newQuestionMessage(in *hitl.Interaction) questionMessage {
 	if in.Type == hitl.TypeAction {
 		m.Action, m.ArgsSchema, m.Decisions = in.Action, in.ArgsSchema, in.Decisions
 		m.RejectRequiresMessage = &in.RejectRequiresMessage
+		m.Summary = in.Action.Summary()
 		if len(m.ArgsSchema) == 0 {
 			m.ArgsSchema = jsonNull
 		}

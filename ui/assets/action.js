@@ -100,6 +100,8 @@ export function actionWidget(q, submit) {
   function open(m, from) {
     opener = from || null;
     show(m);
+    // A closed row of the compact list opens to show the panel.
+    body.dispatchEvent(new CustomEvent("panelopen", { bubbles: true }));
     if (m === "edit") panels.edit.refresh();
     panels[m].focus();
   }

@@ -12,6 +12,7 @@ import { Progress, voting } from "./progress.js";
 import { copyLinkButton } from "./copylink.js";
 import { kindText } from "./ruletext.js";
 import { forgetDraft, readDraft, storeDraft, storedDraft, writeDraft } from "./carddraft.js";
+import { headline, subline } from "./summary.js";
 
 // The AI-Parrot HITL contract's words for a question the agent withdrew (§3.3).
 export const MOVED_ON = "The agent moved on — this question expired.";
@@ -75,7 +76,7 @@ export class Card {
       : null;
     const context = q.context ? contextBlock(q.context, ids.context) : null;
     this.toggle = h("button", { type: "button", class: "btn btn-quiet btn-small card-toggle", "aria-expanded": "false", onclick: () => this.setOpen(!this.open) },
-      h("span", { class: "sr-only", text: short(q.question, 60) }), h("span", { class: "card-toggle-text", text: "Expand" }));
+      h("span", { class: "sr-only", text: short(headline(q), 60) }), h("span", { class: "card-toggle-text", text: "Expand" }));
     this.article = h("article", {
       class: `card type-${q.interaction_type}`,
       "data-id": this.id,
@@ -87,6 +88,7 @@ export class Card {
       "aria-describedby": context ? context.firstId : null,
       onkeydown: (e) => this.onKey(e),
       onclick: (e) => this.onClick(e),
+      onpanelopen: () => { if (this.compact() && !this.open) this.setOpen(true); },
     },
     h("header", { class: "card-head" },
       h("span", { class: `type-badge badge-${q.interaction_type}`, text: TYPE_LABELS[q.interaction_type] || q.interaction_type }),
@@ -95,9 +97,10 @@ export class Card {
       h("span", { class: "card-meta" }, agent, agent ? dot() : null, session, session ? dot() : null, timeEl(q.created_at)),
       this.timer,
       this.toggle,
-      copyLinkButton(this.id, q.question)),
+      copyLinkButton(this.id, headline(q))),
     q.interaction_type === "handoff" ? h("p", { class: "handoff-note" }, icon("user"), h("span", { text: "The agent handed this conversation to a person." })) : null,
-    h("h2", { class: "question", id: ids.question, text: q.question }),
+    h("h2", { class: "question", id: ids.question, text: headline(q) }),
+    subline(q) ? h("p", { class: "card-summary" }, h("code", { text: subline(q) })) : null,
     this.stakes.el,
     context?.el || null,
     this.widget.view || null,
@@ -106,7 +109,7 @@ export class Card {
     this.form,
     detailsBlock(q));
     if (this.widget.view) labelCode(this.widget.view);
-    nameButtons(this.fields.querySelectorAll(".actions-buttons button"), q.question, q.interaction_type);
+    nameButtons(this.fields.querySelectorAll(".actions-buttons button"), subline(q) || headline(q), q.interaction_type);
     // The wrapper collapses smoothly when the card leaves.
     this.el = h("div", { class: "card-wrap", "data-id": this.id }, h("div", { class: "card-clip" }, this.article));
     this.progress.render();
@@ -335,7 +338,7 @@ export class Card {
     const warnAt = span > 90000 ? 60000 : span / 2;
     if (left <= warnAt && !this.warned) {
       this.warned = true;
-      this.hooks.announce(`“${short(this.q.question)}” expires in ${spokenDuration(left)}.`);
+      this.hooks.announce(`“${short(headline(this.q))}” expires in ${spokenDuration(left)}.`);
     }
   }
 

@@ -16,6 +16,7 @@ import { durationText, endedAt, outcomeSentence, timeToAnswer } from "./outcome.
 import { timelineList } from "./timeline.js";
 import { deliveriesSection, loadDeliveries } from "./deliveries.js";
 import { actionOutcome } from "./decision.js";
+import { headline, subline } from "./summary.js";
 
 const STATUS_LABELS = { pending: "Waiting", answered: "Answered", expired: "Expired", cancelled: "Cancelled" };
 const clock = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "medium" });
@@ -125,7 +126,7 @@ export class DetailView {
 
   render(it, evs, session, deliveries) {
     this.stopCard();
-    document.title = `${it.question.slice(0, 60)} · hitl`;
+    document.title = `${headline(it).slice(0, 60)} · hitl`;
     const body = this.els.body;
     const parts = [head(it)];
     if (it.status === "pending") {
@@ -196,10 +197,11 @@ function head(it) {
       h("span", { class: `status-badge status-${it.status}`, text: STATUS_LABELS[it.status] || it.status }),
       h("span", { class: `type-badge badge-${it.interaction_type}`, text: TYPE_LABELS[it.interaction_type] || it.interaction_type }),
       it.action?.name ? h("code", { class: "action-chip", text: it.action.name }) : null),
-    h("h1", { id: "detail-title", class: "detail-title", tabindex: "-1", text: it.question }),
+    h("h1", { id: "detail-title", class: "detail-title", tabindex: "-1", text: headline(it) }),
+    subline(it) ? h("p", { class: "card-summary" }, h("code", { text: subline(it) })) : null,
     h("div", { class: "detail-meta" },
       h("p", { class: "detail-by" }, meta.flatMap((m, i) => (i ? [" · ", m] : [m]))),
-      copyLinkButton(it.interaction_id, it.question)));
+      copyLinkButton(it.interaction_id, headline(it))));
 }
 
 function section(cls, title, ...children) {
@@ -293,6 +295,6 @@ function sessionSection(it, others) {
   return section("session", title,
     h("ol", { class: "session-list" }, others.map((o) => h("li", { class: "session-item" },
       h("span", { class: `status-badge status-${o.status}`, text: STATUS_LABELS[o.status] || o.status }),
-      h("a", { class: "session-link", href: detailPath(o.interaction_id), text: o.question }),
+      h("a", { class: "session-link", href: detailPath(o.interaction_id), text: headline(o) }),
       h("span", { class: "h-meta" }, timeEl(o.created_at))))));
 }

@@ -13,6 +13,7 @@ import { answerNode } from "./formvalue.js";
 import { copyLinkButton, detailPath } from "./copylink.js";
 import { cancelReason, durationText, timeToAnswer } from "./outcome.js";
 import { countsOf, listPage } from "./listquery.js";
+import { headline, subline } from "./summary.js";
 
 const STATUS_LABELS = { answered: "Answered", expired: "Expired", cancelled: "Cancelled" };
 const PAGE = 50;
@@ -184,8 +185,9 @@ function item(it) {
       h("span", { class: `type-badge badge-${it.interaction_type}`, text: TYPE_LABELS[it.interaction_type] || it.interaction_type }),
       it.action?.name ? h("code", { class: "action-chip", text: it.action.name }) : null,
       it.source_agent ? h("span", { class: "h-agent", text: it.source_agent }) : null,
-      copyLinkButton(it.interaction_id, it.question)),
-    h("p", { class: "h-question" }, h("a", { class: "h-link", href: detailPath(it.interaction_id), text: it.question })),
+      copyLinkButton(it.interaction_id, headline(it))),
+    h("p", { class: "h-question" }, h("a", { class: "h-link", href: detailPath(it.interaction_id), text: headline(it) })),
+    subline(it) ? h("p", { class: "card-summary" }, h("code", { text: subline(it) })) : null,
     it.interaction_type === "action" ? actionSubject(it.action) : null,
     outcome);
 }

@@ -16,6 +16,7 @@ import { Pages } from "./inboxpages.js";
 import { fateText } from "./fate.js";
 import { NewPill } from "./newpill.js";
 import { CardWindow } from "./inboxwindow.js";
+import { headline } from "./summary.js";
 
 // How long an ended card stays to show what happened, in ms.
 const LINGER_SENT = 2500;
@@ -130,7 +131,7 @@ export class Inbox {
     clearTimeout(this.burst);
     const fresh = this.fresh.filter((c) => !c.resolved);
     this.fresh = [];
-    for (const c of fresh) notify(c.q, short(c.q.question, 200), () => this.openCard(c));
+    for (const c of fresh) notify(c.q, short(headline(c.q), 200), () => this.openCard(c));
     const n = counts ? counts.total : this.pending();
     if (n === 0) return;
     const soon = counts ? counts.expiring_within_5m : [...this.cards.values()].filter((c) => c.soon()).length;
@@ -296,9 +297,9 @@ export class Inbox {
     const newest = fresh.reduce((x, c) => (c.createdAt >= x.createdAt ? c : x), fresh[0]);
     const from = newest.q.source_agent ? ` from ${newest.q.source_agent}` : "";
     this.opts.announce(fresh.length === 1
-      ? `New question${from}: ${short(newest.q.question)}`
-      : `${fresh.length} new questions. Newest${from}: ${short(newest.q.question)}`);
-    for (const c of fresh.slice().reverse()) notify(c.q, short(c.q.question, 200), () => this.openCard(c));
+      ? `New question${from}: ${short(headline(newest.q))}`
+      : `${fresh.length} new questions. Newest${from}: ${short(headline(newest.q))}`);
+    for (const c of fresh.slice().reverse()) notify(c.q, short(headline(c.q), 200), () => this.openCard(c));
     // A card a link opened keeps the focus.
     const linked = fresh.includes(this.linked);
     this.linked = null;
@@ -351,7 +352,7 @@ export class Inbox {
 
   onResolved(card, kind, text) {
     dismiss(card.id);
-    this.opts.announce(kind === "sent" ? text : `“${short(card.q.question, 80)}”: ${text}`);
+    this.opts.announce(kind === "sent" ? text : `“${short(headline(card.q), 80)}”: ${text}`);
     // What became of an action is worth reading: it stays longer. A card
     // that ended while the person was typing keeps the text until
     // dismissed.
@@ -379,7 +380,7 @@ export class Inbox {
     this.cards.delete(card.id);
     this.order = this.order.filter((c) => c !== card);
     this.pill.forget(card);
-    if (card.resolved && card.el?.isConnected) this.ended.add(card.id, card.q.question, card.outcomeText());
+    if (card.resolved && card.el?.isConnected) this.ended.add(card.id, headline(card.q), card.outcomeText());
     if (card.el) card.leave();
     else card.gone = true;
     if (hadFocus) {

@@ -4,6 +4,7 @@
 // field, in a dialog, or with a modifier held.
 
 import { isTyping } from "./dom.js";
+import { headline } from "./summary.js";
 
 // How long a first r waits for the second, in ms.
 const CONFIRM = 4000;
@@ -57,7 +58,7 @@ export function setupKeys({ inbox, triage, dialog, opener, active, announce }) {
         clearReject();
         rejecting = card;
         card.article.classList.add("is-confirming");
-        announce(`Press r again to reject “${card.q.question.slice(0, 80)}”.`);
+        announce(`Press r again to reject “${headline(card.q).slice(0, 80)}”.`);
         rejectTimer = setTimeout(clearReject, CONFIRM);
         break;
       }

@@ -73,7 +73,7 @@ export class Triage {
     if (v.type && q.interaction_type !== v.type) return false;
     if (v.q) {
       const needle = v.q.toLowerCase();
-      if (!String(q.question || "").toLowerCase().includes(needle) && !String(q.context || "").toLowerCase().includes(needle)) return false;
+      if (!`${q.question || ""} ${q.summary || ""}`.toLowerCase().includes(needle) && !String(q.context || "").toLowerCase().includes(needle)) return false;
     }
     return true;
   }
