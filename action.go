@@ -38,7 +38,20 @@ type Action struct {
 	// as the agent's adapter read it from Args; nil without a kind. Rules
 	// written on a kind match it.
 	Input json.RawMessage `json:"input,omitempty"`
+	// Risks say why the call is risky, when it is (see Risk): set by the
+	// server when the question is created, never taken from the agent.
+	Risks []Risk `json:"risks,omitempty"`
 }
+
+// Risk is one reason an action is marked risky, for its reviewer.
+type Risk struct {
+	// Why says what makes the call risky, for people: "pipes a download
+	// into a shell".
+	Why string `json:"why"`
+}
+
+// Risky reports whether the action carries a risk mark.
+func (a *Action) Risky() bool { return a != nil && len(a.Risks) > 0 }
 
 // Decision is what a person decided about an action.
 type Decision string

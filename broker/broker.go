@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/risk"
 )
 
 // ErrClosed is returned by waits and streams when the broker shuts down.
@@ -51,6 +52,9 @@ type Options struct {
 	// names none (steps due after a question's deadline are left out of
 	// it); nil means none.
 	DefaultEscalation []hitl.EscalationStep
+	// Risk marks risky actions when they are created; nil means the
+	// built-in checks alone (risk.New(nil)).
+	Risk *risk.Assessor
 }
 
 // Broker is the interaction engine. Create it with New, then Start it.
@@ -71,6 +75,8 @@ type Broker struct {
 	// defaultEscalation is the steps of questions that name none.
 	escalator         *escalator
 	defaultEscalation []hitl.EscalationStep
+	// risk marks risky actions.
+	risk *risk.Assessor
 
 	retention  time.Duration
 	purgeEvery time.Duration
@@ -125,6 +131,10 @@ func New(store hitl.Store, opts *Options) *Broker {
 	b.expiry = newExpiry(b)
 	b.escalator = newEscalator(b)
 	b.defaultEscalation = opts.DefaultEscalation
+	b.risk = opts.Risk
+	if b.risk == nil {
+		b.risk = risk.New(nil)
+	}
 	return b
 }
 
@@ -249,6 +259,7 @@ func (b *Broker) Create(ctx context.Context, req hitl.CreateRequest) (*hitl.Inte
 		return nil, false, err
 	}
 	in.DefaultEscalation(req, b.defaultEscalation)
+	b.risk.Mark(in)
 	rule, err := b.decidingRule(ctx, in)
 	if err != nil {
 		return nil, false, err

@@ -30,7 +30,8 @@ type mailLink struct {
 
 // mailData is what a mail says.
 type mailData struct {
-	Question string
+	Question string // the headline: an action's summary when its agent asked nothing
+	Summary  string // an action's summary beneath the agent's own question, or ""
 	Context  template.HTML // rendered Markdown, raw HTML escaped
 	Agent    string
 	Tool     string // an action's tool and kind, "" for other questions
@@ -56,7 +57,8 @@ func (s *Service) compose(n *hitl.Notification, key []byte) (*message, error) {
 	in := n.Interaction
 	base := strings.TrimSuffix(s.publicURL, "/")
 	d := mailData{
-		Question: in.Question,
+		Question: in.Headline(),
+		Summary:  in.Subline(),
 		Agent:    agentName(in),
 		Tool:     toolName(in),
 		Deadline: deadlineText(in.Deadline),
@@ -98,7 +100,7 @@ func (s *Service) compose(n *hitl.Notification, key []byte) (*message, error) {
 // subject is the mail's subject line; a reminder (a round after the
 // first) says so.
 func subject(in *hitl.Interaction, round int) string {
-	q := strings.Join(strings.Fields(in.Question), " ")
+	q := strings.Join(strings.Fields(in.Headline()), " ")
 	if utf8.RuneCountInString(q) > maxSubject {
 		q = string([]rune(q)[:maxSubject-1]) + "…"
 	}
@@ -111,7 +113,10 @@ func subject(in *hitl.Interaction, round int) string {
 // plainText is the mail's text part.
 func plainText(in *hitl.Interaction, d mailData) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n\n", in.Question)
+	fmt.Fprintf(&b, "%s\n\n", d.Question)
+	if d.Summary != "" {
+		fmt.Fprintf(&b, "%s\n\n", d.Summary)
+	}
 	if in.Context != "" {
 		fmt.Fprintf(&b, "%s\n\n", strings.TrimSpace(in.Context))
 	}

@@ -133,7 +133,7 @@ func TestActionCardBash(t *testing.T) {
 	post, _ := h.waitPosted(in)
 	blocks := post.Blocks()
 
-	for _, want := range []string{`"text":"Action to review"`, `"text":"Run Bash?"`, "*Bash*  ·  shell command  ·  🤖 claude-code\\nApply the **staging** plan"} {
+	for _, want := range []string{`"text":"Action to review"`, `"text":"terraform apply -auto-approve","type":"mrkdwn"`, "*Bash*  ·  shell command  ·  🤖 claude-code\\nApply the **staging** plan"} {
 		if !strings.Contains(blocks, want) {
 			t.Errorf("card lacks %s:\n%s", want, blocks)
 		}
@@ -159,7 +159,7 @@ func TestActionCardBash(t *testing.T) {
 	if !strings.Contains(blocks, "or reply in this thread: `approve`, `edit` and a JSON object, `reject` and a reason, or anything else to answer instead") {
 		t.Errorf("card lacks the thread hint:\n%s", blocks)
 	}
-	if text := post.Form.Get("text"); text != "Action to review: Run Bash?" {
+	if text := post.Form.Get("text"); text != "Action to review: terraform apply -auto-approve" {
 		t.Errorf("notification text: got %q", text)
 	}
 }

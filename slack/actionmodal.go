@@ -157,7 +157,7 @@ func actionModal(in *hitl.Interaction, key, token string) (slack.ModalViewReques
 // modalHead is what a modal on an action starts with: the question, the
 // action and its agent, and its command or diff.
 func modalHead(in *hitl.Interaction) []slack.Block {
-	text := truncateMrkdwn(in.Question, 1500) + "\n*" + escapeMax(in.Action.Name, 300) + "*"
+	text := truncateMrkdwn(in.Headline(), 1500) + "\n*" + escapeMax(in.Action.Name, 300) + "*"
 	if in.SourceAgent != "" {
 		text += " from 🤖 " + escapeMax(in.SourceAgent, 300)
 	}

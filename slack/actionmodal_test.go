@@ -72,7 +72,7 @@ func TestActionApproveButton(t *testing.T) {
 	if got := code(t, upd.Blocks()); !cmp.Equal(got, []string{"make deploy"}) {
 		t.Errorf("the updated message should still show what ran: code %q", got)
 	}
-	if got := upd.Form.Get("text"); got != "Action to review: Run Bash? — approved" {
+	if got := upd.Form.Get("text"); got != "Action to review: make deploy — approved" {
 		t.Errorf("updated text: %q", got)
 	}
 	wantNoActions(t, upd)

@@ -31,7 +31,7 @@ func TestActionAnsweredElsewhere(t *testing.T) {
 	if !strings.Contains(upd.Blocks(), "✏️ Edited and approved by *bob* via web at ") || !strings.Contains(upd.Blocks(), "UTC>: command → `terraform plan`") {
 		t.Errorf("edited on the web:\n%s", upd.Blocks())
 	}
-	if got := upd.Form.Get("text"); got != "Action to review: Run Bash? — edited and approved" {
+	if got := upd.Form.Get("text"); got != "Action to review: terraform apply — edited and approved" {
 		t.Errorf("updated text: %q", got)
 	}
 	wantNoActions(t, upd)
@@ -88,7 +88,7 @@ func TestActionExpiredDefault(t *testing.T) {
 	if !strings.Contains(upd.Blocks(), "; the default answer was used: rejected: nobody answered") {
 		t.Errorf("expired with a default:\n%s", upd.Blocks())
 	}
-	if got := upd.Form.Get("text"); got != "Action to review: Run Bash? — expired" {
+	if got := upd.Form.Get("text"); got != "Action to review: make deploy — expired" {
 		t.Errorf("updated text: %q", got)
 	}
 }

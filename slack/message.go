@@ -119,9 +119,14 @@ func (s *Service) link(in *hitl.Interaction) string {
 }
 
 // header returns the blocks every message starts with: the title, the
-// question and its context.
+// question (an action's summary when its agent asked none, and beneath
+// the agent's own question otherwise) and its context.
 func header(in *hitl.Interaction, mention string) []slack.Block {
-	q := truncateMrkdwn(in.Question, maxSectionText-len(mention))
+	sub := ""
+	if s := in.Subline(); s != "" {
+		sub = "\n`" + escape(strings.ReplaceAll(s, "`", "'")) + "`"
+	}
+	q := truncateMrkdwn(in.Headline(), maxSectionText-len(mention)-len(sub)) + sub
 	blocks := []slack.Block{
 		slack.NewHeaderBlock(plain(title(in), maxHeaderText)),
 		section(mention + q),
@@ -158,7 +163,7 @@ func mentionText(m string) string {
 func (s *Service) newMessage(in *hitl.Interaction, cfg Config) *message {
 	m := &message{}
 	mention := mentionText(cfg.Mention)
-	m.text = mention + title(in) + ": " + plainText(in.Question, 300)
+	m.text = mention + title(in) + ": " + plainText(in.Headline(), 300)
 	m.blocks = header(in, mention)
 
 	var meta []string
@@ -286,7 +291,7 @@ func (m *message) optionObjects(in *hitl.Interaction) []*slack.OptionBlockObject
 // elements to answer with.
 func (s *Service) endedMessage(ctx context.Context, in *hitl.Interaction) *message {
 	out := outcome(in)
-	m := &message{text: title(in) + ": " + plainText(in.Question, 200) + " — " + outcomePlain(in)}
+	m := &message{text: title(in) + ": " + plainText(in.Headline(), 200) + " — " + outcomePlain(in)}
 	m.blocks = header(in, "")
 	if in.Type == hitl.TypeAction {
 		m.blocks = append(m.blocks, s.actionBlocks(in)...)

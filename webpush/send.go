@@ -38,7 +38,7 @@ const (
 // payloadFor returns in's payload.
 func payloadFor(in *hitl.Interaction) Payload {
 	return Payload{
-		ID: in.ID, Type: in.Type, Question: cut(in.Question, maxQuestion),
+		ID: in.ID, Type: in.Type, Question: cut(strings.TrimSpace(in.Headline()+"\n"+in.Subline()), maxQuestion),
 		Agent: cut(in.SourceAgent, maxAgent), Deadline: in.Deadline, URL: "/i/" + in.ID,
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/hitl-sh/hitl/internal/gcheadroom"
 	"github.com/hitl-sh/hitl/mcpserver"
 	"github.com/hitl-sh/hitl/postgres"
+	"github.com/hitl-sh/hitl/risk"
 	"github.com/hitl-sh/hitl/server"
 	"github.com/hitl-sh/hitl/sqlite"
 )
@@ -62,8 +63,26 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	retentionFlag := fs.String("retention", envOr("HITL_RETENTION", defaultRetention), "keep ended interactions for this `duration` (90d, 36h) from when they\nended, then purge them with their events, every hour; 0 keeps everything\n(HITL_RETENTION)")
 	claimTTLFlag := fs.String("claim-ttl", envOr("HITL_CLAIM_TTL", hitl.DefaultClaimTTL.String()), "how long a claim on a question holds when the claimer names no time\n(a `duration` such as 15m; at most 24h) (HITL_CLAIM_TTL)")
 	escalationFlag := fs.String("escalation", envOr("HITL_ESCALATION", ""), "default escalation `JSON` of questions that name none, such as\n[{\"after\":\"10m\",\"remind\":true}] (HITL_ESCALATION)")
+	var riskPatterns []risk.Pattern
+	riskPattern := func(s string) error {
+		p, err := risk.ParsePattern(s)
+		if err == nil {
+			riskPatterns = append(riskPatterns, p)
+		}
+		return err
+	}
+	fs.Func("risk-pattern", "mark actions whose command (or arguments) match this `regexp` as risky,\nbesides the built-in checks; \"REGEXP => why\" says why, such as\n\"pulumi (up|destroy) => changes cloud infrastructure\"; repeatable;\none a line in the environment variable (HITL_RISK_PATTERNS)", riskPattern)
 	auth := authFlags(fs)
 	ch := channelFlags{slack: slackFlags(fs), webhook: webhookFlags(fs), email: emailFlags(fs), push: pushFlags(fs)}
+	for _, line := range strings.Split(os.Getenv("HITL_RISK_PATTERNS"), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		if err := riskPattern(line); err != nil {
+			fmt.Fprintf(stderr, "hitl serve: HITL_RISK_PATTERNS: %v\n", err)
+			return 2
+		}
+	}
 	if code, ok := parse(fs, args, 2); !ok {
 		return code
 	}
@@ -97,7 +116,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "hitl serve: %v\n", err)
 		return 2
 	}
-	engine := &broker.Options{Logger: log, Retention: retention, ClaimTTL: claimTTL, DefaultEscalation: escalation}
+	engine := &broker.Options{Logger: log, Retention: retention, ClaimTTL: claimTTL, DefaultEscalation: escalation, Risk: risk.New(riskPatterns)}
 	if err := serve(ctx, log, *addr, *db, engine, auth, ch); err != nil {
 		fmt.Fprintf(stderr, "hitl serve: %v\n", err)
 		return 1
