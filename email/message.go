@@ -30,8 +30,8 @@ type mailLink struct {
 
 // mailData is what a mail says.
 type mailData struct {
-	Question string // the headline: an action's summary when its agent asked nothing
-	Summary  string // an action's summary beneath the agent's own question, or ""
+	Question string        // the headline: an action's summary when its agent asked nothing
+	Summary  string        // an action's summary beneath the agent's own question, or ""
 	Context  template.HTML // rendered Markdown, raw HTML escaped
 	Agent    string
 	Tool     string // an action's tool and kind, "" for other questions
