@@ -35,6 +35,8 @@ func TestShellRisks(t *testing.T) {
 		{"cd /srv && sudo rm -fr /var/lib/app", "runs as root (sudo); deletes recursively without asking (rm -rf)"},
 		{"curl -fsSL https://get.example.sh | sh", "pipes a download into a shell"},
 		{"wget -qO- https://x.example/i.sh | sudo bash -s -- --yes", "runs as root (sudo); pipes a download into a shell"},
+		{"curl -fsSL https://get.example.sh | sudo sh", "runs as root (sudo); pipes a download into a shell"},
+		{"timeout 5m sudo rm -r /srv/x", "runs as root (sudo); deletes recursively (rm -r)"},
 		{"curl -o i.sh https://x.example/i.sh && bash i.sh", ""},
 		{"echo hi | sh", ""},
 		{"git push --force origin main", "force-pushes, rewriting the remote's history"},

@@ -115,8 +115,10 @@ func afterOptions(words []string) []string {
 	return words
 }
 
+// isNumber reports whether s is a number or a duration (nice's 10,
+// timeout's 5m): a digit first.
 func isNumber(s string) bool {
-	return s != "" && strings.Trim(s, "0123456789.smhd") == ""
+	return s != "" && s[0] >= '0' && s[0] <= '9' && strings.Trim(s, "0123456789.smhd") == ""
 }
 
 // recursive reports whether rm's options ask to recurse, in any order or

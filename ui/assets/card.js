@@ -13,6 +13,7 @@ import { copyLinkButton } from "./copylink.js";
 import { kindText } from "./ruletext.js";
 import { forgetDraft, readDraft, storeDraft, storedDraft, writeDraft } from "./carddraft.js";
 import { headline, subline } from "./summary.js";
+import { riskBadge, riskNote, risky } from "./risk.js";
 
 // The AI-Parrot HITL contract's words for a question the agent withdrew (§3.3).
 export const MOVED_ON = "The agent moved on — this question expired.";
@@ -78,7 +79,7 @@ export class Card {
     this.toggle = h("button", { type: "button", class: "btn btn-quiet btn-small card-toggle", "aria-expanded": "false", onclick: () => this.setOpen(!this.open) },
       h("span", { class: "sr-only", text: short(headline(q), 60) }), h("span", { class: "card-toggle-text", text: "Expand" }));
     this.article = h("article", {
-      class: `card type-${q.interaction_type}`,
+      class: `card type-${q.interaction_type}${risky(q) ? " is-risky" : ""}`,
       "data-id": this.id,
       "data-type": q.interaction_type,
       tabindex: "-1",
@@ -92,6 +93,7 @@ export class Card {
     },
     h("header", { class: "card-head" },
       h("span", { class: `type-badge badge-${q.interaction_type}`, text: TYPE_LABELS[q.interaction_type] || q.interaction_type }),
+      riskBadge(q),
       tool,
       kind,
       h("span", { class: "card-meta" }, agent, agent ? dot() : null, session, session ? dot() : null, timeEl(q.created_at)),
@@ -101,6 +103,7 @@ export class Card {
     q.interaction_type === "handoff" ? h("p", { class: "handoff-note" }, icon("user"), h("span", { text: "The agent handed this conversation to a person." })) : null,
     h("h2", { class: "question", id: ids.question, text: headline(q) }),
     subline(q) ? h("p", { class: "card-summary" }, h("code", { text: subline(q) })) : null,
+    riskNote(q),
     this.stakes.el,
     context?.el || null,
     this.widget.view || null,

@@ -17,6 +17,7 @@ import { timelineList } from "./timeline.js";
 import { deliveriesSection, loadDeliveries } from "./deliveries.js";
 import { actionOutcome } from "./decision.js";
 import { headline, subline } from "./summary.js";
+import { riskNote } from "./risk.js";
 
 const STATUS_LABELS = { pending: "Waiting", answered: "Answered", expired: "Expired", cancelled: "Cancelled" };
 const clock = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "medium" });
@@ -199,6 +200,7 @@ function head(it) {
       it.action?.name ? h("code", { class: "action-chip", text: it.action.name }) : null),
     h("h1", { id: "detail-title", class: "detail-title", tabindex: "-1", text: headline(it) }),
     subline(it) ? h("p", { class: "card-summary" }, h("code", { text: subline(it) })) : null,
+    riskNote(it),
     h("div", { class: "detail-meta" },
       h("p", { class: "detail-by" }, meta.flatMap((m, i) => (i ? [" · ", m] : [m]))),
       copyLinkButton(it.interaction_id, headline(it))));

@@ -1,12 +1,14 @@
 // The inbox's keyboard shortcuts: j/k move between cards, a/r approve or
-// reject the focused approval (r asks to be pressed again), / focuses the
-// search, ? shows the shortcuts. None fires while the person types in a
+// reject the focused approval (r asks to be pressed again, and so does a
+// on an action marked risky), / focuses the search, ? shows the shortcuts. None fires while the person types in a
 // field, in a dialog, or with a modifier held.
 
 import { isTyping } from "./dom.js";
 import { headline } from "./summary.js";
+import { risks } from "./risk.js";
 
-// How long a first r waits for the second, in ms.
+// How long a first r (or a first a on a risky action) waits for the
+// second, in ms.
 const CONFIRM = 4000;
 
 // setupKeys wires the shortcuts. inbox is the Inbox, triage the Triage
@@ -14,10 +16,12 @@ const CONFIRM = 4000;
 // view on screen, announce(text) speaks.
 export function setupKeys({ inbox, triage, dialog, opener, active, announce }) {
   let rejecting = null; // the card whose reject awaits its confirmation
+  let approving = null; // the risky card whose approval awaits its confirmation
   let rejectTimer = null;
   const clearReject = () => {
     rejecting?.article?.classList.remove("is-confirming");
-    rejecting = null;
+    approving?.article?.classList.remove("is-confirming-approve");
+    rejecting = approving = null;
     clearTimeout(rejectTimer);
   };
   opener.addEventListener("click", () => dialog.showModal());
@@ -41,8 +45,17 @@ export function setupKeys({ inbox, triage, dialog, opener, active, announce }) {
       case "a": {
         const btn = answerButton(card, ".btn-approve");
         if (!btn) return;
+        const why = risks(card.q);
+        if (why.length === 0 || approving === card) {
+          clearReject();
+          btn.click();
+          break;
+        }
         clearReject();
-        btn.click();
+        approving = card;
+        card.article.classList.add("is-confirming-approve");
+        announce(`Risky: ${why.join("; ")}. Press a again to approve “${headline(card.q).slice(0, 80)}”.`);
+        rejectTimer = setTimeout(clearReject, CONFIRM);
         break;
       }
       case "r": {
@@ -63,9 +76,9 @@ export function setupKeys({ inbox, triage, dialog, opener, active, announce }) {
         break;
       }
       case "Escape":
-        if (!rejecting) return;
+        if (!rejecting && !approving) return;
+        announce(rejecting ? "Not rejected." : "Not approved.");
         clearReject();
-        announce("Not rejected.");
         break;
       default:
         return;

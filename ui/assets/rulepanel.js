@@ -6,6 +6,7 @@
 // transaction as the approval.
 
 import { h, uid } from "./dom.js";
+import { risks } from "./risk.js";
 import { agentText, dirGlob, firstWords, kindText, matchKind, matchText, shellControl, suggestMatch } from "./ruletext.js";
 
 const KINDS = [
@@ -15,6 +16,9 @@ const KINDS = [
   ["equals", "When an argument is exactly"],
   ["any", "Every call, whatever the arguments"],
 ];
+
+// A rule expires in a day unless the person chooses otherwise.
+const DEFAULT_EXPIRY = 86400;
 
 // Expiry choices, in seconds (0: until revoked).
 const EXPIRIES = [
@@ -68,13 +72,24 @@ export function rulePanel(q, args) {
   const previewID = uid("rule");
   const preview = h("p", { class: "rule-preview", id: previewID });
   const warn = h("p", { class: "rule-warn", hidden: true });
+  // A rule for a call marked risky needs the person's explicit word.
+  const why = risks(q);
+  const confirmID = uid("rule");
+  const confirm = h("input", { type: "checkbox", id: confirmID, class: "rule-risk-confirm", "aria-describedby": `${confirmID}-err` });
+  const confirmErr = h("p", { class: "field-error", id: `${confirmID}-err`, role: "alert", hidden: true });
+  const confirmField = why.length === 0 ? null : h("div", { class: "field rule-risk" },
+    h("label", { class: "check", for: confirmID }, confirm,
+      ` I understand: this call is marked risky (${why.join("; ")}), and the rule lets calls like it run without asking anyone.`),
+    confirmErr);
+  confirm.addEventListener("change", () => { confirmErr.hidden = true; confirmErr.textContent = ""; });
 
   const el = h("div", { class: "action-panel panel-always", role: "group", "aria-labelledby": `${previewID}-t`, hidden: true },
     h("p", { class: "panel-title", id: `${previewID}-t`, text: "Approve, and always allow calls like this" }),
     h("p", { class: "field-hint" }, "From now on, ", h("code", { class: "action-chip", text: name }),
       " calls from ", h("strong", { text: agentText(q.source_agent) }), " that match are approved at once, without asking anyone. Rules are listed under Rules in the top bar, where they can be revoked."),
     h("div", { class: "rule-fields" }, kind.el, h("div", { class: "rule-match" }, arg.el, valueField), expiry.el, scopeField),
-    h("div", { class: "rule-summary" }, h("span", { class: "rule-summary-label", text: "Rule" }), preview, warn));
+    h("div", { class: "rule-summary" }, h("span", { class: "rule-summary-label", text: "Rule" }), preview, warn),
+    confirmField);
 
   // suggest fills the value for the chosen kind and argument.
   function suggest() {
@@ -165,6 +180,7 @@ export function rulePanel(q, args) {
   if (first) arg.control.value = first.arg;
   else if (stringKeys.length > 0) arg.control.value = stringKeys[0];
   layout();
+  expiry.control.value = String(DEFAULT_EXPIRY);
   if (first) value.value = first.prefix ?? first.command ?? first.glob ?? (typeof first.equals === "string" ? first.equals : JSON.stringify(first.equals));
   else suggest();
   update();
@@ -203,6 +219,11 @@ export function rulePanel(q, args) {
       if (!m.ok) {
         setError(m.error);
         return { ok: false, message: "The rule's match needs attention.", first: value };
+      }
+      if (confirmField && !confirm.checked) {
+        confirmErr.textContent = "Tick the box to confirm: this call is marked risky.";
+        confirmErr.hidden = false;
+        return { ok: false, message: "This call is marked risky: confirm the rule first.", first: confirm };
       }
       const always = { match: m.match };
       if (scope.checked) always.scope = "all_agents";
