@@ -93,11 +93,11 @@ func TestActionAlwaysAllow(t *testing.T) {
 	p.click(id, ".btn-always")
 	p.waitFocus(id, ".rule-kind")
 	preview := in(id, ".rule-preview")
-	if got, want := p.text(preview), "Allow Bash from claude-code when command starts with “git status”, until revoked."; got != want {
+	if got, want := p.text(preview), "Allow Bash from claude-code when command starts with “git status”, for 1 day."; got != want {
 		t.Errorf("preview %q, want %q", got, want)
 	}
 	// The expiry is part of the preview, and of the rule.
-	p.setSelect(in(id, ".rule-expiry"), "86400")
+	p.setSelect(in(id, ".rule-expiry"), "86400") // the default, chosen again
 	if got, want := p.text(preview), "Allow Bash from claude-code when command starts with “git status”, for 1 day."; got != want {
 		t.Errorf("preview %q, want %q", got, want)
 	}
@@ -174,9 +174,9 @@ func TestActionAlwaysSuggestions(t *testing.T) {
 	other := srv.askAction(t, "notify", map[string]any{"channel": "#ops", "text": "deploying"}, nil)
 	p := openPage(t, srv)
 	for _, c := range []struct{ id, want string }{
-		{write, "Allow Write from claude-code when file_path matches “/srv/app/config \\[prod\\]/**”, until revoked."},
-		{chained, "Allow Bash from claude-code when command is exactly “cd /srv/app && make”, until revoked."},
-		{other, "Allow notify from claude-code for any arguments, until revoked."},
+		{write, "Allow Write from claude-code when file_path matches “/srv/app/config \\[prod\\]/**”, for 1 day."},
+		{chained, "Allow Bash from claude-code when command is exactly “cd /srv/app && make”, for 1 day."},
+		{other, "Allow notify from claude-code for any arguments, for 1 day."},
 	} {
 		p.waitCard(c.id)
 		p.click(c.id, ".btn-always")
@@ -223,7 +223,7 @@ func TestActionAlwaysAllAgents(t *testing.T) {
 	p.waitCard(id)
 	p.click(id, ".btn-always")
 	p.do(chromedp.Click(chromedp.CSS(in(id, ".rule-scope"))))
-	if got, want := p.text(in(id, ".rule-preview")), "Allow every file write from all your agents when path matches “/srv/app/notes/**”, until revoked."; got != want {
+	if got, want := p.text(in(id, ".rule-preview")), "Allow every file write from all your agents when path matches “/srv/app/notes/**”, for 1 day."; got != want {
 		t.Errorf("preview %q, want %q", got, want)
 	}
 	p.click(id, ".btn-submit")

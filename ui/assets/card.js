@@ -14,6 +14,7 @@ import { kindText } from "./ruletext.js";
 import { forgetDraft, readDraft, storeDraft, storedDraft, writeDraft } from "./carddraft.js";
 import { headline, subline } from "./summary.js";
 import { riskBadge, riskNote, risky } from "./risk.js";
+import { editedView } from "./editedview.js";
 
 // The AI-Parrot HITL contract's words for a question the agent withdrew (§3.3).
 export const MOVED_ON = "The agent moved on — this question expired.";
@@ -58,9 +59,10 @@ export class Card {
         q.interaction_type === "approval" ? null : h("span", { class: "kbd-hint", "aria-hidden": "true" }, h("kbd", { text: kbd }), " ", h("kbd", { text: "Enter" }), this.widget.hint || " to submit"),
         h("span", { class: "actions-buttons" }, this.widget.actions)));
     this.form = h("form", { class: "answer", novalidate: true, onsubmit: (e) => { e.preventDefault(); this.submit(); } }, this.fields);
-    this.form.addEventListener("input", () => {
+    this.form.addEventListener("input", (e) => {
       if (!this.typed && q.interaction_type === "handoff") this.progress.takeOver();
       this.typed = true;
+      this.typedIn = e.target;
       this.saveDraft();
     });
     this.form.addEventListener("change", () => this.saveDraft());
@@ -374,6 +376,12 @@ export class Card {
     this.resolved = true;
     if (kind !== "sent") this.keepTyped();
     else this.kept?.remove();
+    // The focus moves on to the next card, as after an answer, rather
+    // than falling to the page with the fields about to be disabled.
+    if (kind !== "sent" && this.hasFocus()) {
+      this.hooks.answered?.(this);
+      if (this.hasFocus()) this.article.focus({ preventScroll: true });
+    }
     this.clearError();
     this.fields.disabled = true;
     this.timer.hidden = true;
@@ -381,6 +389,7 @@ export class Card {
     this.article.classList.add("is-resolved", `is-${kind}`);
     this.article.setAttribute("aria-busy", "false");
     this.showOutcome(kind, text, look);
+    this.progress.render();
     this.clearDraft();
     this.hooks.resolved(this, kind, text);
     if (this.q.interaction_type === "action" && (kind === "sent" || kind === "answered")) {
@@ -390,11 +399,23 @@ export class Card {
     return true;
   }
 
+  // showEdited shows an action approved with edited arguments: what ran
+  // and what changed, in place of the proposed call.
+  showEdited(args) {
+    if (!this.widget?.view || !args) return;
+    const v = editedView(this.q.action, args);
+    this.widget.view.replaceWith(v);
+    this.widget.view = v;
+  }
+
   // keepTyped keeps what the person was typing when the card ended,
   // read-only with Copy, until dismissed.
   keepTyped() {
     if (this.kept || this.sent || !this.typed) return;
-    const text = typedText(this.form);
+    // What was typed last, in whichever field: a reject reason, not the
+    // untouched arguments beside it.
+    const last = this.typedIn;
+    const text = last && this.form.contains(last) && typeof last.value === "string" && last.value.trim() ? last.value : typedText(this.form);
     if (!text) return;
     this.keptText = true;
     this.kept = keptBlock(text, (t) => this.hooks.announce(t), () => this.hooks.dismiss?.(this));

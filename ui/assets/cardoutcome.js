@@ -59,6 +59,20 @@ export function chosenText(q, result) {
   return `${v} — ${verb} by ${by} via ${via}.`;
 }
 
+// consensusOutcome is the outcome of a question decided by votes, and
+// its look: a vetoed or rejected approval in the rejection style ("Vetoed
+// by bob."), never as a success.
+export function consensusOutcome(q, result) {
+  const reason = String(result.reason || "");
+  if (q.interaction_type === "approval" && result.value === false) {
+    const veto = /^vetoed by (.+)$/.exec(reason);
+    if (veto) return { text: `Vetoed by ${veto[1]}.`, look: "rejected" };
+    const why = reason ? `: ${reason}` : "";
+    return { text: `Rejected${why || ` by ${result.responded_by || "the votes"}`}.`, look: "rejected" };
+  }
+  return { text: chosenText(q, result), look: "" };
+}
+
 // endText is the outcome of a card whose question ended without an
 // answer: what the agent got at the deadline, the agent's reason for
 // cancelling, or the AI-Parrot HITL contract's words for a question the

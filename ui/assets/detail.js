@@ -18,6 +18,7 @@ import { deliveriesSection, loadDeliveries } from "./deliveries.js";
 import { actionOutcome } from "./decision.js";
 import { headline, subline } from "./summary.js";
 import { riskNote } from "./risk.js";
+import { editedArgs, editedView, proposedView } from "./editedview.js";
 
 const STATUS_LABELS = { pending: "Waiting", answered: "Answered", expired: "Expired", cancelled: "Cancelled" };
 const clock = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "medium" });
@@ -229,6 +230,8 @@ function outcomeSection(it) {
   const action = it.interaction_type === "action" ? actionOutcome(it) : null;
   return section("outcome", "Outcome",
     h("p", { class: `detail-outcome detail-outcome-${it.status}` }, action ? action.text : `${outcomeSentence(it)}.`),
+    it.interaction_type === "action" && it.action
+      ? (editedArgs(res.value) ? editedView(it.action, editedArgs(res.value)) : proposedView(it.action)) : null,
     it.status === "answered" && !action && res.value !== undefined
       ? h("div", { class: "detail-value" }, answerNode(it, res.value)) : null,
     h("p", { class: "h-meta" },

@@ -6,7 +6,9 @@
 import { getInteraction } from "./api.js";
 import { answeredBy } from "./format.js";
 import { actionOutcome } from "./decision.js";
-import { chosenText, endText } from "./cardoutcome.js";
+import { chosenText, consensusOutcome, endText } from "./cardoutcome.js";
+import { voting } from "./progress.js";
+import { editedArgs } from "./editedview.js";
 
 // tellValue completes the outcome of a card answered elsewhere with the
 // value chosen ("Hold — chosen by alice via the API.").
@@ -14,6 +16,14 @@ export async function tellValue(card) {
   const r = await getInteraction(card.id);
   if (!r.ok || r.data.status !== "answered" || card.sent || card.q.interaction_type === "action") return;
   const res = r.data.result || {};
+  if (voting(card.q) && !res.timed_out) {
+    // The votes as they ended, and the outcome in its own look.
+    card.q.votes = r.data.votes || card.q.votes;
+    card.progress.render();
+    const o = consensusOutcome(card.q, res);
+    card.update(o.text, o.look);
+    return;
+  }
   if (!res.timed_out) card.update(chosenText(card.q, res));
 }
 
@@ -25,6 +35,7 @@ export async function lookup(card) {
   const res = r.data.result || {};
   const first = card.conflict ? "Someone else answered first. " : "";
   const o = card.q.interaction_type === "action" ? actionOutcome(r.data) : null;
+  card.showEdited(editedArgs(res.value));
   // This page's own "Always allow…" made a rule with the answer.
   const rule = card.sent && card.value?.always ? " The rule is saved: see Rules in the top bar." : "";
   if (o) card.update(`${first}${o.text}${rule}`, o.kind);

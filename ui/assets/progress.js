@@ -87,7 +87,9 @@ export class Progress {
     this.votes.textContent = text;
     this.votes.hidden = !text;
     const own = voting(q) ? this.ownVote() : null;
-    this.mine.textContent = own ? `You ${describeVote(q, own)}. Your vote is counted; waiting for the others.` : "";
+    // Once the question ended, nobody is waiting for the others.
+    const waiting = this.card.resolved ? "" : " Your vote is counted; waiting for the others.";
+    this.mine.textContent = own ? `You ${describeVote(q, own)}.${waiting}` : "";
     this.mine.hidden = !own;
     if (own) this.card.lockVoted?.();
     const c = this.claim();
