@@ -34,11 +34,16 @@ func TestEditedOutcome(t *testing.T) {
 	wait := srv.wait(t, id)
 	p := openPage(t, srv, recordOutcomes(), recordEdited())
 	p.waitCard(id)
-	p.click(id, ".btn-edit")
-	area := in(id, `textarea[name="edit-args"]`)
-	p.waitFocus(id, `textarea[name="edit-args"]`)
-	p.typeInto(area, `{"command": "kubectl -n staging rollout restart deploy/api"}`)
-	p.click(id, ".btn-submit")
+	// e opens Edit with the focus in the command, as text; Ctrl+Enter sends.
+	p.do(chromedp.Focus(chromedp.CSS(card(id))))
+	p.do(press("e"))
+	area := in(id, `.panel-edit textarea`)
+	p.waitFocus(id, `.panel-edit textarea`)
+	if got := eval[string](p, fmt.Sprintf(`document.querySelector(%s).value`, js(area))); got != "kubectl -n prod rollout restart deploy/api" {
+		t.Errorf("the command editor holds %q, want the command as text", got)
+	}
+	p.typeInto(area, "kubectl -n staging rollout restart deploy/api")
+	p.do(ctrlEnter())
 	awaitResult(t, wait)
 	p.waitJS(fmt.Sprintf(`(window.__edited[%s] || "").includes("Approved with these arguments")`, js(id)))
 	edited := eval[string](p, fmt.Sprintf(`window.__edited[%s]`, js(id)))

@@ -49,6 +49,20 @@ func TestActionSummaryEverywhere(t *testing.T) {
 		t.Errorf("Reject is named %q, want %q", got, want)
 	}
 
+	// Each card's code regions have names of their own (axe's
+	// landmark-unique).
+	regions := eval[[]string](p, `[...document.querySelectorAll("[role=region]")].map(r => r.getAttribute("aria-label") || "")`)
+	seen := map[string]bool{}
+	for _, r := range regions {
+		if seen[r] {
+			t.Errorf("two regions are named %q: %q", r, regions)
+		}
+		seen[r] = true
+	}
+	if !seen["Command: git status"] {
+		t.Errorf("regions %q, want one named Command: git status", regions)
+	}
+
 	// The compact list: each action row says what it runs and offers
 	// Approve and Reject, and nothing else.
 	p.do(chromedp.Focus(chromedp.CSS("#triage-compact")), chromedp.KeyEvent(kb.Enter))

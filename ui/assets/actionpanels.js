@@ -85,13 +85,21 @@ function schemaOf(s) {
   return s && typeof s === "object" && !Array.isArray(s) ? s : null;
 }
 
+// COMMAND_SCHEMA edits a shell command as text, on several lines.
+const COMMAND_SCHEMA = {
+  type: "object",
+  properties: { command: { type: "string", title: "Command", minLength: 1, "x-multiline": true } },
+  required: ["command"],
+};
+
 // editPanel edits an action's arguments: with the form args_schema
 // describes (pre-filled with the proposed arguments; those the schema does
-// not describe are kept as they are), or as JSON when there is no schema
-// with properties to draw. Below, the changes from the proposal, kept up
-// to date.
+// not describe are kept as they are), a command as text when there is no
+// schema, or as JSON when there is neither. Below, the changes from the
+// proposal, kept up to date.
 export function editPanel(q, args) {
-  const schema = schemaOf(q.args_schema);
+  // A command without a schema (Bash and its like) is edited as text.
+  const schema = schemaOf(q.args_schema) || (typeof args.command === "string" ? COMMAND_SCHEMA : null);
   const props = schema && schema.properties && typeof schema.properties === "object" ? Object.keys(schema.properties) : [];
   const form = props.length > 0 ? buildSchemaForm(schema, args) : null;
   const json = form ? null : textField({

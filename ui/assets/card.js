@@ -114,6 +114,7 @@ export class Card {
     this.form,
     detailsBlock(q));
     if (this.widget.view) labelCode(this.widget.view);
+    this.nameRegions(this.article);
     nameButtons(this.fields.querySelectorAll(".actions-buttons button"), subline(q) || headline(q), q.interaction_type);
     // The wrapper collapses smoothly when the card leaves.
     this.el = h("div", { class: "card-wrap", "data-id": this.id }, h("div", { class: "card-clip" }, this.article));
@@ -406,6 +407,18 @@ export class Card {
     const v = editedView(this.q.action, args);
     this.widget.view.replaceWith(v);
     this.widget.view = v;
+    this.nameRegions(v);
+  }
+
+  // nameRegions gives the code regions under root names of their own
+  // ("Command: git status"): every card's "Command" would be alike.
+  nameRegions(root) {
+    const title = short(headline(this.q), 60);
+    for (const r of root.querySelectorAll('[role="region"][aria-label]')) {
+      if (r.dataset.named) continue;
+      r.dataset.named = "1";
+      r.setAttribute("aria-label", `${r.getAttribute("aria-label")}: ${title}`);
+    }
   }
 
   // keepTyped keeps what the person was typing when the card ended,

@@ -58,6 +58,15 @@ export function setupKeys({ inbox, triage, dialog, opener, active, announce }) {
         rejectTimer = setTimeout(clearReject, CONFIRM);
         break;
       }
+      case "e": {
+        // Edit opens with the focus in its first field.
+        const btn = answerButton(card, ".btn-edit");
+        if (!btn) return;
+        clearReject();
+        btn.click();
+        swallowKey("e");
+        break;
+      }
       case "r": {
         const btn = answerButton(card, ".btn-reject");
         if (!btn) return;
@@ -85,6 +94,16 @@ export function setupKeys({ inbox, triage, dialog, opener, active, announce }) {
     }
     e.preventDefault();
   });
+}
+
+// swallowKey keeps the character of the key that opened a field from
+// being typed into it (the field took the focus on keydown).
+function swallowKey(key) {
+  const stop = (e) => {
+    if (e.key === key) e.preventDefault();
+  };
+  window.addEventListener("keypress", stop, { capture: true });
+  window.addEventListener("keyup", () => window.removeEventListener("keypress", stop, { capture: true }), { capture: true, once: true });
 }
 
 // answerButton is card's enabled button matching sel, on an open
