@@ -61,3 +61,17 @@ func TestHeadlineAndSubline(t *testing.T) {
 		t.Errorf("JSON %s lacks the summary", b)
 	}
 }
+
+func TestProject(t *testing.T) {
+	in := &Interaction{Metadata: map[string]any{"cwd": "/home/dev/shop"}}
+	if got := in.Project(); got != "/home/dev/shop" {
+		t.Errorf("Project() from cwd = %q", got)
+	}
+	in = &Interaction{Type: TypeAction, Action: &Action{Kind: KindShell, Input: ShellInput("ls", "/srv/infra")}}
+	if got := in.Project(); got != "/srv/infra" {
+		t.Errorf("Project() from a shell's cwd = %q", got)
+	}
+	if got := (&Interaction{}).Project(); got != "" {
+		t.Errorf("Project() of nothing = %q", got)
+	}
+}

@@ -43,6 +43,9 @@ type questionMessage struct {
 	Deadline        string          `json:"deadline"`
 	CreatedAt       string          `json:"created_at"`
 	SessionID       string          `json:"session_id,omitempty"`
+	// Project is the directory the agent works in, when it said
+	// (hitl.Interaction.Project).
+	Project string `json:"project,omitempty"`
 	// An action's fields, only on an action (args_schema null when it
 	// has none); the other types' messages are the contract's exactly.
 	Action                *hitl.Action    `json:"action,omitempty"`
@@ -103,6 +106,7 @@ func newQuestionMessage(in *hitl.Interaction) questionMessage {
 		Deadline:        contractTime(in.Deadline),
 		CreatedAt:       contractTime(in.CreatedAt),
 		SessionID:       in.SessionID,
+		Project:         in.Project(),
 		workflowFields:  newWorkflowFields(in),
 	}
 	if in.Context != "" {

@@ -59,10 +59,13 @@ type workflowFields struct {
 	VotesNeeded int             `json:"votes_needed,omitempty"`
 	ClaimMode   hitl.ClaimMode  `json:"claim,omitempty"`
 	Claimed     *hitl.Claim     `json:"claimed,omitempty"`
+	// Targets say whom the question is for, when it names anyone: the
+	// inbox labels a question meant for someone else.
+	Targets *hitl.Targets `json:"targets,omitempty"`
 }
 
 // newWorkflowFields returns in's workflowFields.
 func newWorkflowFields(in *hitl.Interaction) workflowFields {
 	return workflowFields{Consensus: in.Consensus, OnBehalfOf: in.OnBehalfOf, Votes: in.Votes, VotesNeeded: in.VotesNeeded,
-		ClaimMode: in.ClaimMode, Claimed: in.Claim}
+		ClaimMode: in.ClaimMode, Claimed: in.Claim, Targets: in.Targets}
 }

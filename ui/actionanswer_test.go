@@ -77,7 +77,7 @@ func TestActionApprove(t *testing.T) {
 	}
 	region := eval[map[string]string](p, fmt.Sprintf(`(() => { const e = document.querySelector(%s);
 		return {role: e.getAttribute("role"), tabindex: e.getAttribute("tabindex"), label: e.getAttribute("aria-label")}; })()`, js(in(id, ".code-command pre"))))
-	if want := map[string]string{"role": "region", "tabindex": "0", "label": "Command"}; !mapsEqual(region, want) {
+	if want := map[string]string{"role": "region", "tabindex": "0", "label": "Command: git log --oneline -5 | tee /tmp/log.txt"}; !mapsEqual(region, want) {
 		t.Errorf("command block %v, want %v", region, want)
 	}
 	head := p.text(in(id, ".card-head"))

@@ -52,8 +52,8 @@ func TestTriageAccessibility(t *testing.T) {
 				p.waitJS(`document.querySelectorAll("#triage-agents .chip").length >= 2`)
 				p.do(chromedp.Evaluate[chromedp.Void](`document.activeElement?.blur(); window.scrollTo(0, 0)`))
 				// The code block is a focusable, labelled region.
-				if got := eval[string](p, `(() => { const pre = document.querySelector(".card pre"); return pre.tabIndex + " " + pre.getAttribute("role") + " " + pre.getAttribute("aria-label"); })()`); got != "0 region Code" {
-					t.Errorf("code block: %q, want 0 region Code", got)
+				if got := eval[string](p, `(() => { const pre = document.querySelector(".card pre"); return pre.tabIndex + " " + pre.getAttribute("role") + " " + pre.getAttribute("aria-label"); })()`); got != "0 region Code: Run the migration on the orders database?" {
+					t.Errorf("code block: %q, want 0 region Code: and the question", got)
 				}
 				checkAxe(t, p)
 				if width < 500 {

@@ -20,6 +20,7 @@ import { EmailSettings } from "./emailsettings.js";
 import { RulesView } from "./rules.js";
 import { setMe } from "./progress.js";
 import { icon, sleep } from "./dom.js";
+import { setViewer } from "./audience.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -368,6 +369,7 @@ function signedIn(data) {
   }
   user = data;
   setMe(data.name);
+  setViewer(data);
   session = "in";
   signIn.hide();
   $("tabs").hidden = false;

@@ -15,6 +15,7 @@ import { forgetDraft, readDraft, storeDraft, storedDraft, writeDraft } from "./c
 import { headline, subline } from "./summary.js";
 import { riskBadge, riskNote, risky } from "./risk.js";
 import { editedView } from "./editedview.js";
+import { forChip, forOthers, projectChip, sessionTag } from "./audience.js";
 
 // The AI-Parrot HITL contract's words for a question the agent withdrew (§3.3).
 export const MOVED_ON = "The agent moved on — this question expired.";
@@ -74,9 +75,10 @@ export class Card {
     // An action names its tool, and the agent's session when there is one.
     const tool = action && q.action?.name ? h("code", { class: "action-chip card-tool", text: q.action.name }) : null;
     const kind = action && q.action?.kind ? h("span", { class: "card-kind", text: kindText(q.action.kind) }) : null;
-    const session = q.session_id
-      ? h("span", { class: "card-session", title: `Session ${q.session_id}` }, h("span", { class: "sr-only", text: "session " }), h("span", { class: "card-session-id", text: q.session_id }))
-      : null;
+    // The project and a coloured tag of the session tell two sessions
+    // of one agent apart (the compact row shows them too).
+    const session = sessionTag(q.session_id);
+    const project = projectChip(q);
     const context = q.context ? contextBlock(q.context, ids.context) : null;
     this.toggle = h("button", { type: "button", class: "btn btn-quiet btn-small card-toggle", "aria-expanded": "false", onclick: () => this.setOpen(!this.open) },
       h("span", { class: "sr-only", text: short(headline(q), 60) }), h("span", { class: "card-toggle-text", text: "Expand" }));
@@ -98,7 +100,8 @@ export class Card {
       riskBadge(q),
       tool,
       kind,
-      h("span", { class: "card-meta" }, agent, agent ? dot() : null, session, session ? dot() : null, timeEl(q.created_at)),
+      forChip(q),
+      h("span", { class: "card-meta" }, agent, project, session, agent || project || session ? dot() : null, timeEl(q.created_at)),
       this.timer,
       this.toggle,
       copyLinkButton(this.id, headline(q))),
@@ -263,9 +266,12 @@ export class Card {
   setClaimLock(locked, why) {
     this.claimLocked = locked;
     this.fields.disabled = locked || this.votedLock || this.busy || this.resolved || this.expired;
-    if (locked) this.showError(why);
-    else if (this.error.dataset.claim) this.clearError();
-    this.error.dataset.claim = locked ? "1" : "";
+    // The claim line above says who is on it: not said twice.
+    this.lockReason = locked ? why : "";
+    if (!locked && this.error.dataset.claim) {
+      this.clearError();
+      this.error.dataset.claim = "";
+    }
   }
 
   // answeredElsewhere ends the card because another tab or channel
@@ -415,7 +421,7 @@ export class Card {
   nameRegions(root) {
     const title = short(headline(this.q), 60);
     for (const r of root.querySelectorAll('[role="region"][aria-label]')) {
-      if (r.dataset.named) continue;
+      if (r.dataset.named || !["Command", "Code"].includes(r.getAttribute("aria-label"))) continue;
       r.dataset.named = "1";
       r.setAttribute("aria-label", `${r.getAttribute("aria-label")}: ${title}`);
     }

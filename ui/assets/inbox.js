@@ -17,6 +17,7 @@ import { fateText } from "./fate.js";
 import { NewPill } from "./newpill.js";
 import { CardWindow } from "./inboxwindow.js";
 import { headline } from "./summary.js";
+import { forOthers } from "./audience.js";
 
 // How long an ended card stays to show what happened, in ms.
 const LINGER_SENT = 2500;
@@ -203,6 +204,10 @@ export class Inbox {
 
   // before reports whether card a goes above card b.
   before(a, b) {
+    // The reviewer's own questions come before those meant for others.
+    const oa = forOthers(a.q) ? 1 : 0;
+    const ob = forOthers(b.q) ? 1 : 0;
+    if (oa !== ob) return oa < ob;
     const pa = a.soon() ? 1 : 0;
     const pb = b.soon() ? 1 : 0;
     if (pa !== pb) return pa > pb;

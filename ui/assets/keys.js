@@ -44,7 +44,10 @@ export function setupKeys({ inbox, triage, dialog, opener, active, announce }) {
         break;
       case "a": {
         const btn = answerButton(card, ".btn-approve");
-        if (!btn) return;
+        if (!btn) {
+          if (!explain(card, announce)) return;
+          break;
+        }
         const why = risks(card.q);
         if (why.length === 0 || approving === card) {
           clearReject();
@@ -61,7 +64,10 @@ export function setupKeys({ inbox, triage, dialog, opener, active, announce }) {
       case "e": {
         // Edit opens with the focus in its first field.
         const btn = answerButton(card, ".btn-edit");
-        if (!btn) return;
+        if (!btn) {
+          if (!explain(card, announce)) return;
+          break;
+        }
         clearReject();
         btn.click();
         swallowKey("e");
@@ -69,7 +75,10 @@ export function setupKeys({ inbox, triage, dialog, opener, active, announce }) {
       }
       case "r": {
         const btn = answerButton(card, ".btn-reject");
-        if (!btn) return;
+        if (!btn) {
+          if (!explain(card, announce)) return;
+          break;
+        }
         // An action's Reject opens its reason; an approval's asks for r
         // again.
         if (card.q.interaction_type === "action" || rejecting === card) {
@@ -94,6 +103,19 @@ export function setupKeys({ inbox, triage, dialog, opener, active, announce }) {
     }
     e.preventDefault();
   });
+}
+
+// explain says why a key cannot act on card (someone else holds it, the
+// person has voted), aloud and on the card; false when there is nothing
+// to say (no card, or not one these keys answer).
+function explain(card, announce) {
+  if (!card || card.resolved || card.expired || !["approval", "action"].includes(card.q.interaction_type)) return false;
+  const why = card.lockReason || (card.votedLock ? "You have voted on this question; the others' votes decide it." : card.busy ? "Your answer is being sent." : "");
+  if (!why) return false;
+  announce(why);
+  card.showError(why);
+  if (card.lockReason) card.error.dataset.claim = "1"; // cleared with the claim
+  return true;
 }
 
 // swallowKey keeps the character of the key that opened a field from

@@ -95,11 +95,13 @@ export class Progress {
     const c = this.claim();
     if (c) {
       const until = new Date(c.expires_at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
-      this.claimText.textContent = c.by === me ? `You are on it (until ${until}).` : `${c.by} is on it (until ${until}).`;
+      const only = c.by !== me && q.claim === "exclusive" ? " Only they may answer until then." : "";
+      this.claimText.textContent = c.by === me ? `You are on it (until ${until}).` : `${c.by} is on it (until ${until}).${only}`;
     } else {
       this.claimText.textContent = "";
     }
     const exclusiveOther = c && c.by !== me && q.claim === "exclusive";
+    // The claim line says why the answer is locked; the card says it once.
     this.card.setClaimLock?.(exclusiveOther, exclusiveOther ? `${c.by} is on it; only they may answer until the claim ends.` : "");
     this.claimButton.textContent = c && c.by === me ? "Release" : "I've got this";
     // The button is offered on questions meant to be claimed (that name a
