@@ -33,14 +33,17 @@ type meResponse struct {
 	Groups    []string  `json:"groups"`
 	LocalMode bool      `json:"local_mode"` // no users or tokens: no login needed
 	Auth      string    `json:"auth"`       // how: local, token or session
+	// UndoSeconds is how long the web inbox holds a decision, with Undo,
+	// before it sends it; 0 sends at once.
+	UndoSeconds float64 `json:"undo_seconds"`
 }
 
-func newMe(c hitl.Caller, kind string) meResponse {
+func (s *Server) newMe(c hitl.Caller, kind string) meResponse {
 	groups := c.Groups
 	if groups == nil {
 		groups = []string{}
 	}
-	return meResponse{Name: c.Name, Role: c.Role, Groups: groups, LocalMode: kind == "local", Auth: kind}
+	return meResponse{Name: c.Name, Role: c.Role, Groups: groups, LocalMode: kind == "local", Auth: kind, UndoSeconds: s.undo.Seconds()}
 }
 
 // handleLogin serves POST /api/v1/auth/login: with the right username and
@@ -55,7 +58,7 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, newMe(hitl.Caller{Name: u.Name, Role: u.Role(), Groups: u.Groups}, "session"))
+	writeJSON(w, http.StatusOK, s.newMe(hitl.Caller{Name: u.Name, Role: u.Role(), Groups: u.Groups}, "session"))
 	return nil
 }
 
@@ -71,7 +74,7 @@ func (s *Server) handleLogout(w http.ResponseWriter, r *http.Request) error {
 
 // handleMe serves GET /api/v1/auth/me.
 func (s *Server) handleMe(w http.ResponseWriter, r *http.Request) error {
-	writeJSON(w, http.StatusOK, newMe(hitl.CallerFrom(r.Context()), credentialFrom(r.Context()).kind))
+	writeJSON(w, http.StatusOK, s.newMe(hitl.CallerFrom(r.Context()), credentialFrom(r.Context()).kind))
 	return nil
 }
 

@@ -23,6 +23,10 @@ import (
 
 // Options configure a Server. The zero value is usable.
 type Options struct {
+	// UndoWindow is how long the web inbox holds a person's decision,
+	// with Undo, before it sends it (the agent is told nothing
+	// meanwhile); 0 sends at once.
+	UndoWindow time.Duration
 	// Logger receives request and error logs; nil discards them. Bodies
 	// (and so answer values) are never logged.
 	Logger *slog.Logger
@@ -60,6 +64,7 @@ type Options struct {
 
 // Server serves hitl over HTTP. Create it with New and serve Handler().
 type Server struct {
+	undo    time.Duration // Options.UndoWindow
 	broker  *broker.Broker
 	log     *slog.Logger
 	version string
@@ -92,6 +97,7 @@ func New(b *broker.Broker, opts *Options) *Server {
 		opts = &Options{}
 	}
 	s := &Server{
+		undo:     opts.UndoWindow,
 		broker:   b,
 		log:      opts.Logger,
 		version:  opts.Version,

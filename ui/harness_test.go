@@ -58,6 +58,9 @@ type serverOptions struct {
 	// push, email and webhooks run the Web Push and email channels and
 	// the webhooks (channels_test.go).
 	push, email, webhooks bool
+	// undo is the inbox's undo window (server.Options.UndoWindow); 0
+	// sends every answer at once.
+	undo time.Duration
 }
 
 func newServer(t *testing.T) *hitlServer {
@@ -75,7 +78,7 @@ func newServerWith(t *testing.T, o serverOptions) *hitlServer {
 	}
 	s := hitltest.Start(t, &hitltest.Options{
 		People: o.auth,
-		Server: &server.Options{Auth: server.AuthOptions{
+		Server: &server.Options{UndoWindow: o.undo, Auth: server.AuthOptions{
 			StreamRecheck: o.streamRecheck, LoginRate: loginRate, LoginBurst: loginBurst,
 		}},
 		Configure: func(t testing.TB, e *hitltest.Engine, opts *server.Options) {

@@ -62,6 +62,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	logLevel := fs.String("log-level", envOr("HITL_LOG_LEVEL", "info"), "log level: debug, info, warn or error (HITL_LOG_LEVEL)")
 	retentionFlag := fs.String("retention", envOr("HITL_RETENTION", defaultRetention), "keep ended interactions for this `duration` (90d, 36h) from when they\nended, then purge them with their events, every hour; 0 keeps everything\n(HITL_RETENTION)")
 	claimTTLFlag := fs.String("claim-ttl", envOr("HITL_CLAIM_TTL", hitl.DefaultClaimTTL.String()), "how long a claim on a question holds when the claimer names no time\n(a `duration` such as 15m; at most 24h) (HITL_CLAIM_TTL)")
+	undoFlag := fs.String("undo-window", envOr("HITL_UNDO_WINDOW", defaultUndoWindow.String()), "how long the web inbox holds a decision, with Undo, before it sends it\n(a `duration`; the agent is told nothing meanwhile; 0 sends at once)\n(HITL_UNDO_WINDOW)")
 	escalationFlag := fs.String("escalation", envOr("HITL_ESCALATION", ""), "default escalation `JSON` of questions that name none, such as\n[{\"after\":\"10m\",\"remind\":true}] (HITL_ESCALATION)")
 	var riskPatterns []risk.Pattern
 	riskPattern := func(s string) error {
@@ -106,6 +107,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			err = fmt.Errorf("--escalation: %w", err)
 		}
 	}
+	var undo time.Duration
+	if err == nil {
+		undo, err = parseUndoWindow(*undoFlag)
+	}
 	if err == nil {
 		err = auth.check()
 	}
@@ -117,11 +122,28 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return 2
 	}
 	engine := &broker.Options{Logger: log, Retention: retention, ClaimTTL: claimTTL, DefaultEscalation: escalation, Risk: risk.New(riskPatterns)}
-	if err := serve(ctx, log, *addr, *db, engine, auth, ch); err != nil {
+	if err := serve(ctx, log, *addr, *db, engine, undo, auth, ch); err != nil {
 		fmt.Fprintf(stderr, "hitl serve: %v\n", err)
 		return 1
 	}
 	return 0
+}
+
+// defaultUndoWindow is how long the web inbox holds a decision, with
+// Undo, unless --undo-window says otherwise.
+const defaultUndoWindow = 5 * time.Second
+
+// parseUndoWindow reads --undo-window: a duration from 0 (off) to a
+// minute.
+func parseUndoWindow(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	if s == "0" {
+		d, err = 0, nil
+	}
+	if err != nil || d < 0 || d > time.Minute {
+		return 0, fmt.Errorf("--undo-window must be a duration from 0 (off) to 1m, such as 5s; got %q", s)
+	}
+	return d, nil
 }
 
 // parseClaimTTL reads --claim-ttl: a positive duration of at most
@@ -137,7 +159,7 @@ func parseClaimTTL(s string) (time.Duration, error) {
 // serve listens on addr over the database db (see openStore) until ctx
 // ends, with the engine configured by engine (retention, claims); auth
 // decides who may call it (see authConfig.options).
-func serve(ctx context.Context, log *slog.Logger, addr, db string, engine *broker.Options, auth *authConfig, ch channelFlags) error {
+func serve(ctx context.Context, log *slog.Logger, addr, db string, engine *broker.Options, undo time.Duration, auth *authConfig, ch channelFlags) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {
@@ -170,7 +192,7 @@ func serve(ctx context.Context, log *slog.Logger, addr, db string, engine *broke
 		return err
 	}
 	mcp := mcpserver.New(b, &mcpserver.Options{Logger: log, Version: buildVersion()})
-	srv := server.New(b, &server.Options{Slack: chans.slack, Email: chans.email, Push: chans.push, MCP: mcp.Handler(), Webhooks: chans.hooks, Logger: log, Version: buildVersion(), Auth: authOpts})
+	srv := server.New(b, &server.Options{Slack: chans.slack, Email: chans.email, Push: chans.push, MCP: mcp.Handler(), Webhooks: chans.hooks, Logger: log, Version: buildVersion(), Auth: authOpts, UndoWindow: undo})
 	hs := &http.Server{
 		Handler:           srv.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,

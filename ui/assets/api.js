@@ -82,6 +82,23 @@ export async function respond(id, type, value, onRetry) {
   }
 }
 
+// respondNow sends an answer as the page goes away (keepalive: the
+// request outlives the page), without waiting for the server's word.
+export function respondNow(id, type, value) {
+  try {
+    fetch("/api/v1/agents/hitl/respond", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: encode({ interaction_id: id, value, response_type: type }),
+      credentials: "same-origin",
+      cache: "no-store",
+      keepalive: true,
+    }).catch(() => {});
+  } catch {
+    // nothing more can be done as the page goes
+  }
+}
+
 // getJSON fetches a JSON document; it resolves to {ok, status, data, error}.
 export function getJSON(url) {
   return requestJSON("GET", url);

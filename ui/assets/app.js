@@ -21,6 +21,7 @@ import { RulesView } from "./rules.js";
 import { setMe } from "./progress.js";
 import { icon, sleep } from "./dom.js";
 import { setViewer } from "./audience.js";
+import { setUndoWindow } from "./undo.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -370,6 +371,7 @@ function signedIn(data) {
   user = data;
   setMe(data.name);
   setViewer(data);
+  setUndoWindow(data.undo_seconds);
   session = "in";
   signIn.hide();
   $("tabs").hidden = false;

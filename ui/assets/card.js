@@ -4,7 +4,7 @@
 import { h, icon, uid } from "./dom.js";
 import { contextBlock, detailsBlock, keptBlock, labelCode, nameButtons, typedText } from "./cardparts.js";
 import { buildWidget } from "./widgets.js";
-import { respond } from "./api.js";
+import { respond, respondNow } from "./api.js";
 import { TYPE_LABELS, countdown, spokenDuration, timeEl } from "./format.js";
 import { OUTCOME_KINDS } from "./decision.js";
 import { Stakes } from "./stakes.js";
@@ -16,6 +16,7 @@ import { headline, subline } from "./summary.js";
 import { riskBadge, riskNote, risky } from "./risk.js";
 import { editedView } from "./editedview.js";
 import { forChip, forOthers, projectChip, sessionTag } from "./audience.js";
+import { drop, hold, undoWindow } from "./undo.js";
 
 // The AI-Parrot HITL contract's words for a question the agent withdrew (§3.3).
 export const MOVED_ON = "The agent moved on — this question expired.";
@@ -195,7 +196,34 @@ export class Card {
       value = r.value;
     }
     this.value = value;
-    this.send();
+    if (undoWindow() > 0) this.hold();
+    else this.send();
+  }
+
+  // hold keeps the decision for the undo window before it is sent (the
+  // agent is told nothing meanwhile); the focus moves on at once.
+  hold() {
+    const text = this.widget.sentText ? this.widget.sentText(this.value) : "Answer ready.";
+    this.held = true;
+    this.fields.disabled = true;
+    this.showOutcome("held", `${text} Sending in a moment — press u to undo.`);
+    this.hooks.answered?.(this);
+    hold(this, `${short(headline(this.q), 60)}: ${text}`, () => {
+      this.held = false;
+      if (this.resolved) return;
+      this.outcome.hidden = true;
+      this.send();
+    }, () => respondNow(this.id, this.q.interaction_type, this.value));
+  }
+
+  // unhold takes the held decision back: nothing was sent, the card
+  // can be answered again, and it has the focus.
+  unhold() {
+    this.held = false;
+    this.outcome.hidden = true;
+    this.fields.disabled = this.busy || this.resolved || this.expired || !!this.votedLock || !!this.claimLocked;
+    this.focus();
+    this.hooks.announce(`Undone: “${short(headline(this.q), 80)}” was not sent.`);
   }
 
   async send() {
@@ -381,6 +409,11 @@ export class Card {
   resolve(kind, text, look = "") {
     if (this.resolved) return false;
     this.resolved = true;
+    // A decision held for undo is not sent once the question ended.
+    if (this.held) {
+      drop(this);
+      this.held = false;
+    }
     if (kind !== "sent") this.keepTyped();
     else this.kept?.remove();
     // The focus moves on to the next card, as after an answer, rather
@@ -533,7 +566,7 @@ function over(res) {
 
 // OUTCOME_ICONS are the icons of the outcomes.
 const OUTCOME_ICONS = {
-  sent: "check", answered: "check", approved: "check", expired: "clock",
+  sent: "check", answered: "check", approved: "check", expired: "clock", held: "clock",
   edited: "edit", rejected: "x", responded: "reply",
 };
 

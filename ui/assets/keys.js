@@ -6,6 +6,7 @@
 import { isTyping } from "./dom.js";
 import { headline } from "./summary.js";
 import { risks } from "./risk.js";
+import { onUndo, undoLast } from "./undo.js";
 
 // How long a first r (or a first a on a risky action) waits for the
 // second, in ms.
@@ -26,7 +27,20 @@ export function setupKeys({ inbox, triage, dialog, opener, active, announce }) {
   };
   opener.addEventListener("click", () => dialog.showModal());
 
+  // Undo takes back the latest held decision (the toast's button, u,
+  // Ctrl/⌘+Z); it reports whether there was one.
+  const undo = () => {
+    const card = undoLast();
+    card?.unhold();
+    return !!card;
+  };
+  onUndo(undo);
+
   document.addEventListener("keydown", (e) => {
+    if ((e.ctrlKey || e.metaKey) && !e.altKey && e.key.toLowerCase() === "z" && !isTyping(e.target) && active()) {
+      if (undo()) e.preventDefault();
+      return;
+    }
     if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || !active()) return;
     if (isTyping(e.target) || e.target.closest?.("dialog")) return;
     const card = inbox.focused();
@@ -35,6 +49,9 @@ export function setupKeys({ inbox, triage, dialog, opener, active, announce }) {
       case "k":
         clearReject();
         inbox.move(e.key === "j" ? 1 : -1);
+        break;
+      case "u":
+        if (!undo()) return;
         break;
       case "/":
         triage.focusSearch();
