@@ -43,7 +43,9 @@ func TestActionOverHTTP(t *testing.T) {
 		"question":                "Run Bash?",
 		"decisions":               []any{"approve", "edit", "reject", "respond"},
 		"reject_requires_message": false,
-		"action":                  map[string]any{"name": "Bash", "args": map[string]any{"command": "terraform apply -auto-approve"}, "description": "Run it"},
+		"action": map[string]any{"name": "Bash", "args": map[string]any{"command": "terraform apply -auto-approve"}, "description": "Run it",
+			"risks": []any{map[string]any{"why": "applies infrastructure changes (terraform apply)"}}},
+		"summary": "terraform apply -auto-approve",
 	} {
 		if !reflect.DeepEqual(created[k], want) {
 			t.Errorf("%s: got %#v, want %#v", k, created[k], want)
