@@ -64,7 +64,7 @@ func TestRulesView(t *testing.T) {
 	if len(items) != 1 {
 		t.Fatalf("alice sees %d rules, want her own: %q", len(items), items)
 	}
-	for _, want := range []string{"Allow", "Bash", "from claude-code", "when command starts with “make test”", "Made by alice", "until revoked"} {
+	for _, want := range []string{"Allow", "Bash", "from claude-code", "when command starts with “make test”", "Made by alice", "expires "} {
 		if !strings.Contains(items[0], want) {
 			t.Errorf("alice's rule %q lacks %q", items[0], want)
 		}

@@ -7,6 +7,9 @@ import { h } from "./dom.js";
 
 let viewer = { name: "", groups: [] };
 
+// How many colours session tags take (session-hue-0 … in action.css).
+const HUES = 12;
+
 // setViewer records who is signed in ({name, groups}).
 export function setViewer(user) {
   viewer = { name: user?.name || "", groups: Array.isArray(user?.groups) ? user.groups : [] };
@@ -43,10 +46,8 @@ export function sessionTag(id) {
   let hash = 0;
   for (const ch of String(id)) hash = (hash * 31 + ch.codePointAt(0)) >>> 0;
   const short = String(id).replace(/[^0-9a-z]/gi, "").slice(0, 6) || String(id).slice(0, 6);
-  const tag = h("span", { class: "session-tag", title: `Session ${id}` },
+  return h("span", { class: `session-tag session-hue-${hash % HUES}`, title: `Session ${id}` },
     h("span", { class: "sr-only", text: `session ${id}` }), h("span", { "aria-hidden": "true", text: short }));
-  tag.style.setProperty("--session-hue", String(hash % 360));
-  return tag;
 }
 
 // projectChip names the project in a card's header; null when unknown.
