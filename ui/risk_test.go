@@ -68,7 +68,9 @@ func TestRiskyAction(t *testing.T) {
 	p.waitOutcome(plain, "Approved")
 
 	// Always allow… on a risky call: a day by default, and the box to tick.
-	p.click(curl, ".btn-always")
+	always := in(curl, ".btn-always")
+	p.waitJS(fmt.Sprintf(`!!document.querySelector(%s)?.checkVisibility()`, js(always)))
+	p.do(chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`document.querySelector(%s).click()`, js(always))))
 	if got := eval[string](p, fmt.Sprintf(`document.querySelector(%s).value`, js(in(curl, ".rule-expiry")))); got != "86400" {
 		t.Errorf("the rule expires after %q seconds by default, want a day (86400)", got)
 	}
