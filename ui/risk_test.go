@@ -67,7 +67,10 @@ func TestRiskyAction(t *testing.T) {
 	p.do(press("a"))
 	p.waitOutcome(plain, "Approved")
 
-	// Always allow… on a risky call: a day by default, and the box to tick.
+	// Always allow… on a risky call: a day by default, and the box to tick
+	// (once the answered cards have left, so nothing moves under a click).
+	p.waitCardGone(apply)
+	p.waitCardGone(plain)
 	always := in(curl, ".btn-always")
 	p.waitJS(fmt.Sprintf(`!!document.querySelector(%s)?.checkVisibility()`, js(always)))
 	p.do(chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`document.querySelector(%s).click()`, js(always))))
