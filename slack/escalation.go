@@ -127,7 +127,6 @@ func (s *Service) writeReminder(ctx context.Context, n, next *hitl.Notification)
 	}
 }
 
-
 // reminderText is the reply of step d.
 func reminderText(d hitl.EscalationDetail) string {
 	if d.Added == nil {
