@@ -1,0 +1,305 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/client"
+)
+
+// The gate's end-to-end tests: the official TypeScript SDK's client (the
+// agent, mcpgate/testdata/agent.mjs) talks to "hitl gate" in front of
+// real MCP servers from the npm registry, installed by test.sh into
+// mcpgate/testdata/node_modules; a person answers over hitl's HTTP API.
+
+// gateModules is where test.sh installs the npm packages.
+var gateModules = filepath.Join("..", "..", "mcpgate", "testdata", "node_modules")
+
+// requireGatePackages skips the test when the npm packages are missing,
+// or fails it when HITL_TEST_REQUIRE_MCP_PACKAGES is 1 (test.sh sets it).
+func requireGatePackages(t *testing.T) {
+	t.Helper()
+	_, err := os.Stat(filepath.Join(gateModules, "@modelcontextprotocol", "sdk", "package.json"))
+	_, nodeErr := exec.LookPath("node")
+	if err == nil && nodeErr == nil {
+		return
+	}
+	msg := "the MCP npm packages are not installed in mcpgate/testdata/node_modules (run test.sh), or node is missing"
+	if os.Getenv("HITL_TEST_REQUIRE_MCP_PACKAGES") == "1" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+}
+
+// fsServer is the command line of the filesystem MCP server over dir.
+func fsServer(dir string) []string {
+	return []string{"node", filepath.Join(gateModules, "@modelcontextprotocol", "server-filesystem", "dist", "index.js"), dir}
+}
+
+// everythingServer is the command line of the everything MCP server.
+func everythingServer() []string {
+	return []string{"node", filepath.Join(gateModules, "@modelcontextprotocol", "server-everything", "dist", "index.js"), "stdio"}
+}
+
+// tsAgent is the TypeScript SDK client driving "hitl gate".
+type tsAgent struct {
+	t      *testing.T
+	stdin  io.WriteCloser
+	stderr *syncBuffer
+	mu     sync.Mutex
+	lines  []map[string]any
+	more   chan struct{}
+	nextID int
+	ready  map[string]any
+}
+
+// startTSAgent runs the agent against "hitl gate GATEARGS -- SERVER…",
+// with extra environment variables, and waits until it is connected.
+func startTSAgent(t *testing.T, env []string, gateArgs []string, server []string) *tsAgent {
+	t.Helper()
+	requireGatePackages(t)
+	args := append([]string{filepath.Join(gateModules, "..", "agent.mjs"), hitlBin, "gate"}, gateArgs...)
+	if len(server) > 0 {
+		args = append(append(args, "--"), server...)
+	}
+	cmd := exec.Command("node", args...)
+	cmd.Env = append(cleanEnv(), env...)
+	a := &tsAgent{t: t, stderr: &syncBuffer{}, more: make(chan struct{}, 1)}
+	cmd.Stderr = a.stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.stdin, err = cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start the agent: %v", err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			var m map[string]any
+			if json.Unmarshal(sc.Bytes(), &m) != nil {
+				continue
+			}
+			a.mu.Lock()
+			a.lines = append(a.lines, m)
+			a.mu.Unlock()
+			select {
+			case a.more <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		a.stdin.Close()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+		}
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("agent and gate stderr:\n%s", a.stderr)
+		}
+	})
+	a.ready = a.await(func(m map[string]any) bool { return m["event"] == "ready" })
+	return a
+}
+
+// await waits for a line that ok accepts.
+func (a *tsAgent) await(ok func(map[string]any) bool) map[string]any {
+	a.t.Helper()
+	timeout := time.After(60 * time.Second)
+	for {
+		a.mu.Lock()
+		for _, m := range a.lines {
+			if ok(m) {
+				a.mu.Unlock()
+				return m
+			}
+		}
+		a.mu.Unlock()
+		select {
+		case <-a.more:
+		case <-timeout:
+			a.t.Fatalf("the agent did not report in 60s; stderr:\n%s", a.stderr)
+		}
+	}
+}
+
+// send starts an operation and returns its id.
+func (a *tsAgent) send(op map[string]any) int {
+	a.t.Helper()
+	a.mu.Lock()
+	a.nextID++
+	id := a.nextID
+	a.mu.Unlock()
+	op["id"] = id
+	b, _ := json.Marshal(op)
+	if _, err := a.stdin.Write(append(b, '\n')); err != nil {
+		a.t.Fatalf("write to the agent: %v", err)
+	}
+	return id
+}
+
+// outcome waits for operation id's outcome: its result, or fails.
+func (a *tsAgent) outcome(id int) map[string]any {
+	a.t.Helper()
+	m := a.await(func(m map[string]any) bool { return m["id"] == float64(id) && m["event"] == nil })
+	if e, ok := m["error"]; ok {
+		a.t.Fatalf("operation %d failed in the agent: %v", id, e)
+	}
+	r, _ := m["result"].(map[string]any)
+	return r
+}
+
+// call starts a tool call.
+func (a *tsAgent) call(name string, args map[string]any) int {
+	return a.send(map[string]any{"op": "call", "name": name, "args": args})
+}
+
+// callResult is a tools/call result as the agent saw it.
+type callResult struct {
+	Text    string
+	IsError bool
+}
+
+func (a *tsAgent) result(id int) callResult {
+	a.t.Helper()
+	r := a.outcome(id)
+	var c callResult
+	c.IsError, _ = r["isError"].(bool)
+	content, _ := r["content"].([]any)
+	for _, x := range content {
+		if m, ok := x.(map[string]any); ok && m["type"] == "text" {
+			c.Text += fmt.Sprint(m["text"])
+		}
+	}
+	return c
+}
+
+// pendingAction waits for the one pending action named name.
+func pendingAction(t *testing.T, c *client.Client, name string) *hitl.Interaction {
+	t.Helper()
+	var found *hitl.Interaction
+	waitFor(t, "a pending action "+name, func() bool {
+		list, _, err := c.List(context.Background(), hitl.ListFilter{Status: hitl.StatusPending})
+		if err != nil {
+			t.Fatalf("list pending: %v", err)
+		}
+		for _, in := range list {
+			if in.Action != nil && in.Action.Name == name {
+				found = in
+			}
+		}
+		return found != nil
+	})
+	return found
+}
+
+// respond answers an interaction as a person.
+func respond(t *testing.T, c *client.Client, id, value string) {
+	t.Helper()
+	if _, err := c.Respond(context.Background(), id, json.RawMessage(value)); err != nil {
+		t.Fatalf("respond %s: %v", value, err)
+	}
+}
+
+// TestGateFilesystem runs the TypeScript SDK's client through hitl gate
+// to the filesystem server: a read passes without asking anyone; a write
+// waits for a person and runs when approved, runs with the person's
+// edits when edited, and never runs when rejected.
+func TestGateFilesystem(t *testing.T) {
+	srv := startServer(t)
+	person := srv.client(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("hello"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a := startTSAgent(t, []string{"HITL_URL=" + srv.URL}, []string{"--progress-interval", "100ms"}, fsServer(dir))
+
+	// The client sees the upstream's own tools, annotations and all.
+	tools := a.outcome(a.send(map[string]any{"op": "list"}))
+	var writeAnnotations map[string]any
+	for _, x := range tools["tools"].([]any) {
+		if m := x.(map[string]any); m["name"] == "write_file" {
+			writeAnnotations, _ = m["annotations"].(map[string]any)
+		}
+	}
+	if writeAnnotations["destructiveHint"] != true {
+		t.Fatalf("write_file annotations through the gate = %v, want the upstream's destructiveHint true", writeAnnotations)
+	}
+
+	read := a.result(a.call("read_text_file", map[string]any{"path": filepath.Join(dir, "notes.txt")}))
+	if read.IsError || read.Text != "hello" {
+		t.Fatalf("read_text_file = %+v, want hello, passed without review", read)
+	}
+	if list, _, _ := person.List(context.Background(), hitl.ListFilter{}); len(list) != 0 {
+		t.Fatalf("a read made %d interactions, want none", len(list))
+	}
+
+	name := "mcp__secure-filesystem-server__write_file"
+	target := filepath.Join(dir, "approved.txt")
+	id := a.call("write_file", map[string]any{"path": target, "content": "approved"})
+	in := pendingAction(t, person, name)
+	if in.Action.Kind != hitl.KindMCP || !strings.Contains(in.Action.Description, "overwrite") || !strings.Contains(in.Context, "destructive") {
+		t.Errorf("the person sees kind %q, description %q, context %q; want kind mcp, the tool's description and its annotations", in.Action.Kind, in.Action.Description, in.Context)
+	}
+	var input struct {
+		Server, Tool string
+		Args         map[string]any
+	}
+	if err := json.Unmarshal(in.Action.Input, &input); err != nil || input.Server != "secure-filesystem-server" || input.Tool != "write_file" || input.Args["path"] != target {
+		t.Errorf("action input = %s, want the server, tool and args", in.Action.Input)
+	}
+	if _, err := os.Stat(target); err == nil {
+		t.Fatal("the write ran before anyone approved it")
+	}
+	a.await(func(m map[string]any) bool { return m["event"] == "progress" && m["id"] == float64(id) })
+	respond(t, person, in.ID, `{"decision": "approve"}`)
+	if r := a.result(id); r.IsError {
+		t.Fatalf("approved write_file = %+v, want success", r)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "approved" {
+		t.Fatalf("approved file holds %q, want approved", b)
+	}
+
+	edited := filepath.Join(dir, "edited.txt")
+	id = a.call("write_file", map[string]any{"path": edited, "content": "as the model wrote it"})
+	in = pendingAction(t, person, name)
+	respond(t, person, in.ID, fmt.Sprintf(`{"decision": "edit", "args": {"path": %q, "content": "as the person wrote it"}}`, edited))
+	if r := a.result(id); r.IsError {
+		t.Fatalf("edited write_file = %+v, want success", r)
+	}
+	if b, _ := os.ReadFile(edited); string(b) != "as the person wrote it" {
+		t.Fatalf("edited file holds %q, want the person's content", b)
+	}
+
+	rejected := filepath.Join(dir, "rejected.txt")
+	id = a.call("write_file", map[string]any{"path": rejected, "content": "no"})
+	in = pendingAction(t, person, name)
+	respond(t, person, in.ID, `{"decision": "reject", "message": "not in this directory"}`)
+	r := a.result(id)
+	if !r.IsError || !strings.Contains(r.Text, "not in this directory") {
+		t.Fatalf("rejected write_file = %+v, want an error result with the person's reason", r)
+	}
+	if _, err := os.Stat(rejected); err == nil {
+		t.Fatal("a rejected write ran")
+	}
+}
