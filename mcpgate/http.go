@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/hitl-sh/hitl"
 	mcpauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -119,7 +120,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // upstream ends, or the handler closes; its questions are asked as the
 // caller of the request that opened it.
 func (h *Handler) open(r *http.Request, name string, route Route, owner string) (*httpSession, error) {
-	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
+	caller := hitl.CallerFrom(r.Context())
+	caller.Channel = hitl.ChannelMCP
+	ctx, cancel := context.WithCancel(hitl.WithCaller(context.WithoutCancel(r.Context()), caller))
 	up, err := route.Upstream.Transport(h.hc, h.stderr).Connect(ctx)
 	if err != nil {
 		cancel()

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -44,12 +45,22 @@ func requireGatePackages(t *testing.T) {
 
 // fsServer is the command line of the filesystem MCP server over dir.
 func fsServer(dir string) []string {
-	return []string{"node", filepath.Join(gateModules, "@modelcontextprotocol", "server-filesystem", "dist", "index.js"), dir}
+	return []string{"node", filepath.Join(absModules(), "@modelcontextprotocol", "server-filesystem", "dist", "index.js"), dir}
 }
 
 // everythingServer is the command line of the everything MCP server.
 func everythingServer() []string {
-	return []string{"node", filepath.Join(gateModules, "@modelcontextprotocol", "server-everything", "dist", "index.js"), "stdio"}
+	return []string{"node", filepath.Join(absModules(), "@modelcontextprotocol", "server-everything", "dist", "index.js"), "stdio"}
+}
+
+// absModules is gateModules as an absolute path, for servers hitl serve
+// starts.
+func absModules() string {
+	p, err := filepath.Abs(gateModules)
+	if err != nil {
+		panic(err)
+	}
+	return p
 }
 
 // tsAgent is the TypeScript SDK client driving "hitl gate".
@@ -68,12 +79,18 @@ type tsAgent struct {
 // with extra environment variables, and waits until it is connected.
 func startTSAgent(t *testing.T, env []string, gateArgs []string, server []string) *tsAgent {
 	t.Helper()
-	requireGatePackages(t)
-	args := append([]string{filepath.Join(gateModules, "..", "agent.mjs"), hitlBin, "gate"}, gateArgs...)
+	target := append([]string{hitlBin, "gate"}, gateArgs...)
 	if len(server) > 0 {
-		args = append(append(args, "--"), server...)
+		target = append(append(target, "--"), server...)
 	}
-	cmd := exec.Command("node", args...)
+	return startAgent(t, env, target...)
+}
+
+// startAgent runs the agent against target: a command line, or a URL.
+func startAgent(t *testing.T, env []string, target ...string) *tsAgent {
+	t.Helper()
+	requireGatePackages(t)
+	cmd := exec.Command("node", append([]string{filepath.Join(gateModules, "..", "agent.mjs")}, target...)...)
 	cmd.Env = append(cleanEnv(), env...)
 	a := &tsAgent{t: t, stderr: &syncBuffer{}, more: make(chan struct{}, 1)}
 	cmd.Stderr = a.stderr
@@ -302,4 +319,115 @@ func TestGateFilesystem(t *testing.T) {
 	if _, err := os.Stat(rejected); err == nil {
 		t.Fatal("a rejected write ran")
 	}
+}
+
+// TestGateServe serves the filesystem server gated at /mcp/gate/fs of
+// hitl serve, and drives it with the TypeScript SDK's Streamable HTTP
+// client: a read passes, a write waits for a person's approval.
+func TestGateServe(t *testing.T) {
+	requireGatePackages(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("hello"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	addr := freeAddr(t)
+	spec := "fs=" + strings.Join(fsServer(dir), " ")
+	s := &hitlServer{proc: start(t, "serve", "--addr", addr, "--db", filepath.Join(t.TempDir(), "hitl.db"), "--gate", spec), URL: "http://" + addr}
+	waitFor(t, "hitl serve to answer /healthz", func() bool {
+		resp, err := http.Get(s.URL + "/healthz")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
+	person := s.client(t)
+	a := startAgent(t, nil, s.URL+"/mcp/gate/fs")
+	a.outcome(a.send(map[string]any{"op": "list"}))
+	if r := a.result(a.call("read_text_file", map[string]any{"path": filepath.Join(dir, "notes.txt")})); r.IsError || r.Text != "hello" {
+		t.Fatalf("read_text_file = %+v, want hello", r)
+	}
+	target := filepath.Join(dir, "out.txt")
+	id := a.call("write_file", map[string]any{"path": target, "content": "served"})
+	in := pendingAction(t, person, "mcp__fs__write_file")
+	respond(t, person, in.ID, `{"decision": "approve"}`)
+	if r := a.result(id); r.IsError {
+		t.Fatalf("approved write_file = %+v, want success", r)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "served" {
+		t.Fatalf("file holds %q, want served", b)
+	}
+	if _, _, code := hitlRun(t, "serve", "--gate", "bad name=x"); code != 2 {
+		t.Errorf("hitl serve --gate 'bad name=x' exited %d, want 2", code)
+	}
+}
+
+// TestGateUpstreamEverything fronts the everything server over
+// Streamable HTTP (hitl gate --upstream) for a client that cannot elicit:
+// the server's elicitation becomes a form in hitl, and the person's
+// values reach it; a read-only tool named by --review waits for a person,
+// and its progress notifications reach the client.
+func TestGateUpstreamEverything(t *testing.T) {
+	requireGatePackages(t)
+	srv := startServer(t)
+	person := srv.client(t)
+	addr := freeAddr(t)
+	port := addr[strings.LastIndex(addr, ":")+1:]
+	up := exec.Command(everythingServer()[0], append(everythingServer()[1:len(everythingServer())-1], "streamableHttp")...)
+	up.Env = append(cleanEnv(), "PORT="+port)
+	upErr := &syncBuffer{}
+	up.Stderr = upErr
+	if err := up.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { up.Process.Kill(); up.Wait() })
+	waitFor(t, "the everything server to listen", func() bool { return strings.Contains(upErr.String(), "listening") })
+
+	a := startTSAgent(t, []string{"HITL_URL=" + srv.URL}, []string{"--upstream", "http://" + addr + "/mcp", "--progress-interval", "100ms", "--review", "trigger-long-*"}, nil)
+	tools := a.outcome(a.send(map[string]any{"op": "list"}))
+	names := map[string]map[string]any{}
+	for _, x := range tools["tools"].([]any) {
+		m := x.(map[string]any)
+		ann, _ := m["annotations"].(map[string]any)
+		names[m["name"].(string)] = ann
+	}
+	if names["echo"]["readOnlyHint"] != true {
+		t.Fatalf("echo's annotations through the gate = %v, want readOnlyHint", names["echo"])
+	}
+	if _, ok := names["trigger-elicitation-request"]; !ok {
+		t.Fatalf("tools %v lack trigger-elicitation-request: the gate did not declare elicitation for a client without it", tools)
+	}
+	if r := a.result(a.call("echo", map[string]any{"message": "hi"})); r.IsError || !strings.Contains(r.Text, "hi") {
+		t.Fatalf("echo = %+v, want it to pass", r)
+	}
+
+	id := a.call("trigger-elicitation-request", nil)
+	in := pendingAction(t, person, "mcp__mcp-servers/everything__trigger-elicitation-request")
+	respond(t, person, in.ID, `{"decision": "approve"}`)
+	var form *hitl.Interaction
+	waitFor(t, "the elicitation as a form", func() bool {
+		list, _, _ := person.List(context.Background(), hitl.ListFilter{Status: hitl.StatusPending})
+		for _, x := range list {
+			if x.Type == hitl.TypeForm {
+				form = x
+			}
+		}
+		return form != nil
+	})
+	respond(t, person, form.ID, `{"name": "Ada Lovelace", "check": true}`)
+	r := a.result(id)
+	if r.IsError || !strings.Contains(r.Text, "Ada Lovelace") {
+		t.Fatalf("elicitation result = %+v, want the person's values", r)
+	}
+
+	id = a.call("trigger-long-running-operation", map[string]any{"duration": 1, "steps": 3})
+	in = pendingAction(t, person, "mcp__mcp-servers/everything__trigger-long-running-operation")
+	respond(t, person, in.ID, `{"decision": "approve"}`)
+	if r := a.result(id); r.IsError {
+		t.Fatalf("long-running operation = %+v, want success", r)
+	}
+	a.await(func(m map[string]any) bool {
+		p, _ := m["progress"].(map[string]any)
+		return m["event"] == "progress" && m["id"] == float64(id) && p["total"] == float64(3)
+	})
 }

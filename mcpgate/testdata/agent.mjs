@@ -1,5 +1,6 @@
 // agent.mjs is an MCP agent for the gate's tests: the official TypeScript
-// SDK's client over stdio to the command in its arguments. It reads one
+// SDK's client over stdio to the command in its arguments, or over
+// Streamable HTTP to the URL that is its first argument. It reads one
 // JSON operation a line on stdin and writes one JSON line per outcome on
 // stdout:
 //
@@ -12,6 +13,7 @@
 // declares form elicitation and answers every one with it.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import readline from "node:readline";
 
@@ -28,7 +30,9 @@ if (elicit) {
     return JSON.parse(elicit);
   });
 }
-const transport = new StdioClientTransport({ command, args, env: process.env, stderr: "inherit" });
+const transport = /^https?:\/\//.test(command)
+  ? new StreamableHTTPClientTransport(new URL(command))
+  : new StdioClientTransport({ command, args, env: process.env, stderr: "inherit" });
 await client.connect(transport);
 out({ event: "ready", server: client.getServerVersion(), protocol: transport.protocolVersion ?? null });
 
