@@ -55,6 +55,7 @@ func (s *session) callTool(req *jsonrpc.Request) bool {
 		info := s.tools[p.Name]
 		s.mu.Unlock()
 		if !s.hold(req, p, info) {
+			s.noteCall(req)
 			if err := s.upstream.Write(s.ctx, req); err != nil && s.ctx.Err() == nil {
 				s.respond(req.ID, errorResult("hitl gate: the call could not be sent to the upstream server: "+err.Error()))
 			}
@@ -145,6 +146,7 @@ func (s *session) review(ctx context.Context, req *jsonrpc.Request, p callParams
 		fwd = &jsonrpc.Request{ID: req.ID, Method: req.Method, Params: params}
 	}
 	s.g.log.Info("mcp gate: call approved", "tool", p.Name, "interaction_id", id, "edited", v.UpdatedInput != nil)
+	s.noteCall(fwd)
 	if err := s.upstream.Write(s.ctx, fwd); err != nil {
 		s.respond(req.ID, errorResult("hitl gate: the approved call could not be sent to the upstream server: "+err.Error()))
 	}

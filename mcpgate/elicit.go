@@ -81,16 +81,8 @@ func (s *session) elicit(req *jsonrpc.Request) bool {
 	if decode(req.Params, &p) != nil {
 		return false
 	}
-	s.mu.Lock()
-	sup := s.elicits
-	s.mu.Unlock()
-	switch s.g.opts.Elicit {
-	case ElicitClient:
+	if !s.asksInHitl(p.Mode) {
 		return false
-	case ElicitClientElseHitl:
-		if p.Mode == "url" && sup.url || p.Mode != "url" && sup.form {
-			return false
-		}
 	}
 	ctx, cancel := context.WithCancel(s.ctx)
 	s.mu.Lock()
@@ -116,6 +108,21 @@ func (s *session) elicit(req *jsonrpc.Request) bool {
 			s.g.log.Warn("mcp gate: cannot answer the upstream's elicitation", "error", err)
 		}
 	}()
+	return true
+}
+
+// asksInHitl reports whether the gate asks an elicitation of the mode
+// ("form", "" or "url") in hitl rather than passing it to the client.
+func (s *session) asksInHitl(mode string) bool {
+	s.mu.Lock()
+	sup := s.elicits
+	s.mu.Unlock()
+	switch s.g.opts.Elicit {
+	case ElicitClient:
+		return false
+	case ElicitClientElseHitl:
+		return !(mode == "url" && sup.url || mode != "url" && sup.form)
+	}
 	return true
 }
 

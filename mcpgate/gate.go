@@ -12,6 +12,7 @@ package mcpgate
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -122,6 +123,7 @@ func (g *Gate) Serve(ctx context.Context, client, upstream mcp.Connection) error
 		held:      map[any]context.CancelFunc{},
 		eliciting: map[any]context.CancelFunc{},
 		own:       map[string]chan *jsonrpc.Response{},
+		calls:     map[any]json.RawMessage{},
 	}
 	errs := make(chan error, 2)
 	go func() { errs <- s.fromClient() }()
@@ -160,6 +162,7 @@ type session struct {
 	eliciting   map[any]context.CancelFunc        // the upstream's elicitations asked in hitl, by id
 	own         map[string]chan *jsonrpc.Response // the gate's own requests to the upstream
 	ownSeq      int
+	calls       map[any]json.RawMessage // params of the tools/call requests relayed, by id
 }
 
 // toolInfo is what the upstream's tools/list said about a tool.
@@ -181,8 +184,11 @@ func (s *session) fromClient() error {
 			}
 			return fmt.Errorf("read from the MCP client: %w", err)
 		}
-		if req, ok := msg.(*jsonrpc.Request); ok && s.intercept(req) {
-			continue
+		if req, ok := msg.(*jsonrpc.Request); ok {
+			if s.intercept(req) {
+				continue
+			}
+			s.noteCall(req)
 		}
 		if err := s.upstream.Write(s.ctx, msg); err != nil {
 			return fmt.Errorf("write to the upstream MCP server: %w", err)
@@ -206,7 +212,7 @@ func (s *session) fromUpstream() error {
 		}
 		switch m := msg.(type) {
 		case *jsonrpc.Response:
-			if s.ownResponse(m) {
+			if s.ownResponse(m) || s.callResult(m) {
 				continue
 			}
 			s.noteResponse(m)
@@ -227,6 +233,7 @@ func (s *session) fromUpstream() error {
 // intercept handles a request from the client that the gate acts on,
 // and reports whether it did so in place of relaying it.
 func (s *session) intercept(req *jsonrpc.Request) bool {
+	s.declareInMeta(req)
 	switch req.Method {
 	case "initialize":
 		s.noteInitialize(req)

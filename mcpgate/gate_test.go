@@ -3,7 +3,6 @@ package mcpgate_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -62,6 +61,21 @@ func newUpstream() *upstream {
 			}
 			b, _ := json.Marshal(res)
 			return text(string(b)), nil
+		})
+	// ask_mrtr elicits the 2026-07-28 way: an input_required result, then
+	// the answer in the call again.
+	u.server.AddTool(&mcp.Tool{Name: "ask_mrtr", InputSchema: obj, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if r, ok := req.Params.InputResponses["env"]; ok {
+				b, _ := json.Marshal(r)
+				return text(string(b) + " state=" + req.Params.RequestState), nil
+			}
+			return &mcp.CallToolResult{RequestState: "round-1", InputRequests: mcp.InputRequestMap{"env": &mcp.ElicitParams{
+				Message: "Which environment?",
+				RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{
+					"env": map[string]any{"type": "string", "enum": []string{"staging", "production"}},
+				}, "required": []string{"env"}},
+			}}}, nil
 		})
 	return u
 }
@@ -342,4 +356,50 @@ func TestGateElicitModes(t *testing.T) {
 	}
 }
 
-var _ = fmt.Sprint
+// TestGateRules: a person's "always allow" on a gated call, with an
+// argument pattern, decides the next calls of that server's tool whose
+// argument matches, without asking; others still wait for a person.
+func TestGateRules(t *testing.T) {
+	b := hitltest.StartBroker(t)
+	u := newUpstream()
+	cs := connectThrough(t, u, b, nil, nil, legacy)
+	ctx := context.Background()
+
+	ch := call(cs, ctx, "write", map[string]any{"text": "notes/a.md"})
+	answer(t, b, pending(t, b).ID, `{"decision": "approve", "always": {"match": {"arg": "text", "glob": "notes/**"}}}`)
+	wait(t, ch)
+	if got, isErr := wait(t, call(cs, ctx, "write", map[string]any{"text": "notes/b.md"})); isErr || got != "wrote notes/b.md" {
+		t.Fatalf("write under the rule = %q (error %v), want it allowed without asking", got, isErr)
+	}
+	ch = call(cs, ctx, "write", map[string]any{"text": "src/main.go"})
+	in := pending(t, b)
+	if in.Action.Name != "mcp__test-upstream__write" {
+		t.Fatalf("pending %q, want the write outside the rule's pattern", in.Action.Name)
+	}
+	answer(t, b, in.ID, `{"decision": "reject"}`)
+	wait(t, ch)
+	if n := u.writes.Load(); n != 2 {
+		t.Fatalf("upstream ran write %d times, want 2", n)
+	}
+}
+
+// TestGateElicitsMultiRoundTrip: on protocol 2026-07-28 an upstream asks
+// for input in an input_required result; for a client that cannot
+// elicit, the gate asks in hitl, calls again with the answer and the
+// request state, and the client sees only the final result.
+func TestGateElicitsMultiRoundTrip(t *testing.T) {
+	b := hitltest.StartBroker(t)
+	cs := connectThrough(t, newUpstream(), b, nil, nil, "2026-07-28")
+	if v := cs.InitializeResult().ProtocolVersion; v != "2026-07-28" {
+		t.Fatalf("negotiated %s, want 2026-07-28", v)
+	}
+	ch := call(cs, context.Background(), "ask_mrtr", nil)
+	in := pending(t, b)
+	if in.Type != hitl.TypeForm || in.Question != "Which environment?" {
+		t.Fatalf("asked %s %q, want the form", in.Type, in.Question)
+	}
+	answer(t, b, in.ID, `{"env": "production"}`)
+	if got, isErr := wait(t, ch); isErr || got != `{"action":"accept","content":{"env":"production"}} state=round-1` {
+		t.Fatalf("result %q (error %v), want the person's answer and the request state at the upstream", got, isErr)
+	}
+}
