@@ -17,6 +17,7 @@ import (
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/internal/claudetest"
 )
 
 // The gate's end-to-end tests: the official TypeScript SDK's client (the
@@ -430,4 +431,45 @@ func TestGateUpstreamEverything(t *testing.T) {
 		p, _ := m["progress"].(map[string]any)
 		return m["event"] == "progress" && m["id"] == float64(id) && p["total"] == float64(3)
 	})
+}
+
+// TestClaudeCodeThroughGate runs the real Claude Code CLI with the
+// filesystem server behind hitl gate in its .mcp.json: the model's
+// write_file waits for a person, runs when approved, and comes back to
+// the model as an error with the person's reason when rejected.
+func TestClaudeCodeThroughGate(t *testing.T) {
+	requireGatePackages(t)
+	for _, tc := range []struct {
+		name, answer string
+		wrote        bool
+		want         string
+	}{
+		{"approve", `"approve"`, true, "Successfully wrote to"},
+		{"reject", `{"decision": "reject", "message": "not this file"}`, false, "rejected it: not this file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := startClaudeHitl(t)
+			// The server works in the directory Claude Code gives it as its
+			// root: the run's scratch directory.
+			api := claudetest.NewAPI(t, claudetest.ToolUse("mcp__fs__write_file", map[string]any{"path": "out.txt", "content": "hi"}), claudetest.Text("done"))
+			servers := claudetest.MCPServers("fs", map[string]any{"type": "stdio", "command": hitlBin,
+				"args": append([]string{"gate", "--name", "fs", "--"}, fsServer(".")...),
+				"env":  map[string]string{"HITL_URL": h.URL, "HITL_TOKEN": h.agentToken}})
+			p := claudetest.Start(t, claudetest.Options{API: api, Prompt: "write hi", MCPConfig: servers,
+				Args: []string{"--allowedTools", "mcp__fs__write_file"}, Env: h.env()})
+			in := h.answer(t, tc.answer)
+			r := p.Wait()
+			if in.Action == nil || in.Action.Name != "mcp__fs__write_file" || in.Action.Kind != hitl.KindMCP || in.SourceAgent != "claude-code" {
+				t.Errorf("asked %+v from %q, want the action mcp__fs__write_file of kind mcp from claude-code", in.Action, in.SourceAgent)
+			}
+			got, isErr, ok := api.ToolResult("toolu_00")
+			if !ok || !strings.Contains(got, tc.want) || isErr == tc.wrote {
+				t.Errorf("tool_result %q (error %v), want %q, error %v; claude stdout %s", got, isErr, tc.want, !tc.wrote, r.Stdout)
+			}
+			if _, wrote := readFile(t, r, "out.txt"); wrote != tc.wrote {
+				t.Errorf("out.txt exists: %v, want %v", wrote, tc.wrote)
+			}
+		})
+	}
 }
