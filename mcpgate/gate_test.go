@@ -184,8 +184,37 @@ func answer(t *testing.T, svc hitl.Service, id, value string) {
 
 const legacy = "2025-11-25" // elicitation/create requests, as the TypeScript SDK speaks
 
+// stores are the databases the gate's questions are tested on.
+var stores = []struct {
+	name string
+	db   func(testing.TB) hitltest.DB
+}{{"sqlite", hitltest.SQLiteDB}, {"postgres", hitltest.PostgresDB}}
+
 func TestGateReviewsCalls(t *testing.T) {
-	b := hitltest.StartBroker(t)
+	for _, st := range stores {
+		t.Run(st.name, func(t *testing.T) {
+			t.Parallel()
+			testGateReviewsCalls(t, hitltest.OpenEngine(t, st.db(t), nil).Broker)
+		})
+	}
+}
+
+// TestGateAcrossReplicas: a gate asks through one replica and a person
+// answers on another, sharing one PostgreSQL database; the approval
+// reaches the gate and the call runs.
+func TestGateAcrossReplicas(t *testing.T) {
+	db := hitltest.PostgresDB(t)
+	one, other := hitltest.OpenEngine(t, db, nil).Broker, hitltest.OpenEngine(t, db, nil).Broker
+	u := newUpstream()
+	cs := connectThrough(t, u, one, nil, nil, legacy)
+	ch := call(cs, context.Background(), "write", map[string]any{"text": "replicated"})
+	answer(t, other, pending(t, other).ID, `{"decision": "approve"}`)
+	if got, isErr := wait(t, ch); isErr || got != "wrote replicated" {
+		t.Fatalf("write approved on another replica = %q (error %v), want it run", got, isErr)
+	}
+}
+
+func testGateReviewsCalls(t *testing.T, b hitl.Service) {
 	u := newUpstream()
 	cs := connectThrough(t, u, b, nil, nil, legacy)
 	ctx := context.Background()
