@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/hitl-sh/hitl"
 	mcpauth "github.com/modelcontextprotocol/go-sdk/auth"
@@ -35,12 +36,21 @@ type Handler struct {
 
 	mu       sync.Mutex
 	sessions map[string]*httpSession
+	stop     chan struct{}
+	stopOnce sync.Once
 }
+
+// IdleTimeout is how long a session through a gated route lives without
+// a request from its client (a client that vanished without ending it),
+// unless a call in it is still waiting for a person.
+const IdleTimeout = 30 * time.Minute
 
 // httpSession is one client's session through a gated route.
 type httpSession struct {
 	route     string
-	owner     string // the caller's token info, "" without one
+	last      time.Time // the client's last request; guarded by Handler.mu
+	busy      int       // requests being served; guarded by Handler.mu
+	owner     string    // the caller's token info, "" without one
 	transport *mcp.StreamableServerTransport
 	cancel    context.CancelFunc
 }
@@ -52,15 +62,42 @@ func NewHandler(prefix string, routes []Route, hc *http.Client, stderr io.Writer
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	h := &Handler{prefix: prefix, routes: map[string]Route{}, stderr: stderr, hc: hc, log: log, sessions: map[string]*httpSession{}}
+	h := &Handler{prefix: prefix, routes: map[string]Route{}, stderr: stderr, hc: hc, log: log, sessions: map[string]*httpSession{}, stop: make(chan struct{})}
 	for _, r := range routes {
 		h.routes[r.Upstream.Name] = r
 	}
+	go h.reap()
 	return h
+}
+
+// reap ends the sessions idle for IdleTimeout, until Close.
+func (h *Handler) reap() {
+	t := time.NewTicker(IdleTimeout / 10)
+	defer t.Stop()
+	for {
+		select {
+		case <-h.stop:
+			return
+		case now := <-t.C:
+			h.mu.Lock()
+			idle := map[string]string{}
+			for id, s := range h.sessions {
+				if s.busy == 0 && now.Sub(s.last) > IdleTimeout {
+					idle[id] = s.route
+				}
+			}
+			h.mu.Unlock()
+			for id, route := range idle {
+				h.log.Info("mcp gate: idle session ended", "gate", route)
+				h.end(id)
+			}
+		}
+	}
 }
 
 // Close ends every session.
 func (h *Handler) Close() {
+	h.stopOnce.Do(func() { close(h.stop) })
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for id, s := range h.sessions {
@@ -93,7 +130,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "the gated MCP server cannot be reached", http.StatusBadGateway)
 			return
 		}
-		s.transport.ServeHTTP(w, r)
+		h.serve(s, w, r)
 		return
 	}
 	h.mu.Lock()
@@ -108,11 +145,26 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.end(id)
 		w.WriteHeader(http.StatusNoContent)
 	case http.MethodGet, http.MethodPost:
-		s.transport.ServeHTTP(w, r)
+		h.serve(s, w, r)
 	default:
 		w.Header().Set("Allow", "GET, POST, DELETE")
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 	}
+}
+
+// serve serves a client's request in its session, which is not idle
+// while it lasts (a call waiting for a person is a request in progress).
+func (h *Handler) serve(s *httpSession, w http.ResponseWriter, r *http.Request) {
+	h.mu.Lock()
+	s.busy++
+	h.mu.Unlock()
+	defer func() {
+		h.mu.Lock()
+		s.busy--
+		s.last = time.Now()
+		h.mu.Unlock()
+	}()
+	s.transport.ServeHTTP(w, r)
 }
 
 // open starts a session: the upstream's connection, and the gate between
@@ -136,7 +188,7 @@ func (h *Handler) open(r *http.Request, name string, route Route, owner string) 
 		cancel()
 		return nil, err
 	}
-	s := &httpSession{route: name, owner: owner, transport: t, cancel: cancel}
+	s := &httpSession{route: name, owner: owner, transport: t, cancel: cancel, last: time.Now()}
 	h.mu.Lock()
 	h.sessions[id] = s
 	h.mu.Unlock()
