@@ -18,6 +18,8 @@ type gateConfig struct {
 	specs         []string
 	review, pass  *[]string
 	elicit        string
+	timeoutFlag   string
+	elicitFlag    string
 	timeout       time.Duration
 	elicitTimeout time.Duration
 	upstreams     []mcpgate.Upstream
@@ -35,11 +37,11 @@ func gateFlags(fs *flag.FlagSet) *gateConfig {
 			c.specs = append(c.specs, s)
 		}
 	}
-	c.review = globsFlag(fs, "gate-review", "HITL_GATE_REVIEW", "tool-name `glob` a gated server's calls of are always reviewed (HITL_GATE_REVIEW)")
-	c.pass = globsFlag(fs, "gate-pass", "HITL_GATE_PASS", "tool-name `glob` a gated server's calls of pass without review (HITL_GATE_PASS)")
+	c.review = globsFlag(fs, "gate-review", "HITL_GATE_REVIEW", "tool-name `glob` of a gated server whose calls are always reviewed (HITL_GATE_REVIEW)")
+	c.pass = globsFlag(fs, "gate-pass", "HITL_GATE_PASS", "tool-name `glob` of a gated server whose calls pass without review (HITL_GATE_PASS)")
 	fs.StringVar(&c.elicit, "gate-elicit", envOr("HITL_GATE_ELICIT", string(mcpgate.ElicitClientElseHitl)), "who answers a gated server's elicitations: hitl, client or client-else-hitl (HITL_GATE_ELICIT)")
-	fs.DurationVar(&c.timeout, "gate-timeout", mcpgate.DefaultTimeout, "how long a person has to decide on a gated call")
-	fs.DurationVar(&c.elicitTimeout, "gate-elicit-timeout", mcpgate.DefaultElicitTimeout, "how long a person has to answer a gated server's elicitation")
+	fs.StringVar(&c.timeoutFlag, "gate-timeout", envOr("HITL_GATE_TIMEOUT", mcpgate.DefaultTimeout.String()), "how long a person has to decide on a gated call (a `duration`) (HITL_GATE_TIMEOUT)")
+	fs.StringVar(&c.elicitFlag, "gate-elicit-timeout", envOr("HITL_GATE_ELICIT_TIMEOUT", mcpgate.DefaultElicitTimeout.String()), "how long a person has to answer a gated server's elicitation (a `duration`)\n(HITL_GATE_ELICIT_TIMEOUT)")
 	return c
 }
 
@@ -57,8 +59,11 @@ func (c *gateConfig) check() error {
 		seen[u.Name] = true
 		c.upstreams = append(c.upstreams, u)
 	}
-	if c.timeout <= 0 || c.elicitTimeout <= 0 {
-		return fmt.Errorf("--gate-timeout and --gate-elicit-timeout must be positive")
+	var err1, err2 error
+	c.timeout, err1 = time.ParseDuration(strings.TrimSpace(c.timeoutFlag))
+	c.elicitTimeout, err2 = time.ParseDuration(strings.TrimSpace(c.elicitFlag))
+	if err1 != nil || err2 != nil || c.timeout <= 0 || c.elicitTimeout <= 0 {
+		return fmt.Errorf("--gate-timeout and --gate-elicit-timeout must be positive durations, such as 10m")
 	}
 	if _, err := mcpgate.New(nil, c.options("x", nil)); err != nil {
 		return fmt.Errorf("--gate: %w", err)
