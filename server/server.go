@@ -41,6 +41,9 @@ type Options struct {
 	// MCP, when set, serves MCP over streamable HTTP at /mcp (the
 	// mcpserver package's Handler), for API tokens.
 	MCP http.Handler
+	// MCPGates, when set, serves gated MCP servers over streamable HTTP
+	// at /mcp/gate/NAME (the mcpgate package's Handler), for API tokens.
+	MCPGates http.Handler
 	// Webhooks, when set, serves the webhooks' API and lets agents give
 	// a callback_url.
 	Webhooks Webhooks
@@ -68,6 +71,7 @@ type Server struct {
 	auth    *authenticator
 	slack   SlackChannel
 	mcp     http.Handler
+	gates   http.Handler
 	// webhooks, when set, sends webhooks (webhooks.go).
 	webhooks Webhooks
 	email    EmailChannel
@@ -98,6 +102,7 @@ func New(b *broker.Broker, opts *Options) *Server {
 		mux:      newRouteMux(),
 		slack:    opts.Slack,
 		mcp:      opts.MCP,
+		gates:    opts.MCPGates,
 		webhooks: opts.Webhooks,
 		email:    opts.Email,
 		push:     opts.Push,
@@ -185,6 +190,10 @@ func (s *Server) routes() {
 	// when given.
 	if s.mcp != nil {
 		s.mux.Handle("/mcp", s.mcp)
+	}
+	// Gated MCP servers (hitl serve --gate), when given.
+	if s.gates != nil {
+		s.mux.Handle("/mcp/gate/", s.gates)
 	}
 
 	// Authentication: the API the inbox uses, and a plain login page.

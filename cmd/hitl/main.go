@@ -62,6 +62,7 @@ func commands() []command {
 		{"rule", "manage the rules that decide actions: ls, add, rm", runRule},
 		{"webhook", "manage webhooks: add, ls, rm, secret", runWebhook},
 		{"mcp", "serve the MCP tools over stdio for a running server", runMCP},
+		{"gate", "put a person in front of an MCP server's tool calls", runGate},
 		{"hook", "review coding agents' tool calls as a hook: hook claude-code, codex, gemini-cli", runHook},
 		{"tools", "print the tool definitions for function calling", runTools},
 		{"token", "manage API tokens: create, ls, revoke", runToken},
