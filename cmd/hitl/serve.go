@@ -151,7 +151,7 @@ func serve(ctx context.Context, log *slog.Logger, addr, db string, engine *broke
 		return err
 	}
 	mcp := mcpserver.New(b, &mcpserver.Options{Logger: log, Version: buildVersion()})
-	srv := server.New(b, &server.Options{Slack: chans.slack, Email: chans.email, Push: chans.push, MCP: mcp.Handler(), Webhooks: chans.hooks, Logger: log, Version: buildVersion(), Auth: authOpts})
+	srv := server.New(b, &server.Options{Slack: chans.slack, Email: chans.email, Push: chans.push, MCP: mcp.Handler(), Webhooks: chans.hooks, Logger: log, Version: buildVersion(), Auth: authOpts, EmbedOrigins: auth.embedOrigins})
 	hs := &http.Server{
 		Handler:           srv.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
