@@ -129,6 +129,13 @@ func openTab(t *testing.T, srv *hitlServer, isolated bool, setup ...chromedp.Act
 // openTabWithin is openTab for a tab that may stay open for timeout.
 func openTabWithin(t *testing.T, srv *hitlServer, isolated bool, timeout time.Duration, setup ...chromedp.Action[chromedp.Void]) *page {
 	t.Helper()
+	return openTabAt(t, srv, srv.URL+"/", isolated, timeout, setup...)
+}
+
+// openTabAt is openTabWithin for the page at url (another site's page
+// that embeds the prompt, say).
+func openTabAt(t *testing.T, srv *hitlServer, url string, isolated bool, timeout time.Duration, setup ...chromedp.Action[chromedp.Void]) *page {
+	t.Helper()
 	requireChromium(t)
 	bctx, err := startBrowser()
 	if err != nil {
@@ -172,7 +179,7 @@ func openTabWithin(t *testing.T, srv *hitlServer, isolated bool, timeout time.Du
 		}
 	})
 	p.do(setup...)
-	p.do(chromedp.Navigate(srv.URL + "/"))
+	p.do(chromedp.Navigate(url))
 	return p
 }
 
