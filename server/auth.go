@@ -94,7 +94,7 @@ type credential struct {
 	kind  string // "local", "token", "session", "embed" or "" (anonymous)
 	token *hitl.Token
 	embed *hitl.EmbedToken // of kind "embed"
-	hash  []byte // of the token or the session secret
+	hash  []byte           // of the token or the session secret
 }
 
 type credentialKey struct{}

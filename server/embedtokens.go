@@ -122,4 +122,3 @@ func (s *Server) handleRevokeEmbedToken(w http.ResponseWriter, r *http.Request) 
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
-

@@ -80,7 +80,7 @@ type Server struct {
 	hub      *wshub.Hub
 	// embedOrigins may embed <hitl-prompt> (embed.go).
 	embedOrigins embedOrigins
-	replays  replayCache
+	replays      replayCache
 	// replayReads shares the replay reads of connections that arrive
 	// together.
 	replayReads replayReads
