@@ -36,7 +36,9 @@ export class HitlPrompt extends HTMLElement {
     this.status = h("div", { class: "hp-status", part: "status", hidden: true });
     this.live = h("div", { class: "sr-only", role: "status", "aria-live": "polite" });
     root.append(
-      ...STYLES.map((name) => h("link", { rel: "stylesheet", href: new URL(name, base).href })),
+      // In CORS mode, as the module itself: hitl serves its assets to the
+      // embed origins only.
+      ...STYLES.map((name) => h("link", { rel: "stylesheet", crossorigin: "anonymous", href: new URL(name, base).href })),
       h("div", { class: "hp", part: "container" }, this.status, this.list, this.live),
     );
     this.prompts = new Map(); // by interaction id

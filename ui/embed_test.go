@@ -1,0 +1,289 @@
+package ui_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/hitl-sh/hitl"
+)
+
+// hostSite is another site (another origin: localhost on its own port,
+// where hitl is 127.0.0.1) whose chat pages embed <hitl-prompt>, with a
+// strict Content-Security-Policy that lets in hitl's origin alone.
+type hostSite struct {
+	*httptest.Server
+	origin  string // http://localhost:PORT
+	hitlURL string // set once hitl runs, before a page is opened
+}
+
+// startHostSite serves ui/testdata/embed/ and the pages NAME.html, with
+// {{HITL}} (its hitlURL), {{SESSION}}, {{TOKEN}} and {{THEME}} filled
+// from the query.
+func startHostSite(t *testing.T) *hostSite {
+	t.Helper()
+	dir := filepath.Join("testdata", "embed")
+	site := &hostSite{}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{file}", func(w http.ResponseWriter, r *http.Request) {
+		hitlURL := site.hitlURL
+		hitlHost := strings.TrimPrefix(hitlURL, "http://")
+		name := filepath.Base(r.PathValue("file"))
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Security-Policy", strings.Join([]string{
+			"default-src 'self'",
+			"script-src 'self' " + hitlURL,
+			"style-src 'self' " + hitlURL,
+			"connect-src 'self' " + hitlURL + " ws://" + hitlHost,
+			"img-src 'self'",
+			"object-src 'none'",
+			"base-uri 'none'",
+		}, "; "))
+		switch filepath.Ext(name) {
+		case ".html":
+			q := r.URL.Query()
+			page := strings.NewReplacer("{{HITL}}", hitlURL, "{{SESSION}}", q.Get("session"),
+				"{{TOKEN}}", q.Get("token"), "{{THEME}}", q.Get("theme")).Replace(string(data))
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprint(w, page)
+		case ".js":
+			w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+			w.Write(data)
+		case ".css":
+			w.Header().Set("Content-Type", "text/css; charset=utf-8")
+			w.Write(data)
+		}
+	})
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewUnstartedServer(mux)
+	hs.Listener.Close()
+	hs.Listener = l
+	hs.Start()
+	t.Cleanup(hs.Close)
+	site.Server, site.origin = hs, fmt.Sprintf("http://localhost:%d", l.Addr().(*net.TCPAddr).Port)
+	return site
+}
+
+// mintEmbedToken mints an embed token for user and sessions as the chat
+// site's backend does, with an admin token.
+func mintEmbedToken(t *testing.T, srv *hitlServer, admin, user string, ttl int, sessions ...string) string {
+	t.Helper()
+	as := *srv
+	as.token = admin
+	code, data := as.call(t, http.MethodPost, "/api/v1/embed-tokens", map[string]any{"user": user, "session_ids": sessions, "ttl": ttl})
+	if code != http.StatusCreated {
+		t.Fatalf("mint an embed token: %d %s", code, data)
+	}
+	var tok struct{ Token string }
+	if err := json.Unmarshal(data, &tok); err != nil {
+		t.Fatal(err)
+	}
+	return tok.Token
+}
+
+// openHostPage opens the chat page NAME.html of site for session, with
+// token, and waits for the element to be defined.
+func openHostPage(t *testing.T, srv *hitlServer, site *hostSite, name, session, token, theme string, setup ...chromedp.Action[chromedp.Void]) *page {
+	t.Helper()
+	url := fmt.Sprintf("%s/%s.html?session=%s&token=%s&theme=%s", site.origin, name, session, token, theme)
+	p := openTabAt(t, srv, url, true, 90*time.Second, setup...)
+	p.waitJS(`customElements.get("hitl-prompt") !== undefined && !!document.querySelector("hitl-prompt")?.shadowRoot`)
+	return p
+}
+
+// sr is a JavaScript expression for what sel matches in the prompt's
+// shadow root.
+func sr(sel string) string {
+	return fmt.Sprintf(`document.querySelector("hitl-prompt").shadowRoot.querySelector(%s)`, js(sel))
+}
+
+// prompt is the selector of the prompt of interaction id.
+func prompt(id string) string {
+	return fmt.Sprintf(`article.hp-prompt[data-interaction-id=%q]`, id)
+}
+
+// waitPromptText waits until the prompt of id holds text.
+func (p *page) waitPromptText(id, text string) {
+	p.t.Helper()
+	p.waitJS(fmt.Sprintf(`(%s?.textContent || "").includes(%s)`, sr(prompt(id)), js(text)))
+}
+
+// focusIn focuses what sel matches in the prompt of id.
+func (p *page) focusIn(id, sel string) {
+	p.t.Helper()
+	p.do(chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`%s.focus()`, sr(prompt(id)+" "+sel))))
+	p.waitJS(fmt.Sprintf(`document.querySelector("hitl-prompt").shadowRoot.activeElement === %s`, sr(prompt(id)+" "+sel)))
+}
+
+// keys types text into the focused element.
+func (p *page) keys(text string) {
+	p.t.Helper()
+	p.do(chromedp.KeyEvent(text))
+}
+
+// TestEmbedPlainPage: a chat page on another origin embeds <hitl-prompt>
+// with a plain <script type="module">. Alice's questions of her session
+// appear in it and are answered there from the keyboard, and the agent's
+// wait returns the answer (channel embed); an action is edited and
+// approved there; a handoff is replied to there; a cancel, an expiry and
+// an answer in the inbox show how each ended. The page's events follow;
+// axe-core finds nothing serious inside the page; the page's --hitl-*
+// properties restyle the prompt.
+func TestEmbedPlainPage(t *testing.T) {
+	t.Parallel()
+	site := startHostSite(t)
+	srv := newServerWith(t, serverOptions{auth: true, embedOrigins: []string{site.origin}})
+	site.hitlURL = srv.URL
+	admin := newToken(t, srv.IDs, "chat-backend", hitl.RoleAdmin)
+	token := mintEmbedToken(t, srv, admin, "alice", 600, "chat-1")
+
+	p := openHostPage(t, srv, site, "plain", "chat-1", token, "", emulateMedia("light"), recordCSP())
+
+	// A question of another session never shows.
+	elsewhere := srv.ask(t, map[string]any{"question": "Not for this chat", "session_id": "chat-2"})
+
+	// Free text, answered from the keyboard.
+	id := srv.ask(t, map[string]any{"question": "Which order should be refunded?", "session_id": "chat-1", "source_agent": "support-bot"})
+	wait := srv.wait(t, id)
+	p.waitPromptText(id, "Which order should be refunded?")
+	p.focusIn(id, "textarea")
+	p.keys("Order 1432")
+	p.do(ctrlEnter())
+	got := awaitResult(t, wait)
+	if got.Result == nil || string(got.Result.Value) != `"Order 1432"` || got.Result.RespondedBy != "alice" || got.Result.Channel != "embed" {
+		t.Errorf("the agent got %+v, want alice's answer on the embed channel", got.Result)
+	}
+	p.waitJS(fmt.Sprintf(`%s.dataset.state === "answered" && %s.dataset.here === "true"`, sr(prompt(id)), sr(prompt(id))))
+
+	// An action: Edit, change the command, approve the edit.
+	act := srv.ask(t, map[string]any{"interaction_type": "action", "session_id": "chat-1", "source_agent": "support-bot",
+		"action": map[string]any{"name": "Bash", "args": map[string]any{"command": "refund --order 1432 --amount 80"}}})
+	actWait := srv.wait(t, act)
+	p.waitPromptText(act, "refund --order 1432 --amount 80")
+	if n := eval[int](p, fmt.Sprintf(`%s.querySelectorAll(".btn-always").length`, sr(prompt(act)))); n != 0 {
+		t.Errorf("the embedded action offers Always allow… (%d); it makes no rules", n)
+	}
+	p.focusIn(act, ".btn-edit")
+	p.keys("\r")
+	p.waitJS(fmt.Sprintf(`document.querySelector("hitl-prompt").shadowRoot.activeElement?.name === "edit-args"`))
+	p.do(chromedp.Evaluate[chromedp.Void](`(() => { const a = document.querySelector("hitl-prompt").shadowRoot.activeElement; a.select(); })()`))
+	p.keys(`{"command": "refund --order 1432 --amount 40"}`)
+	p.waitPromptText(act, "--amount 40")
+	p.do(ctrlEnter())
+	assertEmbedValue(t, awaitResult(t, actWait), `{"decision": "edit", "args": {"command": "refund --order 1432 --amount 40"}}`)
+	p.waitPromptText(act, "Edited and approved")
+
+	// A handoff: the agent's message, the note, a reply.
+	ho := srv.ask(t, map[string]any{"interaction_type": "handoff", "session_id": "chat-1", "source_agent": "support-bot",
+		"question": "I can't refund more than 50 €; a person needs to take over."})
+	hoWait := srv.wait(t, ho)
+	p.waitPromptText(ho, "The agent handed this conversation to a person — you can reply now.")
+	p.waitPromptText(ho, "I can't refund more than 50 €")
+	p.focusIn(ho, `textarea[aria-label="Your reply"]`)
+	p.keys("Hi, I'm Alice. Refunding the 80 € now.")
+	p.do(ctrlEnter())
+	assertEmbedValue(t, awaitResult(t, hoWait), `"Hi, I'm Alice. Refunding the 80 € now."`)
+
+	// Cancelled by the agent, expired, answered in the inbox.
+	cancelled := srv.ask(t, map[string]any{"interaction_type": "approval", "question": "Send the survey?", "session_id": "chat-1"})
+	expiring := srv.ask(t, map[string]any{"question": "Anything else?", "session_id": "chat-1", "timeout": 2})
+	inbox := srv.ask(t, map[string]any{"interaction_type": "approval", "question": "Close the ticket?", "session_id": "chat-1"})
+	p.waitPromptText(inbox, "Close the ticket?")
+	srv.call(t, http.MethodPost, "/api/v1/interactions/"+cancelled+"/cancel", map[string]any{"reason": "the customer left"})
+	if _, err := srv.Broker.Respond(opsPerson("alice"), inbox, json.RawMessage(`true`)); err != nil {
+		t.Fatal(err)
+	}
+	p.waitPromptText(cancelled, "Cancelled by the agent: the customer left")
+	p.waitPromptText(inbox, "Answered by alice in the inbox.")
+	p.waitJSFor(fmt.Sprintf(`%s?.dataset.state === "expired"`, sr(prompt(expiring))), 30*time.Second)
+	p.waitPromptText(expiring, "Expired")
+
+	if eval[bool](p, sr(prompt(elsewhere))+" !== null") {
+		t.Error("a question of another session shows in the prompt")
+	}
+	ended := eval[[]map[string]any](p, `window.hitlEvents.filter((e) => e.name === "hitl-ended").map((e) => ({id: e.interactionId, outcome: e.outcome}))`)
+	want := map[string]string{id: "answered", act: "answered", ho: "answered", cancelled: "cancelled", expiring: "expired", inbox: "answered"}
+	if len(ended) != len(want) {
+		t.Errorf("hitl-ended events: %v, want one for each of %v", ended, want)
+	}
+	for _, e := range ended {
+		if want[e["id"].(string)] != e["outcome"] {
+			t.Errorf("hitl-ended %v, want outcome %s", e, want[e["id"].(string)])
+		}
+	}
+	if n := eval[int](p, `window.hitlEvents.filter((e) => e.name === "hitl-question").length`); n != 6 {
+		t.Errorf("%d hitl-question events, want 6", n)
+	}
+
+	// The host's theme: its accent colours the prompt's primary button,
+	// its font is the prompt's.
+	pending := srv.ask(t, map[string]any{"interaction_type": "approval", "question": "Refund the shipping as well?", "session_id": "chat-1", "source_agent": "support-bot",
+		"context": "The parcel arrived **two weeks** late."})
+	p.waitPromptText(pending, "Refund the shipping as well?")
+	if bg := eval[string](p, fmt.Sprintf(`getComputedStyle(%s).backgroundColor`, sr(prompt(pending)+" .btn-primary"))); bg != "rgb(10, 125, 90)" {
+		t.Errorf("the primary button is %s, want the host's --hitl-accent rgb(10, 125, 90)", bg)
+	}
+	if f := eval[string](p, fmt.Sprintf(`getComputedStyle(%s).fontFamily`, sr(prompt(pending)+" .hp-question"))); !strings.Contains(f, "Georgia") {
+		t.Errorf("the question's font is %s, want the host's", f)
+	}
+	p.do(chromedp.Evaluate[chromedp.Void](`document.activeElement.blur()`))
+	checkAxeInHost(t, p)
+}
+
+// recordCSP records in window.__csp every Content-Security-Policy
+// violation of the page.
+func recordCSP() chromedp.Action[chromedp.Void] {
+	return onNewDocument(`window.__csp = []; document.addEventListener("securitypolicyviolation", (e) => window.__csp.push(e.violatedDirective + " " + e.sourceFile + ":" + e.lineNumber + " " + e.sample), true)`)
+}
+
+// checkAxeInHost checks that the host page (whose strict CSP the prompt
+// has kept so far: recordCSP) has no serious or critical axe-core
+// violation. axe-core itself sets inline styles as it measures, which
+// the host's CSP refuses: those refusals, and only those, are not the
+// prompt's.
+func checkAxeInHost(t *testing.T, p *page) {
+	t.Helper()
+	if v := eval[[]string](p, `window.__csp`); len(v) > 0 {
+		t.Errorf("the host page's CSP refused the prompt: %v", v)
+	}
+	p.mu.Lock()
+	p.tolerated = func(text string) bool { return strings.Contains(text, "Applying inline style violates") }
+	p.mu.Unlock()
+	checkAxe(t, p)
+}
+
+// assertEmbedValue checks an answer given in the prompt: its value, by
+// alice, on the embed channel.
+func assertEmbedValue(t *testing.T, got interaction, want string) {
+	t.Helper()
+	if got.Status != "answered" || got.Result == nil {
+		t.Fatalf("agent got status %q, want answered", got.Status)
+	}
+	var g, w any
+	if err := json.Unmarshal(got.Result.Value, &g); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatal(err)
+	}
+	gb, _ := json.Marshal(g)
+	wb, _ := json.Marshal(w)
+	if string(gb) != string(wb) || got.Result.RespondedBy != "alice" || got.Result.Channel != "embed" {
+		t.Errorf("the agent got %s by %s via %s, want %s by alice via embed", gb, got.Result.RespondedBy, got.Result.Channel, wb)
+	}
+}
