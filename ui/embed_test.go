@@ -287,3 +287,117 @@ func assertEmbedValue(t *testing.T, got interaction, want string) {
 		t.Errorf("the agent got %s by %s via %s, want %s by alice via embed", gb, got.Result.RespondedBy, got.Result.Channel, wb)
 	}
 }
+
+// TestEmbedRefused: a page of an origin that is not an embed origin, a
+// page without a token, with an expired token, or with a token for
+// another session sees none of the session's questions and answers none.
+func TestEmbedRefused(t *testing.T) {
+	t.Parallel()
+	site := startHostSite(t)
+	other := startHostSite(t) // not an embed origin
+	srv := newServerWith(t, serverOptions{auth: true, embedOrigins: []string{site.origin}})
+	site.hitlURL, other.hitlURL = srv.URL, srv.URL
+	admin := newToken(t, srv.IDs, "chat-backend", hitl.RoleAdmin)
+	good := mintEmbedToken(t, srv, admin, "alice", 600, "chat-1")
+	otherSession := mintEmbedToken(t, srv, admin, "alice", 600, "chat-2")
+	expired := mintEmbedToken(t, srv, admin, "alice", 1, "chat-1")
+	id := srv.ask(t, map[string]any{"interaction_type": "approval", "question": "Refund order 1432?", "session_id": "chat-1"})
+	time.Sleep(1100 * time.Millisecond) // the one-second token expires
+
+	// Another origin: the script does not load, and the page's own
+	// requests with a good token are refused by the browser (CORS) and by
+	// hitl (the WebSocket's Origin).
+	p := openTabAt(t, srv, fmt.Sprintf("%s/plain.html?session=chat-1&token=%s", other.origin, good), true, 60*time.Second)
+	p.mu.Lock()
+	p.tolerated = func(text string) bool { return strings.Contains(text, "CORS") }
+	p.mu.Unlock()
+	p.waitJS(`document.readyState === "complete"`)
+	if eval[bool](p, `customElements.get("hitl-prompt") !== undefined`) {
+		t.Error("the prompt's script loaded on a page of an origin that is not an embed origin")
+	}
+	res := eval[string](p, fmt.Sprintf(`(async () => {
+		const out = [];
+		try {
+			await fetch(%s, {method: "POST", headers: {"Authorization": "Bearer " + %s, "Content-Type": "application/json"}, body: '{"value": true}'});
+			out.push("answered");
+		} catch { out.push("fetch refused"); }
+		out.push(await new Promise((resolve) => {
+			const ws = new WebSocket(%s, ["hitl-embed", %s]);
+			ws.onopen = () => resolve("ws open");
+			ws.onerror = () => resolve("ws refused");
+		}));
+		return out.join(", ");
+	})()`, js(srv.URL+"/api/v1/interactions/"+id+"/respond"), js(good), js("ws"+strings.TrimPrefix(srv.URL, "http")+"/ws/userinfo?session_id=chat-1"), js(good)))
+	if res != "fetch refused, ws refused" {
+		t.Errorf("from another origin: %s; want both refused", res)
+	}
+
+	// The embed origin, without a token, with an expired one, with one for
+	// another session: the prompt says it cannot show questions.
+	for _, tc := range []struct{ name, token string }{{"no token", ""}, {"expired", expired}, {"another session", otherSession}} {
+		p := openHostPage(t, srv, site, "plain", "chat-1", tc.token, "")
+		p.waitJS(sr(".hp-status") + `.checkVisibility()`)
+		if got := eval[string](p, sr(".hp-status")+".textContent"); !strings.Contains(got, "cannot be shown") {
+			t.Errorf("%s: the prompt says %q", tc.name, got)
+		}
+		if n := eval[int](p, sr(".hp-list")+".children.length"); n != 0 {
+			t.Errorf("%s: %d prompts shown", tc.name, n)
+		}
+	}
+	if got := srv.status(t, id); got != hitl.StatusPending {
+		t.Errorf("the question is %s, want pending", got)
+	}
+}
+
+// TestEmbedLook: the prompt in a 320 px chat column, light and dark (the
+// host's theme attribute and its own --hitl-* colours), has nothing
+// sticking out and no serious axe-core finding; with
+// HITL_UPDATE_SCREENSHOTS=1 it writes docs/embed-light.png and
+// docs/embed-dark.png (at 420 px).
+func TestEmbedLook(t *testing.T) {
+	t.Parallel()
+	site := startHostSite(t)
+	srv := newServerWith(t, serverOptions{auth: true, embedOrigins: []string{site.origin}})
+	site.hitlURL = srv.URL
+	admin := newToken(t, srv.IDs, "chat-backend", hitl.RoleAdmin)
+	token := mintEmbedToken(t, srv, admin, "alice", 600, "chat-1")
+	ids := []string{
+		srv.ask(t, map[string]any{"interaction_type": "approval", "question": "Refund 80 € for order 1432?", "session_id": "chat-1", "source_agent": "support-bot",
+			"context": "The parcel arrived **two weeks** late; the customer paid 80 €.", "timeout": 900}),
+		srv.ask(t, map[string]any{"interaction_type": "action", "session_id": "chat-1", "source_agent": "support-bot", "timeout": 900,
+			"action": map[string]any{"name": "Bash", "description": "Issue the refund", "args": map[string]any{"command": "refund --order 1432 --amount 80"}}}),
+		srv.ask(t, map[string]any{"interaction_type": "single_choice", "question": "Which refund method?", "session_id": "chat-1", "source_agent": "support-bot",
+			"options": []map[string]any{{"key": "card", "label": "Card"}, {"key": "credit", "label": "Store credit"}}}),
+	}
+	for _, scheme := range []string{"light", "dark"} {
+		t.Run(scheme, func(t *testing.T) {
+			width := int64(320)
+			if os.Getenv("HITL_UPDATE_SCREENSHOTS") != "" {
+				width = 420
+			}
+			p := openHostPage(t, srv, site, "plain", "chat-1", token, scheme, chromedp.EmulateViewport(width, 1400), emulateMedia(scheme), recordCSP())
+			for _, id := range ids {
+				p.waitJS(sr(prompt(id)) + "?.checkVisibility()")
+			}
+			wide := eval[[]string](p, fmt.Sprintf(`[...document.querySelector("hitl-prompt").shadowRoot.querySelectorAll("*")].filter((e) => e.getClientRects().length && e.getBoundingClientRect().right > %d + 1).map((e) => e.tagName + "." + e.className).slice(0, 5)`, width))
+			if len(wide) > 0 {
+				t.Errorf("past the right edge at %d px: %v", width, wide)
+			}
+			if got := eval[int](p, `document.documentElement.scrollWidth`); got > int(width) {
+				t.Errorf("the page is %d px wide at %d px", got, width)
+			}
+			bg := eval[string](p, fmt.Sprintf(`getComputedStyle(%s).backgroundColor`, sr(prompt(ids[0])+" .btn-primary")))
+			if want := map[string]string{"light": "rgb(10, 125, 90)", "dark": "rgb(47, 191, 143)"}[scheme]; bg != want {
+				t.Errorf("primary button %s, want the host's %s", bg, want)
+			}
+			checkAxeInHost(t, p)
+			if os.Getenv("HITL_UPDATE_SCREENSHOTS") != "" {
+				png, err := chromedp.Run(p.ctx, chromedp.FullScreenshot(100))
+				if err != nil {
+					t.Fatal(err)
+				}
+				writeDoc(t, "embed-"+scheme+".png", png)
+			}
+		})
+	}
+}
