@@ -23,6 +23,9 @@ type hostSite struct {
 	*httptest.Server
 	origin  string // http://localhost:PORT
 	hitlURL string // set once hitl runs, before a page is opened
+	// pages are more pages, by name (docs.html: ...), set before one is
+	// opened.
+	pages map[string]string
 }
 
 // startHostSite serves ui/testdata/embed/ and the pages NAME.html, with
@@ -31,13 +34,16 @@ type hostSite struct {
 func startHostSite(t *testing.T) *hostSite {
 	t.Helper()
 	dir := filepath.Join("testdata", "embed")
-	site := &hostSite{}
+	site := &hostSite{pages: map[string]string{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{file}", func(w http.ResponseWriter, r *http.Request) {
 		hitlURL := site.hitlURL
 		hitlHost := strings.TrimPrefix(hitlURL, "http://")
 		name := filepath.Base(r.PathValue("file"))
 		data, err := os.ReadFile(filepath.Join(dir, name))
+		if page, ok := site.pages[name]; ok {
+			data, err = []byte(page), nil
+		}
 		if err != nil {
 			http.NotFound(w, r)
 			return
@@ -399,5 +405,42 @@ func TestEmbedLook(t *testing.T) {
 				writeDoc(t, "embed-"+scheme+".png", png)
 			}
 		})
+	}
+}
+
+// TestEmbedDocsSnippet: the embed example of docs/embed.md, as it is
+// written (hitl's URL and the token filled in), works in a page of an
+// embed origin: a question of chat-1 shows and is approved from the
+// keyboard.
+func TestEmbedDocsSnippet(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "embed.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(doc), "<!-- snippet: embed-page -->\n```html\n")
+	snippet, _, ok2 := strings.Cut(rest, "```")
+	if !ok || !ok2 {
+		t.Fatal("docs/embed.md has no embed-page snippet")
+	}
+	site := startHostSite(t)
+	srv := newServerWith(t, serverOptions{auth: true, embedOrigins: []string{site.origin}})
+	site.hitlURL = srv.URL
+	admin := newToken(t, srv.IDs, "chat-backend", hitl.RoleAdmin)
+	token := mintEmbedToken(t, srv, admin, "alice", 600, "chat-1")
+	body := strings.NewReplacer("https://hitl.example", srv.URL, "hitl_embed_…", token).Replace(snippet)
+	site.pages["docs.html"] = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Chat</title></head><body><main>` + body + `</main></body></html>`
+
+	p := openTabAt(t, srv, site.origin+"/docs.html", true, 60*time.Second, recordCSP())
+	p.waitJS(`customElements.get("hitl-prompt") !== undefined`)
+	id := srv.ask(t, map[string]any{"interaction_type": "approval", "question": "Refund order 1432?", "session_id": "chat-1"})
+	wait := srv.wait(t, id)
+	p.waitPromptText(id, "Refund order 1432?")
+	p.focusIn(id, ".btn-approve")
+	p.keys("\r")
+	assertEmbedValue(t, awaitResult(t, wait), `true`)
+	p.waitPromptText(id, "Answered here.")
+	if v := eval[[]string](p, `window.__csp`); len(v) > 0 {
+		t.Errorf("CSP violations: %v", v)
 	}
 }
