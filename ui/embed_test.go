@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,6 +27,8 @@ type hostSite struct {
 	// pages are more pages, by name (docs.html: ...), set before one is
 	// opened.
 	pages map[string]string
+	// built is a directory of more files (the framework pages' bundles).
+	built string
 }
 
 // startHostSite serves ui/testdata/embed/ and the pages NAME.html, with
@@ -43,6 +46,8 @@ func startHostSite(t *testing.T) *hostSite {
 		data, err := os.ReadFile(filepath.Join(dir, name))
 		if page, ok := site.pages[name]; ok {
 			data, err = []byte(page), nil
+		} else if err != nil && site.built != "" {
+			data, err = os.ReadFile(filepath.Join(site.built, name))
 		}
 		if err != nil {
 			http.NotFound(w, r)
@@ -61,7 +66,7 @@ func startHostSite(t *testing.T) *hostSite {
 		case ".html":
 			q := r.URL.Query()
 			page := strings.NewReplacer("{{HITL}}", hitlURL, "{{SESSION}}", q.Get("session"),
-				"{{TOKEN}}", q.Get("token"), "{{THEME}}", q.Get("theme")).Replace(string(data))
+				"{{TOKEN}}", q.Get("token"), "{{THEME}}", q.Get("theme"), "{{APP}}", q.Get("app")).Replace(string(data))
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			fmt.Fprint(w, page)
 		case ".js":
@@ -142,42 +147,76 @@ func (p *page) keys(text string) {
 	p.do(chromedp.KeyEvent(text))
 }
 
-// TestEmbedPlainPage: a chat page on another origin embeds <hitl-prompt>
-// with a plain <script type="module">. Alice's questions of her session
-// appear in it and are answered there from the keyboard, and the agent's
-// wait returns the answer (channel embed); an action is edited and
-// approved there; a handoff is replied to there; a cancel, an expiry and
-// an answer in the inbox show how each ended. The page's events follow;
-// axe-core finds nothing serious inside the page; the page's --hitl-*
-// properties restyle the prompt.
-func TestEmbedPlainPage(t *testing.T) {
+// TestEmbedPages: a chat page on another origin embeds <hitl-prompt>:
+// plain HTML with a <script type="module">, and the same chat written in
+// React 19, Svelte 5 and Vue 3 (from the npm registry, compiled here). In
+// each, alice's questions of the page's session appear inline and are
+// answered there from the keyboard, and the agent's wait returns the
+// answer (channel embed); an action is edited and approved there; a
+// handoff is replied to there; a cancel, an expiry and an answer in the
+// inbox show how each ended. The page's events follow; axe-core finds
+// nothing serious inside the page; the page's --hitl-* properties and
+// font restyle the prompt.
+func TestEmbedPages(t *testing.T) {
 	t.Parallel()
 	site := startHostSite(t)
 	srv := newServerWith(t, serverOptions{auth: true, embedOrigins: []string{site.origin}})
 	site.hitlURL = srv.URL
+	site.built = buildFrameworkPages(t)
 	admin := newToken(t, srv.IDs, "chat-backend", hitl.RoleAdmin)
-	token := mintEmbedToken(t, srv, admin, "alice", 600, "chat-1")
+	for _, app := range []string{"plain", "react", "svelte", "vue"} {
+		t.Run(app, func(t *testing.T) {
+			session := "chat-" + app
+			token := mintEmbedToken(t, srv, admin, "alice", 600, session)
+			page := "chat"
+			if app == "plain" {
+				page = "plain"
+			}
+			url := fmt.Sprintf("%s/%s.html?session=%s&token=%s&app=%s", site.origin, page, session, token, app)
+			p := openTabAt(t, srv, url, true, 90*time.Second, emulateMedia("light"), recordCSP())
+			p.waitJS(`!!document.querySelector("hitl-prompt")?.shadowRoot`)
+			exercisePrompt(t, srv, p, session)
+		})
+	}
+}
 
-	p := openHostPage(t, srv, site, "plain", "chat-1", token, "", emulateMedia("light"), recordCSP())
+// buildFrameworkPages builds the React, Svelte and Vue chat pages
+// (testdata/embed/build.mjs) into a temp dir and returns it.
+func buildFrameworkPages(t *testing.T) string {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join("testdata", "embed", "node_modules", "esbuild")); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("the frameworks are missing (%v); test.sh installs them from npm", err)
+		}
+		t.Skipf("framework pages skipped: %v (run ./test.sh, which installs them from npm)", err)
+	}
+	dir := t.TempDir()
+	out, err := exec.Command("node", filepath.Join("testdata", "embed", "build.mjs"), dir).CombinedOutput()
+	if err != nil {
+		t.Fatalf("build the framework pages: %v\n%s", err, out)
+	}
+	return dir
+}
 
+// exercisePrompt runs the prompt of page p (alice's, for session) through
+// every way a question goes and ends.
+func exercisePrompt(t *testing.T, srv *hitlServer, p *page, session string) {
+	t.Helper()
 	// A question of another session never shows.
-	elsewhere := srv.ask(t, map[string]any{"question": "Not for this chat", "session_id": "chat-2"})
+	elsewhere := srv.ask(t, map[string]any{"question": "Not for this chat", "session_id": session + "-other"})
 
 	// Free text, answered from the keyboard.
-	id := srv.ask(t, map[string]any{"question": "Which order should be refunded?", "session_id": "chat-1", "source_agent": "support-bot"})
+	id := srv.ask(t, map[string]any{"question": "Which order should be refunded?", "session_id": session, "source_agent": "support-bot"})
 	wait := srv.wait(t, id)
 	p.waitPromptText(id, "Which order should be refunded?")
 	p.focusIn(id, "textarea")
 	p.keys("Order 1432")
 	p.do(ctrlEnter())
-	got := awaitResult(t, wait)
-	if got.Result == nil || string(got.Result.Value) != `"Order 1432"` || got.Result.RespondedBy != "alice" || got.Result.Channel != "embed" {
-		t.Errorf("the agent got %+v, want alice's answer on the embed channel", got.Result)
-	}
+	assertEmbedValue(t, awaitResult(t, wait), `"Order 1432"`)
 	p.waitJS(fmt.Sprintf(`%s.dataset.state === "answered" && %s.dataset.here === "true"`, sr(prompt(id)), sr(prompt(id))))
 
 	// An action: Edit, change the command, approve the edit.
-	act := srv.ask(t, map[string]any{"interaction_type": "action", "session_id": "chat-1", "source_agent": "support-bot",
+	act := srv.ask(t, map[string]any{"interaction_type": "action", "session_id": session, "source_agent": "support-bot",
 		"action": map[string]any{"name": "Bash", "args": map[string]any{"command": "refund --order 1432 --amount 80"}}})
 	actWait := srv.wait(t, act)
 	p.waitPromptText(act, "refund --order 1432 --amount 80")
@@ -186,8 +225,8 @@ func TestEmbedPlainPage(t *testing.T) {
 	}
 	p.focusIn(act, ".btn-edit")
 	p.keys("\r")
-	p.waitJS(fmt.Sprintf(`document.querySelector("hitl-prompt").shadowRoot.activeElement?.name === "edit-args"`))
-	p.do(chromedp.Evaluate[chromedp.Void](`(() => { const a = document.querySelector("hitl-prompt").shadowRoot.activeElement; a.select(); })()`))
+	p.waitJS(`document.querySelector("hitl-prompt").shadowRoot.activeElement?.name === "edit-args"`)
+	p.do(chromedp.Evaluate[chromedp.Void](`document.querySelector("hitl-prompt").shadowRoot.activeElement.select()`))
 	p.keys(`{"command": "refund --order 1432 --amount 40"}`)
 	p.waitPromptText(act, "--amount 40")
 	p.do(ctrlEnter())
@@ -195,7 +234,7 @@ func TestEmbedPlainPage(t *testing.T) {
 	p.waitPromptText(act, "Edited and approved")
 
 	// A handoff: the agent's message, the note, a reply.
-	ho := srv.ask(t, map[string]any{"interaction_type": "handoff", "session_id": "chat-1", "source_agent": "support-bot",
+	ho := srv.ask(t, map[string]any{"interaction_type": "handoff", "session_id": session, "source_agent": "support-bot",
 		"question": "I can't refund more than 50 €; a person needs to take over."})
 	hoWait := srv.wait(t, ho)
 	p.waitPromptText(ho, "The agent handed this conversation to a person — you can reply now.")
@@ -206,9 +245,9 @@ func TestEmbedPlainPage(t *testing.T) {
 	assertEmbedValue(t, awaitResult(t, hoWait), `"Hi, I'm Alice. Refunding the 80 € now."`)
 
 	// Cancelled by the agent, expired, answered in the inbox.
-	cancelled := srv.ask(t, map[string]any{"interaction_type": "approval", "question": "Send the survey?", "session_id": "chat-1"})
-	expiring := srv.ask(t, map[string]any{"question": "Anything else?", "session_id": "chat-1", "timeout": 2})
-	inbox := srv.ask(t, map[string]any{"interaction_type": "approval", "question": "Close the ticket?", "session_id": "chat-1"})
+	cancelled := srv.ask(t, map[string]any{"interaction_type": "approval", "question": "Send the survey?", "session_id": session})
+	expiring := srv.ask(t, map[string]any{"question": "Anything else?", "session_id": session, "timeout": 2})
+	inbox := srv.ask(t, map[string]any{"interaction_type": "approval", "question": "Close the ticket?", "session_id": session})
 	p.waitPromptText(inbox, "Close the ticket?")
 	srv.call(t, http.MethodPost, "/api/v1/interactions/"+cancelled+"/cancel", map[string]any{"reason": "the customer left"})
 	if _, err := srv.Broker.Respond(opsPerson("alice"), inbox, json.RawMessage(`true`)); err != nil {
@@ -238,7 +277,7 @@ func TestEmbedPlainPage(t *testing.T) {
 
 	// The host's theme: its accent colours the prompt's primary button,
 	// its font is the prompt's.
-	pending := srv.ask(t, map[string]any{"interaction_type": "approval", "question": "Refund the shipping as well?", "session_id": "chat-1", "source_agent": "support-bot",
+	pending := srv.ask(t, map[string]any{"interaction_type": "approval", "question": "Refund the shipping as well?", "session_id": session, "source_agent": "support-bot",
 		"context": "The parcel arrived **two weeks** late."})
 	p.waitPromptText(pending, "Refund the shipping as well?")
 	if bg := eval[string](p, fmt.Sprintf(`getComputedStyle(%s).backgroundColor`, sr(prompt(pending)+" .btn-primary"))); bg != "rgb(10, 125, 90)" {
