@@ -127,8 +127,6 @@ func (s *Server) embedCORS(next http.Handler) http.Handler {
 			w.WriteHeader(http.StatusNoContent)
 			return
 		}
-		// Its scripts are read across origins, in CORS mode.
-		h.Set("Cross-Origin-Resource-Policy", "cross-origin")
 		next.ServeHTTP(w, r)
 	})
 }

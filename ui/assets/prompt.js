@@ -172,7 +172,8 @@ export class Prompt {
         break;
       }
       case 409:
-        this.showError("Someone else answered this question first.");
+        // Answered first by someone else, or taken (claimed) by them.
+        this.showError(res.error?.message || "Someone else answered this question first.");
         break;
       case 410:
         this.showError("This question is over: it expired or was cancelled.");
