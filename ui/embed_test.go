@@ -483,3 +483,57 @@ func TestEmbedDocsSnippet(t *testing.T) {
 		t.Errorf("CSP violations: %v", v)
 	}
 }
+
+// TestEmbedFormAndChoices: the prompt's form refuses what its schema
+// refuses, saying where, and sends what it accepts; several of N sends
+// the options picked. Both answered from the keyboard inside the host's
+// page.
+func TestEmbedFormAndChoices(t *testing.T) {
+	t.Parallel()
+	site := startHostSite(t)
+	srv := newServerWith(t, serverOptions{auth: true, embedOrigins: []string{site.origin}})
+	site.hitlURL = srv.URL
+	admin := newToken(t, srv.IDs, "chat-backend", hitl.RoleAdmin)
+	const session = "chat-forms"
+	token := mintEmbedToken(t, srv, admin, "alice", 600, session)
+	p := openTabAt(t, srv, fmt.Sprintf("%s/plain.html?session=%s&token=%s&app=plain", site.origin, session, token), true, 60*time.Second, emulateMedia("light"))
+	p.waitJS(`!!document.querySelector("hitl-prompt")?.shadowRoot`)
+
+	form := srv.ask(t, map[string]any{"interaction_type": "form", "question": "Where should the refund go?", "session_id": session,
+		"form_schema": json.RawMessage(`{"type": "object", "required": ["iban", "amount"], "properties": {
+			"iban": {"type": "string", "title": "IBAN", "minLength": 15},
+			"amount": {"type": "integer", "title": "Amount", "minimum": 1, "maximum": 80}}}`)})
+	formWait := srv.wait(t, form)
+	p.waitPromptText(form, "Where should the refund go?")
+	p.focusIn(form, `[name="/iban"]`)
+	p.keys("FR76")
+	p.focusIn(form, `[name="/amount"]`)
+	p.keys("500")
+	p.do(ctrlEnter())
+	p.waitPromptText(form, "Some fields need attention.")
+	if st := srv.status(t, form); st != hitl.StatusPending {
+		t.Fatalf("a form the schema refuses was sent: %s", st)
+	}
+	p.do(chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => { for (const n of ["/iban", "/amount"]) %s.querySelector('[name="' + n + '"]').value = "" })()`, sr(prompt(form)))))
+	p.focusIn(form, `[name="/iban"]`)
+	p.keys("FR7630006000011234567890189")
+	p.focusIn(form, `[name="/amount"]`)
+	p.keys("80")
+	p.do(ctrlEnter())
+	assertEmbedValue(t, awaitResult(t, formWait), `{"iban": "FR7630006000011234567890189", "amount": 80}`)
+
+	several := srv.ask(t, map[string]any{"interaction_type": "multi_choice", "question": "Which items were damaged?", "session_id": session,
+		"options": []string{"Lamp", "Vase", "Frame"}})
+	severalWait := srv.wait(t, several)
+	p.waitPromptText(several, "Which items were damaged?")
+	p.do(chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => { const boxes = %s.querySelectorAll('input[name="choices"]'); boxes[0].click(); boxes[2].click(); boxes[2].focus() })()`, sr(prompt(several)))))
+	p.do(ctrlEnter())
+	got := awaitResult(t, severalWait)
+	if got.Status != "answered" || got.Result == nil {
+		t.Fatalf("several of N: %s", got.Status)
+	}
+	var keys []string
+	if err := json.Unmarshal(got.Result.Value, &keys); err != nil || len(keys) != 2 || keys[0] == keys[1] {
+		t.Errorf("several of N answered %s, want the first and the third option", got.Result.Value)
+	}
+}
