@@ -31,6 +31,13 @@ const ChannelEscalation = "escalation"
 // however the process that fired the step ends.
 const ChannelSlackReminder = "slack_reminder"
 
+// ChannelEmailReminder names the durable rows (in a NotificationStore) of
+// the mails fired escalation steps send: one per step that tells email,
+// the step's index as its Round, no recipient. Written with the step's
+// event (Change.Schedule), each is turned into a round of mails, one per
+// person, however the process that fired the step ends.
+const ChannelEmailReminder = "email_reminder"
+
 // Channels an escalation step may name. The web inbox is always told
 // (through the live streams).
 var escalationChannels = []string{ChannelSlack, ChannelEmail, ChannelWeb}
@@ -64,6 +71,21 @@ func ParseEscalationDetail(ev *Event) (EscalationDetail, error) {
 	var d EscalationDetail
 	err := json.Unmarshal([]byte(ev.Detail), &d)
 	return d, err
+}
+
+// StepDetail returns what step i of in does, as its event's detail says
+// it: for the channels that tell it from the interaction alone (a
+// durable row naming the step).
+func (in *Interaction) StepDetail(i int) EscalationDetail {
+	d := EscalationDetail{Step: i}
+	if i >= 0 && i < len(in.Escalation) {
+		st := in.Escalation[i]
+		d.Remind, d.Channels = st.Remind, st.Channels
+		if t := st.AddTargets; t != nil && len(t.Users)+len(t.Groups) > 0 {
+			d.Added = t
+		}
+	}
+	return d
 }
 
 // Tells reports whether the step's notifications go out on channel.

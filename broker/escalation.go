@@ -188,13 +188,13 @@ func (x *escalator) fire(ctx context.Context, n *hitl.Notification) {
 	state := hitl.NotificationSkipped
 	if in := n.Interaction; in != nil && in.Status == hitl.StatusPending {
 		now := x.b.now()
-		rowID := uuid.NewString()
+		rowIDs := [2]string{uuid.NewString(), uuid.NewString()}
 		_, ev, err := x.b.store.ChangePending(ctx, n.InteractionID, now, func(in *hitl.Interaction) (*hitl.Change, error) {
 			ev, err := in.ApplyEscalation(n.Round, now)
 			if err != nil || ev == nil {
 				return &hitl.Change{Event: ev}, err
 			}
-			return &hitl.Change{Event: ev, Schedule: stepDeliveries(in, ev, rowID, now)}, nil
+			return &hitl.Change{Event: ev, Schedule: stepDeliveries(in, ev, rowIDs, now)}, nil
 		})
 		switch {
 		case errors.Is(err, hitl.ErrNotPending), errors.Is(err, hitl.ErrPastDeadline):
@@ -217,17 +217,27 @@ func (x *escalator) fire(ctx context.Context, n *hitl.Notification) {
 
 // stepDeliveries returns the durable rows that deliver the fired step ev
 // of in, written with the step's event so that a crash between the two
-// loses nothing: the Slack thread reply (hitl.ChannelSlackReminder, the
-// step's index as its round), when the step tells Slack and in has not
-// turned Slack off. The Slack channel claims them; where it does not run
-// they wait, and go with the interaction when it is purged.
-func stepDeliveries(in *hitl.Interaction, ev *hitl.Event, id string, now time.Time) []*hitl.Notification {
+// loses nothing: the Slack thread reply (hitl.ChannelSlackReminder) when
+// the step tells Slack and in has not turned Slack off, and the round of
+// mails (hitl.ChannelEmailReminder) when it tells email and in has not
+// turned email off, each with the step's index as its round and an id of
+// ids. The channels claim them; where one does not run they wait, and go
+// with the interaction when it is purged.
+func stepDeliveries(in *hitl.Interaction, ev *hitl.Event, ids [2]string, now time.Time) []*hitl.Notification {
 	d, err := hitl.ParseEscalationDetail(ev)
-	if err != nil || !d.Tells(hitl.ChannelSlack) || in.SlackOff() {
+	if err != nil {
 		return nil
 	}
-	return []*hitl.Notification{{ID: id, InteractionID: in.ID, Channel: hitl.ChannelSlackReminder, Round: d.Step,
-		State: hitl.NotificationScheduled, DueAt: now, CreatedAt: now}}
+	var rows []*hitl.Notification
+	if d.Tells(hitl.ChannelSlack) && !in.SlackOff() {
+		rows = append(rows, &hitl.Notification{ID: ids[0], InteractionID: in.ID, Channel: hitl.ChannelSlackReminder, Round: d.Step,
+			State: hitl.NotificationScheduled, DueAt: now, CreatedAt: now})
+	}
+	if d.Tells(hitl.ChannelEmail) && !in.EmailOff() {
+		rows = append(rows, &hitl.Notification{ID: ids[1], InteractionID: in.ID, Channel: hitl.ChannelEmailReminder, Round: d.Step,
+			State: hitl.NotificationScheduled, DueAt: now, CreatedAt: now})
+	}
+	return rows
 }
 
 // fired streams the event of a fired step and hands it to the channels.

@@ -1,10 +1,12 @@
 package email_test
 
 import (
+	"context"
 	"net/http"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hitl-sh/hitl"
 )
@@ -45,5 +47,35 @@ func TestEscalationMailsARoundWithFreshLinks(t *testing.T) {
 	}
 	if p := fetch(t, http.MethodPost, fresh[0]); p.status != http.StatusConflict {
 		t.Errorf("the reminder's link again: %d, want 409", p.status)
+	}
+}
+
+// A step that fired while no server ran email (one that stopped between
+// firing the step and mailing, say) still mails its round once email
+// runs: the step's row is written with its event.
+func TestEscalationMailsAStepFiredWhileEmailWasDown(t *testing.T) {
+	h := newHarness(t, harnessOptions{noStart: true})
+	req := approval("Rotate the signing key?", &hitl.Targets{Users: []string{"alice"}})
+	req.Escalation = []hitl.EscalationStep{{After: "1s", Remind: true, Channels: []string{hitl.ChannelEmail}}}
+	in := h.ask(req)
+	deadline := time.Now().Add(30 * time.Second)
+	for !slices.Contains(h.get(in.ID).EscalatedSteps, 0) {
+		if time.Now().After(deadline) {
+			t.Fatal("the step did not fire")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := h.svc.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	mails := h.box.wait(2) // the first mail (the sweep), then the step's
+	var reminders int
+	for _, m := range mails {
+		if p := parse(t, m); strings.Contains(p.subject, "Reminder: Rotate the signing key?") && p.to == "<alice@example.com>" {
+			reminders++
+		}
+	}
+	if reminders != 1 {
+		t.Errorf("%d reminders to alice, want 1", reminders)
 	}
 }

@@ -146,7 +146,7 @@ func (s *Service) Start(ctx context.Context) error {
 	s.mu.Unlock()
 	s.intake.Sweep()
 	s.b.Observe(s.observe)
-	s.b.OnEscalation(s.escalate)
+	s.b.OnEscalation(s.escalated)
 	s.wg.Go(s.run)
 	return nil
 }

@@ -34,6 +34,12 @@ func (s *Service) step() time.Duration {
 		s.intake.Sweep() // try again from the store, which has everything
 		return retryAfterError
 	}
+	if err := s.workReminders(ctx, cfg); err != nil {
+		if ctx.Err() == nil {
+			s.log.Error("schedule reminder mails", "error", err)
+		}
+		return retryAfterError
+	}
 	if err := s.workDue(ctx, cfg, key); err != nil {
 		if ctx.Err() == nil {
 			s.log.Error("send due mail", "error", err)

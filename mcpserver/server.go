@@ -65,6 +65,11 @@ type Options struct {
 	// ChannelTimeout is how long a person has to answer a relayed prompt;
 	// 0 means DefaultChannelTimeout.
 	ChannelTimeout time.Duration
+	// LocalFirst asks ask_human's and human_feedback's questions of the
+	// person at the client too, through MCP elicitation, when the client
+	// supports it: whoever answers first, there or in hitl, wins (see
+	// localfirst.go).
+	LocalFirst bool
 }
 
 // Server is hitl's MCP server. Serve it over HTTP with Handler, or over
@@ -78,6 +83,7 @@ type Server struct {
 
 	channel        bool
 	channelTimeout time.Duration
+	localFirstOn   bool
 }
 
 // New returns an MCP server whose tools ask through svc.
@@ -86,7 +92,7 @@ func New(svc hitl.Service, opts *Options) *Server {
 		opts = &Options{}
 	}
 	s := &Server{svc: svc, log: opts.Logger, progress: opts.ProgressInterval, agent: opts.SourceAgent,
-		channel: opts.Channel, channelTimeout: opts.ChannelTimeout}
+		channel: opts.Channel, channelTimeout: opts.ChannelTimeout, localFirstOn: opts.LocalFirst}
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -191,7 +197,13 @@ func (s *Server) handler(t tools.Tool) mcp.ToolHandler {
 			defer stop()
 		}
 		start := time.Now()
-		r := tools.Call(ctx, s.svc, t.Name, req.Params.Arguments, &tools.CallOptions{SourceAgent: s.sourceAgent(req)})
+		var r *tools.Result
+		if s.localFirstOn && t.Name != tools.HandoffName && canElicit(req.Session) {
+			r, _ = s.localFirst(ctx, req.Session, t.Name, req.Params.Arguments, s.sourceAgent(req))
+		}
+		if r == nil {
+			r = tools.Call(ctx, s.svc, t.Name, req.Params.Arguments, &tools.CallOptions{SourceAgent: s.sourceAgent(req)})
+		}
 		s.logCall(ctx, t.Name, r, time.Since(start))
 		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: r.Text}}, IsError: r.IsError}
 		switch {

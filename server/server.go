@@ -45,6 +45,9 @@ type Options struct {
 	// MCP, when set, serves MCP over streamable HTTP at /mcp (the
 	// mcpserver package's Handler), for API tokens.
 	MCP http.Handler
+	// MCPGates, when set, serves gated MCP servers over streamable HTTP
+	// at /mcp/gate/NAME (the mcpgate package's Handler), for API tokens.
+	MCPGates http.Handler
 	// Webhooks, when set, serves the webhooks' API and lets agents give
 	// a callback_url.
 	Webhooks Webhooks
@@ -56,6 +59,11 @@ type Options struct {
 	// Push, when set, is the Web Push channel (the webpush package's
 	// Service): the server serves its key and people's subscriptions.
 	Push PushChannel
+	// EmbedOrigins are the origins (scheme://host[:port]) of the pages
+	// that may embed the <hitl-prompt> element: they may load its script,
+	// open the live channel and answer through it, and nothing else (see
+	// embedCORS). None by default.
+	EmbedOrigins []string
 	// WebSocketQueue is how many messages a WebSocket may have waiting to
 	// be sent before it is closed as too slow (1013, try again later);
 	// 0 means 1024.
@@ -73,12 +81,15 @@ type Server struct {
 	auth    *authenticator
 	slack   SlackChannel
 	mcp     http.Handler
+	gates   http.Handler
 	// webhooks, when set, sends webhooks (webhooks.go).
 	webhooks Webhooks
 	email    EmailChannel
 	push     PushChannel
 	hub      *wshub.Hub
-	replays  replayCache
+	// embedOrigins may embed <hitl-prompt> (embed.go).
+	embedOrigins embedOrigins
+	replays      replayCache
 	// replayReads shares the replay reads of connections that arrive
 	// together.
 	replayReads replayReads
@@ -104,6 +115,7 @@ func New(b *broker.Broker, opts *Options) *Server {
 		mux:      newRouteMux(),
 		slack:    opts.Slack,
 		mcp:      opts.MCP,
+		gates:    opts.MCPGates,
 		webhooks: opts.Webhooks,
 		email:    opts.Email,
 		push:     opts.Push,
@@ -113,6 +125,11 @@ func New(b *broker.Broker, opts *Options) *Server {
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	var bad []string
+	s.embedOrigins, bad = newEmbedOrigins(opts.EmbedOrigins)
+	for _, o := range bad {
+		s.log.Error("embed origin is not scheme://host[:port]; ignored", "origin", o)
 	}
 	s.metrics = newMetrics(opts.Registry, b)
 	s.auth = newAuthenticator(opts.Auth, s.log)
@@ -168,6 +185,9 @@ func (s *Server) routes() {
 	// Webhooks and their deliveries (admins).
 	s.webhookRoutes()
 
+	// Embed tokens for the <hitl-prompt> element (admins).
+	s.embedTokenRoutes()
+
 	// Email configuration (admins) and the links in mail, when the
 	// channel runs (email.go).
 	if s.email != nil {
@@ -192,6 +212,10 @@ func (s *Server) routes() {
 	if s.mcp != nil {
 		s.mux.Handle("/mcp", s.mcp)
 	}
+	// Gated MCP servers (hitl serve --gate), when given.
+	if s.gates != nil {
+		s.mux.Handle("/mcp/gate/", s.gates)
+	}
 
 	// Authentication: the API the inbox uses, and a plain login page.
 	s.authRoutes()
@@ -209,6 +233,8 @@ func (s *Server) routes() {
 	s.mux.Handle("GET /assets/", inbox)
 	s.mux.Handle("GET /i/{id}", inbox) // the detail view of one interaction
 	s.mux.Handle("GET "+ui.ServiceWorkerPath, inbox)
+	// The <hitl-prompt> element, for other sites' pages.
+	s.mux.Handle("GET "+ui.EmbedScriptPath, inbox)
 }
 
 // slackRoutes registers the Slack channel's configuration (admins) and
@@ -275,7 +301,12 @@ func (s *Server) Handler() http.Handler {
 	csrf.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, hitl.Errorf(hitl.EFORBIDDEN, "cross-origin request refused"))
 	}))
-	return s.recoverPanics(s.logRequests(s.bodyDeadline(s.signedFirst(csrf.Handler(s.identify(http.HandlerFunc(s.route)))))))
+	// The embed origins' pages may answer through the prompt's routes
+	// alone: embedCORS refuses them every other route before this.
+	for o := range s.embedOrigins {
+		_ = csrf.AddTrustedOrigin(o)
+	}
+	return s.recoverPanics(s.logRequests(s.bodyDeadline(s.signedFirst(s.embedCORS(csrf.Handler(s.identify(http.HandlerFunc(s.route))))))))
 }
 
 // signedFirst serves the requests of signed routes (see

@@ -65,7 +65,7 @@ func (s *Service) remind(ctx context.Context, api *slack.Client, n *hitl.Notific
 		s.retryReminder(ctx, n, fmt.Errorf("read the Slack message: %w", err))
 		return
 	}
-	if _, _, err := api.PostMessageContext(ctx, m.ChannelID, slack.MsgOptionText(reminderText(stepDetail(in, n.Round)), false),
+	if _, _, err := api.PostMessageContext(ctx, m.ChannelID, slack.MsgOptionText(reminderText(in.StepDetail(n.Round)), false),
 		slack.MsgOptionTS(m.TS), slack.MsgOptionBroadcast()); err != nil {
 		s.retryReminder(ctx, n, fmt.Errorf("post a reply in channel %s: %w", m.ChannelID, err))
 		return
@@ -125,19 +125,6 @@ func (s *Service) writeReminder(ctx context.Context, n, next *hitl.Notification)
 	} else if !ok {
 		s.log.Warn("a Slack reply row moved on while this server held it", "interaction_id", n.InteractionID)
 	}
-}
-
-// stepDetail is what step i of in did, for its reply.
-func stepDetail(in *hitl.Interaction, i int) hitl.EscalationDetail {
-	d := hitl.EscalationDetail{Step: i}
-	if i >= 0 && i < len(in.Escalation) {
-		st := in.Escalation[i]
-		d.Remind, d.Channels = st.Remind, st.Channels
-		if t := st.AddTargets; t != nil && len(t.Users)+len(t.Groups) > 0 {
-			d.Added = t
-		}
-	}
-	return d
 }
 
 // reminderText is the reply of step d.

@@ -85,6 +85,13 @@ type ToolCall struct {
 	// Via names the surface that asks, for the person and the audit trail:
 	// "PreToolUse hook", "PermissionRequest hook" or "permission prompt".
 	Via string
+	// Description says what the tool does, for the person (an MCP tool's
+	// own description); "" to take the input's "description" field, as
+	// Claude Code's Bash tool gives one.
+	Description string
+	// Details is more for the person to read about the call, Markdown,
+	// after the context (an MCP tool's annotations); "" for none.
+	Details string
 }
 
 // ReviewOptions configure Review. The zero value (or nil) is usable.
@@ -211,10 +218,11 @@ func (c ToolCall) request(agent string, timeout time.Duration) (hitl.CreateReque
 	if c.Agent == "" && c.Kind == "" {
 		action.Kind, action.Input = claudeKind(c.Tool, fields, c.Cwd)
 	}
-	var desc string
-	if json.Unmarshal(fields["description"], &desc) == nil {
-		action.Description = clip(desc, hitl.MaxActionDescriptionLen)
+	desc := c.Description
+	if desc == "" && json.Unmarshal(fields["description"], &desc) != nil {
+		desc = ""
 	}
+	action.Description = clip(desc, hitl.MaxActionDescriptionLen)
 	req := hitl.CreateRequest{
 		Type:        hitl.TypeAction,
 		Action:      action,
@@ -259,6 +267,9 @@ func (c ToolCall) context() string {
 	}
 	if c.Reason != "" {
 		b.WriteString("\n\nThe model's reason: " + escapeMarkdown(clip(c.Reason, 2<<10)))
+	}
+	if c.Details != "" {
+		b.WriteString("\n\n" + clip(c.Details, 4<<10))
 	}
 	return b.String()
 }

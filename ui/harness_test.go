@@ -61,6 +61,8 @@ type serverOptions struct {
 	// undo is the inbox's undo window (server.Options.UndoWindow); 0
 	// sends every answer at once.
 	undo time.Duration
+	// embedOrigins may embed <hitl-prompt> (embed_test.go).
+	embedOrigins []string
 }
 
 func newServer(t *testing.T) *hitlServer {
@@ -80,7 +82,7 @@ func newServerWith(t *testing.T, o serverOptions) *hitlServer {
 		People: o.auth,
 		Server: &server.Options{UndoWindow: o.undo, Auth: server.AuthOptions{
 			StreamRecheck: o.streamRecheck, LoginRate: loginRate, LoginBurst: loginBurst,
-		}},
+		}, EmbedOrigins: o.embedOrigins},
 		Configure: func(t testing.TB, e *hitltest.Engine, opts *server.Options) {
 			opts.Slack = startSlack(t, e, o, srv.Slack.URL)
 			addChannels(t, e, o, opts)

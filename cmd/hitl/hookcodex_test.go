@@ -63,9 +63,7 @@ func (h *codexHook) run(t *testing.T, api *codextest.API, env []string) *codexte
 
 // start runs Codex in the background; the channel gets its output.
 func (h *codexHook) start(t *testing.T, api *codextest.API, env []string) <-chan *codextest.Output {
-	done := make(chan *codextest.Output, 1)
-	go func() { done <- h.run(t, api, env) }()
-	return done
+	return inBackground(t, func() *codextest.Output { return h.run(t, api, env) })
 }
 
 // codexOut returns the content of name in the run's directory, and

@@ -40,9 +40,7 @@ func copilotHook(t *testing.T, args ...string) map[string]any {
 // startCopilot runs Copilot CLI in the background; the channel gets its
 // output.
 func startCopilot(t *testing.T, opts copilottest.Options) <-chan *copilottest.Output {
-	done := make(chan *copilottest.Output, 1)
-	go func() { done <- copilottest.Run(t, opts) }()
-	return done
+	return inBackground(t, func() *copilottest.Output { return copilottest.Run(t, opts) })
 }
 
 // copilotOut returns the content of name in the run's directory, and

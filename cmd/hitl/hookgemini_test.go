@@ -40,9 +40,7 @@ func geminiHook(t *testing.T, args ...string) map[string]any {
 // startGemini runs Gemini CLI in the background; the channel gets its
 // output.
 func startGemini(t *testing.T, opts geminitest.Options) <-chan *geminitest.Output {
-	done := make(chan *geminitest.Output, 1)
-	go func() { done <- geminitest.Run(t, opts) }()
-	return done
+	return inBackground(t, func() *geminitest.Output { return geminitest.Run(t, opts) })
 }
 
 // geminiOut returns the content of name in the run's directory, and

@@ -59,6 +59,21 @@ func (h *claudeHitl) env() []string {
 	return []string{"HITL_URL=" + h.URL, "HITL_TOKEN=" + h.agentToken}
 }
 
+// inBackground runs run in a goroutine and returns a channel that gets its
+// result. The test waits for run to return before it ends, so that a test
+// that fails while an agent still runs (its question never came) does not
+// end before the agent's run reports to it.
+func inBackground[T any](t *testing.T, run func() T) <-chan T {
+	done := make(chan T, 1)
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		done <- run()
+	}()
+	t.Cleanup(func() { <-finished })
+	return done
+}
+
 // pending waits until the person sees a pending question, and returns it.
 func (h *claudeHitl) pending(t *testing.T) *hitl.Interaction {
 	t.Helper()

@@ -36,9 +36,7 @@ func openCodePlugin(t *testing.T, args ...string) map[string]string {
 // startOpenCode runs OpenCode in the background; the channel gets its
 // output.
 func startOpenCode(t *testing.T, opts opencodetest.Options) <-chan *opencodetest.Output {
-	done := make(chan *opencodetest.Output, 1)
-	go func() { done <- opencodetest.Run(t, opts) }()
-	return done
+	return inBackground(t, func() *opencodetest.Output { return opencodetest.Run(t, opts) })
 }
 
 // openCodeOut returns the content of name in the run's directory, and

@@ -51,6 +51,7 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	progress := fs.Duration("progress-interval", mcpserver.DefaultProgressInterval, "how often a waiting tool call reports progress, to clients that ask for it")
 	channel := envBoolVar(fs, "channel", "HITL_MCP_CHANNEL", "be a Claude Code channel: relay its permission prompts to hitl")
 	channelTimeout := fs.Duration("channel-timeout", mcpserver.DefaultChannelTimeout, "how long a person has to answer a relayed permission prompt in hitl;\nafter it the prompt is left to the terminal")
+	localFirst := envBoolVar(fs, "local-first", "HITL_MCP_LOCAL_FIRST", "ask the person at the MCP client too (elicitation), when the client\nsupports it: whoever answers first, there or in hitl, wins")
 	logLevel := fs.String("log-level", envOr("HITL_LOG_LEVEL", "info"), "log level on stderr: debug, info, warn or error (HITL_LOG_LEVEL)")
 	if code, ok := parse(fs, args, 2); !ok {
 		return code
@@ -79,7 +80,7 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		Logger:     log,
 	})
 	srv := mcpserver.New(c, &mcpserver.Options{Logger: log, ProgressInterval: *progress, SourceAgent: *agent, Version: buildVersion(),
-		Channel: channel.on(), ChannelTimeout: *channelTimeout})
+		Channel: channel.on(), ChannelTimeout: *channelTimeout, LocalFirst: localFirst.on()})
 	log.Info("hitl mcp serving on stdio", "server", c.BaseURL(), "version", buildVersion(), "channel", channel.on())
 	err = srv.Run(ctx, &mcp.IOTransport{Reader: os.Stdin, Writer: nopCloser{stdout}})
 	switch {

@@ -84,6 +84,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return 2
 		}
 	}
+	gates := gateFlags(fs)
 	if code, ok := parse(fs, args, 2); !ok {
 		return code
 	}
@@ -117,12 +118,15 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err == nil {
 		err = ch.check()
 	}
+	if err == nil {
+		err = gates.check()
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "hitl serve: %v\n", err)
 		return 2
 	}
 	engine := &broker.Options{Logger: log, Retention: retention, ClaimTTL: claimTTL, DefaultEscalation: escalation, Risk: risk.New(riskPatterns)}
-	if err := serve(ctx, log, *addr, *db, engine, undo, auth, ch); err != nil {
+	if err := serve(ctx, log, *addr, *db, engine, undo, auth, ch, gates, stderr); err != nil {
 		fmt.Fprintf(stderr, "hitl serve: %v\n", err)
 		return 1
 	}
@@ -158,8 +162,10 @@ func parseClaimTTL(s string) (time.Duration, error) {
 
 // serve listens on addr over the database db (see openStore) until ctx
 // ends, with the engine configured by engine (retention, claims); auth
-// decides who may call it (see authConfig.options).
-func serve(ctx context.Context, log *slog.Logger, addr, db string, engine *broker.Options, undo time.Duration, auth *authConfig, ch channelFlags) error {
+// decides who may call it (see authConfig.options); undo is the web
+// inbox's undo window; gates are the MCP servers it fronts at
+// /mcp/gate/NAME (their commands' stderr: stderr).
+func serve(ctx context.Context, log *slog.Logger, addr, db string, engine *broker.Options, undo time.Duration, auth *authConfig, ch channelFlags, gates *gateConfig, stderr io.Writer) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {
@@ -192,7 +198,19 @@ func serve(ctx context.Context, log *slog.Logger, addr, db string, engine *broke
 		return err
 	}
 	mcp := mcpserver.New(b, &mcpserver.Options{Logger: log, Version: buildVersion()})
-	srv := server.New(b, &server.Options{Slack: chans.slack, Email: chans.email, Push: chans.push, MCP: mcp.Handler(), Webhooks: chans.hooks, Logger: log, Version: buildVersion(), Auth: authOpts, UndoWindow: undo})
+	opts := &server.Options{Slack: chans.slack, Email: chans.email, Push: chans.push, MCP: mcp.Handler(), Webhooks: chans.hooks, Logger: log, Version: buildVersion(), Auth: authOpts, EmbedOrigins: auth.embedOrigins, UndoWindow: undo}
+	gated, err := gates.handler(b, stderr, log)
+	if err != nil {
+		chans.close()
+		b.Close()
+		store.Close()
+		return err
+	}
+	if gated != nil {
+		defer gated.Close()
+		opts.MCPGates = gated
+	}
+	srv := server.New(b, opts)
 	hs := &http.Server{
 		Handler:           srv.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
