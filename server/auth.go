@@ -325,7 +325,7 @@ func isPublic(r *http.Request, publicMetrics bool) bool {
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
 		switch p {
-		case "/", "/healthz", "/readyz", "/login", loginCSSPath, openAPIPath, ui.ServiceWorkerPath:
+		case "/", "/healthz", "/readyz", "/login", loginCSSPath, openAPIPath, ui.ServiceWorkerPath, jwksPath:
 			return true
 		case "/metrics":
 			return publicMetrics
@@ -333,7 +333,7 @@ func isPublic(r *http.Request, publicMetrics bool) bool {
 		return strings.HasPrefix(p, "/assets/")
 	case http.MethodPost:
 		switch p {
-		case "/login", "/logout", "/api/v1/auth/login", "/api/v1/auth/logout":
+		case "/login", "/logout", "/api/v1/auth/login", "/api/v1/auth/logout", receiptVerifyPath:
 			return true
 		}
 	}

@@ -55,6 +55,9 @@ type Options struct {
 	// Push, when set, is the Web Push channel (the webpush package's
 	// Service): the server serves its key and people's subscriptions.
 	Push PushChannel
+	// Receipts, when set, publishes the keys that approved actions'
+	// receipts are signed with and verifies receipts.
+	Receipts Receipts
 	// WebSocketQueue is how many messages a WebSocket may have waiting to
 	// be sent before it is closed as too slow (1013, try again later);
 	// 0 means 1024.
@@ -76,6 +79,7 @@ type Server struct {
 	webhooks Webhooks
 	email    EmailChannel
 	push     PushChannel
+	receipts Receipts
 	hub      *wshub.Hub
 	replays  replayCache
 	// replayReads shares the replay reads of connections that arrive
@@ -106,6 +110,7 @@ func New(b *broker.Broker, opts *Options) *Server {
 		webhooks: opts.Webhooks,
 		email:    opts.Email,
 		push:     opts.Push,
+		receipts: opts.Receipts,
 
 		parkSweep:   park.SweepInterval,
 		bodyTimeout: bodyReadTimeout,
@@ -177,6 +182,11 @@ func (s *Server) routes() {
 	// the channel runs (push.go).
 	if s.push != nil {
 		s.pushRoutes()
+	}
+
+	// Receipts: the public keys, verification, rotation (receipts.go).
+	if s.receipts != nil {
+		s.receiptRoutes()
 	}
 
 	// The AI-Parrot HITL contract's respond endpoint.
