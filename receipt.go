@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"time"
 )
 
@@ -52,18 +51,8 @@ type ReceiptExpectation struct {
 	Name          string          `json:"name,omitempty"`
 }
 
-// CanonicalJSON returns raw compact with object keys sorted, numbers and
-// strings as sent: the form whose SHA-256 a receipt binds.
-func CanonicalJSON(raw json.RawMessage) (json.RawMessage, error) {
-	v, err := decodeJSON(raw)
-	if err != nil {
-		return nil, fmt.Errorf("canonical JSON: %w", err)
-	}
-	return encodeJSON(v)
-}
-
-// ArgsSHA256 returns the hex SHA-256 of the canonical JSON of args (see
-// CanonicalJSON).
+// ArgsSHA256 returns the hex SHA-256 of the canonical JSON of args (RFC
+// 8785; see CanonicalJSON).
 func ArgsSHA256(args json.RawMessage) (string, error) {
 	c, err := CanonicalJSON(args)
 	if err != nil {

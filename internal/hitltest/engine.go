@@ -9,10 +9,10 @@ import (
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/broker"
-	"github.com/hitl-sh/hitl/receipt"
-	"github.com/hitl-sh/hitl/secret"
 	"github.com/hitl-sh/hitl/postgres"
 	"github.com/hitl-sh/hitl/postgres/pgtest"
+	"github.com/hitl-sh/hitl/receipt"
+	"github.com/hitl-sh/hitl/secret"
 	"github.com/hitl-sh/hitl/sqlite"
 )
 
