@@ -312,7 +312,9 @@ func retryLater(w http.ResponseWriter, wait time.Duration, msg string) error {
 }
 
 // isPublic reports whether r may be served without credentials: health
-// checks, the login page and API, logout, the OpenAPI document, and the web
+// checks, the login page and API, logout, the OpenAPI document, the
+// receipts' public keys and their verification (which read no one's data:
+// a receipt's claims are in the token), and the web
 // inbox's static files (and its service worker) (the inbox then asks /api/v1/auth/me and shows its
 // login view). Routes listed here must not act on the caller's behalf. A
 // path that is not in canonical form is never public (the mux redirects it
