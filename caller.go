@@ -9,6 +9,7 @@ const (
 	ChannelCLI     = "cli"
 	ChannelMCP     = "mcp"
 	ChannelSlack   = "slack"
+	ChannelEmbed   = "embed"   // the <hitl-prompt> element in another site's page
 	ChannelTimeout = "timeout" // the default response applied at the deadline
 )
 

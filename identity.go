@@ -107,6 +107,10 @@ type Identities interface {
 	RecordLoginFailure(ctx context.Context, f *LoginFailure) error
 	// LoginFailures returns up to limit failed logins, newest first.
 	LoginFailures(ctx context.Context, limit int) ([]*LoginFailure, error)
+
+	// Embed tokens: short-lived credentials of one person for the
+	// <hitl-prompt> element (embedtoken.go).
+	EmbedTokens
 }
 
 // MaxNameLen bounds user, token and group names.

@@ -38,6 +38,18 @@ if ! grep -qs "\"version\": \"$AXE_VERSION\"" ui/testdata/node_modules/axe-core/
   npm install --no-save --no-package-lock --no-audit --no-fund --loglevel=error \
     --prefix ui/testdata "axe-core@$AXE_VERSION" >/dev/null
 fi
+# The <hitl-prompt> tests (ui/embed_test.go) embed it in chat pages
+# written in React, Svelte and Vue, compiled with esbuild: pinned, from
+# the npm registry, into the git-ignored ui/testdata/embed/node_modules.
+EMBED_PACKAGES="react@19.3.1 react-dom@19.3.1 svelte@5.57.3 vue@3.5.45 esbuild@0.28.2"
+for pkg in $EMBED_PACKAGES; do
+  name=${pkg%@*} version=${pkg##*@}
+  if ! grep -qs "\"version\": \"$version\"" "ui/testdata/embed/node_modules/$name/package.json"; then
+    npm install --no-save --no-package-lock --no-audit --no-fund --loglevel=error \
+      --prefix ui/testdata/embed $EMBED_PACKAGES >/dev/null
+    break
+  fi
+done
 
 echo "== mcp gate (mcpgate, cmd/hitl)"
 # hitl gate's tests drive real MCP servers from the npm registry with the

@@ -86,3 +86,28 @@ func randomString(alphabet string, n int) string {
 	}
 	return string(out)
 }
+
+// EmbedTokenPrefix starts every embed token (the short-lived credential of
+// the <hitl-prompt> element), so it is told from an API token at a glance.
+const EmbedTokenPrefix = "hitl_embed_"
+
+// NewEmbedToken returns a new embed token (hitl_embed_ and 40 base62
+// characters), the SHA-256 to store, and the short prefix to display.
+func NewEmbedToken() (secret string, hash []byte, display string) {
+	secret = EmbedTokenPrefix + randomString(base62, tokenChars)
+	return secret, HashSecret(secret), secret[:len(EmbedTokenPrefix)+4]
+}
+
+// LooksLikeEmbedToken reports whether s has the form of an embed token.
+func LooksLikeEmbedToken(s string) bool {
+	rest, ok := strings.CutPrefix(s, EmbedTokenPrefix)
+	if !ok || len(rest) != tokenChars {
+		return false
+	}
+	for i := 0; i < len(rest); i++ {
+		if strings.IndexByte(base62, rest[i]) < 0 {
+			return false
+		}
+	}
+	return true
+}

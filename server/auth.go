@@ -91,9 +91,10 @@ type AuthOptions struct {
 
 // credential says how a request was authenticated.
 type credential struct {
-	kind  string // "local", "token", "session" or "" (anonymous)
+	kind  string // "local", "token", "session", "embed" or "" (anonymous)
 	token *hitl.Token
-	hash  []byte // of the token or the session secret
+	embed *hitl.EmbedToken // of kind "embed"
+	hash  []byte           // of the token or the session secret
 }
 
 type credentialKey struct{}
@@ -227,6 +228,9 @@ func (a *authenticator) credentials(r *http.Request) (hitl.Caller, credential, e
 			return hitl.Caller{}, credential{}, hitl.Errorf(hitl.EUNAUTHORIZED, "the Authorization header must be \"Bearer <token>\"")
 		}
 		tok = strings.TrimSpace(tok)
+		if strings.HasPrefix(tok, auth.EmbedTokenPrefix) {
+			return a.embedCredentials(ctx, tok)
+		}
 		if !auth.LooksLikeToken(tok) {
 			return hitl.Caller{}, credential{}, hitl.Errorf(hitl.EUNAUTHORIZED, "invalid token")
 		}
@@ -238,6 +242,9 @@ func (a *authenticator) credentials(r *http.Request) (hitl.Caller, credential, e
 			return hitl.Caller{}, credential{}, err
 		}
 		return hitl.Caller{Name: t.Name, Role: t.Role, Groups: t.Groups, Channel: hitl.ChannelAPI}, credential{kind: "token", token: t, hash: hash}, nil
+	}
+	if tok, ok := embedProtocolToken(r); ok {
+		return a.embedCredentials(ctx, tok)
 	}
 	if ck, err := r.Cookie(sessionCookie); err == nil && ck.Value != "" {
 		hash := auth.HashSecret(ck.Value)
@@ -259,6 +266,12 @@ func (a *authenticator) credentials(r *http.Request) (hitl.Caller, credential, e
 func (s *Server) admit(w http.ResponseWriter, r *http.Request, c hitl.Caller, cred credential, next http.Handler) {
 	a := s.auth
 	p := r.URL.Path
+	if cred.kind == "embed" {
+		if err := s.embedScope(r, c, cred); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+	}
 	switch {
 	case p == "/metrics" && !a.publicMetrics && c.Role != hitl.RoleAdmin:
 		s.writeError(w, r, hitl.Errorf(hitl.EFORBIDDEN, "metrics are for admins"))
@@ -297,7 +310,7 @@ func answerer(r *http.Request, c hitl.Caller, cred credential) string {
 	switch {
 	case cred.kind == "token" && cred.token != nil:
 		return "token:" + cred.token.ID
-	case cred.kind == "session":
+	case cred.kind == "session" || cred.kind == "embed":
 		return "user:" + c.Name
 	}
 	return "ip:" + clientIP(r)
@@ -327,7 +340,7 @@ func isPublic(r *http.Request, publicMetrics bool) bool {
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
 		switch p {
-		case "/", "/healthz", "/readyz", "/login", loginCSSPath, openAPIPath, ui.ServiceWorkerPath, jwksPath:
+		case "/", "/healthz", "/readyz", "/login", loginCSSPath, openAPIPath, ui.ServiceWorkerPath, ui.EmbedScriptPath, jwksPath:
 			return true
 		case "/metrics":
 			return publicMetrics
@@ -406,6 +419,8 @@ func (s *Server) holds(ctx context.Context, cred credential) bool {
 		_, err = a.ids.TokenByHash(ctx, cred.hash)
 	case "session":
 		_, _, err = a.ids.Session(ctx, cred.hash, a.now())
+	case "embed":
+		_, _, err = a.ids.EmbedTokenByHash(ctx, cred.hash, a.now())
 	default:
 		return true
 	}

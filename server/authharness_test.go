@@ -111,7 +111,11 @@ func startAuthServerWith(t *testing.T, hopts *hitltest.Options, opts server.Auth
 	logs := &syncBuffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	o := *hopts
-	o.People, o.Server = true, &server.Options{Logger: log, Auth: opts}
+	var origins []string
+	if o.Server != nil {
+		origins = o.Server.EmbedOrigins
+	}
+	o.People, o.Server = true, &server.Options{Logger: log, Auth: opts, EmbedOrigins: origins}
 	s := hitltest.Start(t, &o)
 	ts := &authServer{URL: s.URL, HS: s.Server, Broker: s.Broker, Store: s.Store, IDs: s.Store, Path: s.Path, Logs: logs}
 	ts.anon = actor{name: "anonymous"}

@@ -150,8 +150,14 @@ func withChannel(ctx context.Context, channel string) (context.Context, error) {
 	switch channel {
 	case "":
 		return ctx, nil
+	case hitl.CallerFrom(ctx).Channel:
+		return ctx, nil
 	case hitl.ChannelAPI, hitl.ChannelCLI, hitl.ChannelWeb:
 		c := hitl.CallerFrom(ctx)
+		if c.Channel == hitl.ChannelEmbed {
+			// An embed token answers through the embedded prompt only.
+			return nil, hitl.Errorf(hitl.EINVALID, "an embed token answers on the embed channel")
+		}
 		c.Channel = channel
 		return hitl.WithCaller(ctx, c), nil
 	}

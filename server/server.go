@@ -58,6 +58,11 @@ type Options struct {
 	// Receipts, when set, publishes the keys that approved actions'
 	// receipts are signed with and verifies receipts.
 	Receipts Receipts
+	// EmbedOrigins are the origins (scheme://host[:port]) of the pages
+	// that may embed the <hitl-prompt> element: they may load its script,
+	// open the live channel and answer through it, and nothing else (see
+	// embedCORS). None by default.
+	EmbedOrigins []string
 	// WebSocketQueue is how many messages a WebSocket may have waiting to
 	// be sent before it is closed as too slow (1013, try again later);
 	// 0 means 1024.
@@ -81,7 +86,9 @@ type Server struct {
 	push     PushChannel
 	receipts Receipts
 	hub      *wshub.Hub
-	replays  replayCache
+	// embedOrigins may embed <hitl-prompt> (embed.go).
+	embedOrigins embedOrigins
+	replays      replayCache
 	// replayReads shares the replay reads of connections that arrive
 	// together.
 	replayReads replayReads
@@ -117,6 +124,11 @@ func New(b *broker.Broker, opts *Options) *Server {
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	var bad []string
+	s.embedOrigins, bad = newEmbedOrigins(opts.EmbedOrigins)
+	for _, o := range bad {
+		s.log.Error("embed origin is not scheme://host[:port]; ignored", "origin", o)
 	}
 	s.metrics = newMetrics(opts.Registry, b)
 	s.auth = newAuthenticator(opts.Auth, s.log)
@@ -172,6 +184,9 @@ func (s *Server) routes() {
 	// Webhooks and their deliveries (admins).
 	s.webhookRoutes()
 
+	// Embed tokens for the <hitl-prompt> element (admins).
+	s.embedTokenRoutes()
+
 	// Email configuration (admins) and the links in mail, when the
 	// channel runs (email.go).
 	if s.email != nil {
@@ -222,6 +237,8 @@ func (s *Server) routes() {
 	s.mux.Handle("GET /assets/", inbox)
 	s.mux.Handle("GET /i/{id}", inbox) // the detail view of one interaction
 	s.mux.Handle("GET "+ui.ServiceWorkerPath, inbox)
+	// The <hitl-prompt> element, for other sites' pages.
+	s.mux.Handle("GET "+ui.EmbedScriptPath, inbox)
 }
 
 // slackRoutes registers the Slack channel's configuration (admins) and
@@ -288,7 +305,12 @@ func (s *Server) Handler() http.Handler {
 	csrf.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, hitl.Errorf(hitl.EFORBIDDEN, "cross-origin request refused"))
 	}))
-	return s.recoverPanics(s.logRequests(s.bodyDeadline(s.signedFirst(csrf.Handler(s.identify(http.HandlerFunc(s.route)))))))
+	// The embed origins' pages may answer through the prompt's routes
+	// alone: embedCORS refuses them every other route before this.
+	for o := range s.embedOrigins {
+		_ = csrf.AddTrustedOrigin(o)
+	}
+	return s.recoverPanics(s.logRequests(s.bodyDeadline(s.signedFirst(s.embedCORS(csrf.Handler(s.identify(http.HandlerFunc(s.route))))))))
 }
 
 // signedFirst serves the requests of signed routes (see

@@ -51,9 +51,9 @@ type wsClient struct {
 // interactions of those sessions. Messages the client sends are read and
 // ignored.
 //
-// Origins: a request without an Origin header (a non-browser client) or
-// whose Origin host equals the request's Host is accepted; any other
-// browser origin gets 403, so other web pages cannot open the stream with
+// Origins: a request without an Origin header (a non-browser client),
+// whose Origin host equals the request's Host, or from an embed origin
+// (Options.EmbedOrigins) is accepted; any other browser origin gets 403, so other web pages cannot open the stream with
 // the user's credentials. Behind a reverse proxy the proxy must pass the
 // original Host header through.
 //
@@ -81,8 +81,8 @@ func (s *Server) handleWebSocket(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if !sameOrigin(r) {
-		return hitl.Errorf(hitl.EFORBIDDEN, "cross-origin WebSocket refused: the Origin host must be the request's Host")
+	if !s.embedWebSocketOrigin(r) {
+		return hitl.Errorf(hitl.EFORBIDDEN, "cross-origin WebSocket refused: the Origin host must be the request's Host, or an embed origin")
 	}
 	caller := hitl.CallerFrom(r.Context())
 	cred := credentialFrom(r.Context())
@@ -93,6 +93,9 @@ func (s *Server) handleWebSocket(w http.ResponseWriter, r *http.Request) error {
 		Ctx:   context.WithValue(hitl.WithCaller(context.Background(), caller), credentialKey{}, cred),
 		Cred:  cred.kind + ":" + string(cred.hash),
 		Shows: func(ev *hitl.Event) bool { return filter.shows(caller, ev) },
+		// The <hitl-prompt> element offers its subprotocol (and its
+		// token as another); the handshake must select it.
+		Protocol: embedProtocol,
 	})
 	if conn == nil {
 		return nil // refused (the response is written), or shutting down

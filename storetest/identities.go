@@ -27,6 +27,8 @@ func RunIdentities(t *testing.T, newStore func(t *testing.T) hitl.Identities) {
 		{"SessionEndsWithUser", testSessionEndsWithUser},
 		{"SessionPurge", testSessionPurge},
 		{"LoginFailures", testLoginFailures},
+		{"EmbedTokenRoundTrip", testEmbedTokenRoundTrip},
+		{"EmbedTokenExpiry", testEmbedTokenExpiry},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -33,7 +33,7 @@ func (f *faults) track(c net.Conn, state http.ConnState) {
 func (f *faults) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		f.mu.Lock()
-		if r.URL.Path == "/ws" {
+		if r.URL.Path == "/ws" || r.URL.Path == "/ws/userinfo" {
 			f.wsRequests++
 			f.wsQueries = append(f.wsQueries, r.URL.RawQuery)
 			if f.noResume {
@@ -48,7 +48,7 @@ func (f *faults) wrap(next http.Handler) http.Handler {
 			f.mu.Unlock()
 			holdResponse(w, r, next, held)
 			return
-		case r.URL.Path == "/ws" && f.wsDown:
+		case (r.URL.Path == "/ws" || r.URL.Path == "/ws/userinfo") && f.wsDown:
 			f.mu.Unlock()
 			http.Error(w, "down for the test", http.StatusServiceUnavailable)
 			return

@@ -58,6 +58,8 @@ type serverOptions struct {
 	// push, email and webhooks run the Web Push and email channels and
 	// the webhooks (channels_test.go).
 	push, email, webhooks bool
+	// embedOrigins may embed <hitl-prompt> (embed_test.go).
+	embedOrigins []string
 }
 
 func newServer(t *testing.T) *hitlServer {
@@ -77,7 +79,7 @@ func newServerWith(t *testing.T, o serverOptions) *hitlServer {
 		People: o.auth,
 		Server: &server.Options{Auth: server.AuthOptions{
 			StreamRecheck: o.streamRecheck, LoginRate: loginRate, LoginBurst: loginBurst,
-		}},
+		}, EmbedOrigins: o.embedOrigins},
 		Configure: func(t testing.TB, e *hitltest.Engine, opts *server.Options) {
 			opts.Slack = startSlack(t, e, o, srv.Slack.URL)
 			addChannels(t, e, o, opts)

@@ -43,6 +43,7 @@ type asset struct {
 type bundle struct {
 	version string            // hash of every asset but index.html
 	index   asset             // index.html with asset URLs filled in
+	embed   asset             // the <hitl-prompt> entry module (EmbedScriptPath)
 	files   map[string]*asset // by name under assets/, e.g. "app.js"
 }
 
@@ -91,6 +92,7 @@ func loadFS(fsys fs.FS, dir string) (*bundle, error) {
 	b.version = hex.EncodeToString(h.Sum(nil))[:16]
 	html := bytes.ReplaceAll(indexHTML, []byte(versionPlaceholder), []byte(assetPrefix+b.version))
 	b.index = *newAsset("index.html", html)
+	b.embed = *newAsset("hitl-prompt.js", []byte(embedEntry(assetPrefix+b.version)))
 	return b, nil
 }
 
@@ -125,9 +127,10 @@ func contentType(name string) string {
 
 // Handler serves the inbox: GET / (index.html), GET /i/<id> (index.html
 // too: the page shows its detail view of interaction <id>) and GET
-// /assets/<version>/…, and GET /sw.js (the service worker). Mount it on
-// "GET /{$}", "GET /i/{id}", "GET /sw.js" and
-// "GET /assets/"; any other path gets 404.
+// /assets/<version>/…, GET /sw.js (the service worker) and GET
+// /embed/v1/hitl-prompt.js (the embeddable prompt). Mount it on
+// "GET /{$}", "GET /i/{id}", "GET /sw.js", "GET /embed/v1/hitl-prompt.js"
+// and "GET /assets/"; any other path gets 404.
 func Handler() http.Handler {
 	b, err := load()
 	if err != nil {
@@ -149,6 +152,12 @@ func (b *bundle) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.URL.Path == "/" || r.URL.Path == "/index.html" || isDetailPath(r.URL.Path):
 		w.Header().Set("Cache-Control", "no-cache")
 		serve(w, r, &b.index)
+	case r.URL.Path == EmbedScriptPath:
+		// A stable address for other sites' pages; the code it imports is
+		// hashed and cached for good, so a new binary is picked up within
+		// minutes.
+		w.Header().Set("Cache-Control", "public, max-age=300")
+		serve(w, r, &b.embed)
 	case r.URL.Path == ServiceWorkerPath:
 		// At the root, so that its scope is the whole inbox; never
 		// cached, so that browsers see a new one at once.
@@ -169,6 +178,17 @@ func (b *bundle) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		http.NotFound(w, r)
 	}
+}
+
+// EmbedScriptPath is where the <hitl-prompt> custom element is served,
+// for other sites' pages: an ES module that imports the element
+// (assets/embed.js) from this build's hashed assets.
+const EmbedScriptPath = "/embed/v1/hitl-prompt.js"
+
+// embedEntry is the module at EmbedScriptPath for the assets at base.
+func embedEntry(base string) string {
+	return "// <hitl-prompt>: the hitl question prompt for a chat page (docs/embed.md).\n" +
+		"export { HitlPrompt } from \"" + base + "/embed.js\";\n"
 }
 
 // ServiceWorkerPath is where the inbox's service worker (assets/sw.js,

@@ -361,3 +361,38 @@ func TestServeAnswerRate(t *testing.T) {
 		}
 	}
 }
+
+// TestServeEmbedOrigin: hitl serve --embed-origin (repeatable, or
+// HITL_EMBED_ORIGIN) lets exactly those origins' pages use the embedded
+// prompt's routes; anything but an origin is refused at start.
+func TestServeEmbedOrigin(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "hitl.db")
+	mustRun(t, 0, "", "token", "create", "--name", "root", "--role", "admin", "--db", db)
+	url := startPublic(t, db, "--embed-origin", "https://chat.example.com", "--embed-origin", "http://localhost:3000")
+	for origin, want := range map[string]string{
+		"https://chat.example.com": "https://chat.example.com",
+		"http://localhost:3000":    "http://localhost:3000",
+		"https://evil.example":     "",
+	} {
+		req, _ := http.NewRequest(http.MethodOptions, url+"/api/v1/interactions/x/respond", nil)
+		req.Header.Set("Origin", origin)
+		req.Header.Set("Access-Control-Request-Method", "POST")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if got := resp.Header.Get("Access-Control-Allow-Origin"); got != want {
+			t.Errorf("preflight from %s: Access-Control-Allow-Origin %q, want %q", origin, got, want)
+		}
+	}
+	for _, bad := range []string{"chat.example.com", "https://chat.example.com/app", "ftp://chat.example.com"} {
+		if _, stderr, code := hitlRunWith(t, "", nil, "serve", "--embed-origin", bad, "--db", filepath.Join(t.TempDir(), "hitl.db")); code != 2 || !strings.Contains(stderr, "--embed-origin") {
+			t.Errorf("--embed-origin %s: exit %d, %s; want 2 and a message about --embed-origin", bad, code, stderr)
+		}
+	}
+	if _, stderr, code := hitlRunWith(t, "", []string{"HITL_EMBED_ORIGIN=https://ok.example not-an-origin"}, "serve", "--db", filepath.Join(t.TempDir(), "hitl.db")); code != 2 || !strings.Contains(stderr, "not-an-origin") {
+		t.Errorf("HITL_EMBED_ORIGIN with a bad origin: exit %d, %s; want 2", code, stderr)
+	}
+}

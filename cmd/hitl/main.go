@@ -68,6 +68,7 @@ func commands() []command {
 		{"hook", "review coding agents' tool calls as a hook: hook claude-code, codex, gemini-cli", runHook},
 		{"tools", "print the tool definitions for function calling", runTools},
 		{"token", "manage API tokens: create, ls, revoke", runToken},
+		{"embed-token", "manage the chat prompt's embed tokens: create, ls, revoke", runEmbedToken},
 		{"user", "manage people who log in: add, ls, rm, passwd", runUser},
 		{"bench", "measure the whole human loop on this machine", runBench},
 		{"health", "check that a running server is ready (for container health checks)", runHealth},

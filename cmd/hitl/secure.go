@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/server"
@@ -21,6 +22,8 @@ type authConfig struct {
 	insecure      *envBool
 	publicMetrics *envBool
 	answerRate    string // answers per second per person or token; "0" lifts the limit
+	// embedOrigins may embed the <hitl-prompt> element (--embed-origin).
+	embedOrigins []string
 }
 
 // authFlags adds hitl serve's authentication flags to fs.
@@ -29,6 +32,15 @@ func authFlags(fs *flag.FlagSet) *authConfig {
 	fs.StringVar(&c.publicURL, "public-url", envOr("HITL_PUBLIC_URL", ""), "the `URL` people reach the server at; https makes login cookies Secure (HITL_PUBLIC_URL)")
 	c.insecure = envBoolVar(fs, "insecure-no-auth", "HITL_INSECURE_NO_AUTH", "listen on a non-loopback address with no users or tokens: anyone who\ncan reach it may answer every question")
 	c.publicMetrics = envBoolVar(fs, "public-metrics", "HITL_PUBLIC_METRICS", "serve /metrics without credentials; otherwise admins only")
+	c.embedOrigins = strings.Fields(strings.ReplaceAll(envOr("HITL_EMBED_ORIGIN", ""), ",", " "))
+	fromEnv := true
+	fs.Func("embed-origin", "an `origin` (https://chat.example.com) whose pages may embed the\n<hitl-prompt> element; repeatable; none by default (HITL_EMBED_ORIGIN,\nseparated by spaces)", func(v string) error {
+		if fromEnv {
+			c.embedOrigins, fromEnv = nil, false
+		}
+		c.embedOrigins = append(c.embedOrigins, v)
+		return nil
+	})
 	fs.StringVar(&c.answerRate, "answer-rate", envOr("HITL_ANSWER_RATE", "10"), "answers per second each person and each API token may send while\nauthentication is on, in bursts of ten seconds' worth; 0 lifts the limit (HITL_ANSWER_RATE)")
 	return c
 }
@@ -49,6 +61,13 @@ func (c *authConfig) respondLimit() (rate.Limit, int, error) {
 func (c *authConfig) check() error {
 	if _, _, err := c.respondLimit(); err != nil {
 		return err
+	}
+	for _, o := range c.embedOrigins {
+		u, err := url.Parse(o)
+		if err != nil || u.Host == "" || u.Scheme != "http" && u.Scheme != "https" || u.User != nil ||
+			u.Path != "" && u.Path != "/" || u.RawQuery != "" || u.Fragment != "" {
+			return fmt.Errorf("--embed-origin must be an origin such as https://chat.example.com; got %q", o)
+		}
 	}
 	if c.publicURL == "" {
 		return nil

@@ -168,7 +168,7 @@ func serve(ctx context.Context, log *slog.Logger, addr, db string, engine *broke
 		return err
 	}
 	mcp := mcpserver.New(b, &mcpserver.Options{Logger: log, Version: buildVersion()})
-	opts := &server.Options{Slack: chans.slack, Email: chans.email, Push: chans.push, MCP: mcp.Handler(), Webhooks: chans.hooks, Receipts: receipts, Logger: log, Version: buildVersion(), Auth: authOpts}
+	opts := &server.Options{Slack: chans.slack, Email: chans.email, Push: chans.push, MCP: mcp.Handler(), Webhooks: chans.hooks, Receipts: receipts, Logger: log, Version: buildVersion(), Auth: authOpts, EmbedOrigins: auth.embedOrigins}
 	gated, err := gates.handler(b, stderr, log)
 	if err != nil {
 		chans.close()

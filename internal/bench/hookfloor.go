@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 )
 
@@ -38,10 +37,7 @@ func main() {
 func buildFloorHook(ctx context.Context, dir string) (string, error) {
 	goTool, err := exec.LookPath("go")
 	if err != nil {
-		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
-		if _, serr := os.Stat(goTool); serr != nil {
-			return "", fmt.Errorf("floor hook: no Go toolchain to build it with: %w", err)
-		}
+		return "", fmt.Errorf("floor hook: no Go toolchain on the PATH to build it with: %w", err)
 	}
 	src := filepath.Join(dir, "floorhook")
 	if err := os.MkdirAll(src, 0o755); err != nil {

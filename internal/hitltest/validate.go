@@ -121,11 +121,12 @@ func ValidateResponses(t testing.TB, h http.Handler) http.Handler {
 }
 
 // skipped reports whether r's response is not checked at all: a HEAD (no
-// body), MCP (its own protocol), Prometheus' format, and the OpenAPI
-// document itself (whose fields are not this API's).
+// body), a CORS preflight (answered before any route, for the embed
+// origins' pages), MCP (its own protocol), Prometheus' format, and the
+// OpenAPI document itself (whose fields are not this API's).
 func skipped(r *http.Request) bool {
 	p := r.URL.Path
-	return r.Method == http.MethodHead || p == "/metrics" || p == "/mcp" || strings.HasPrefix(p, "/mcp/") || p == "/api/v1/openapi.json"
+	return r.Method == http.MethodHead || r.Method == http.MethodOptions || p == "/metrics" || p == "/mcp" || strings.HasPrefix(p, "/mcp/") || p == "/api/v1/openapi.json"
 }
 
 // checker validates responses and keeps the failures for the test's end.

@@ -25,12 +25,13 @@ function button(cls, iconName, label, onclick, attrs = {}) {
 }
 
 // actionWidget returns the widget for the action q asks about; submit
-// answers the card.
-export function actionWidget(q, submit) {
+// answers the card. rules: false leaves out Always allow… (a page that
+// answers but makes no rules, such as the embedded prompt).
+export function actionWidget(q, submit, { rules = true } = {}) {
   const action = q.action || { name: "", args: {} };
   const args = actionArgs(action);
   const allowed = new Set(Array.isArray(q.decisions) && q.decisions.length > 0 ? q.decisions : DECISIONS);
-  const canAlways = allowed.has("approve") && !!q.source_agent && q.source_agent !== "*";
+  const canAlways = rules && allowed.has("approve") && !!q.source_agent && q.source_agent !== "*";
 
   const panels = {};
   if (allowed.has("reject")) {

@@ -42,7 +42,7 @@ export class RawJSON {
 
 // encode is JSON.stringify for an answer's body, with RawJSON values
 // spliced in as their text.
-function encode(v) {
+export function encode(v) {
   if (v instanceof RawJSON) return v.text;
   if (Array.isArray(v)) return `[${v.map((x) => (x === undefined ? "null" : encode(x))).join(",")}]`;
   if (v && typeof v === "object") {

@@ -11,23 +11,26 @@ const MAX_DELAY = 10000;
 // connect opens the WebSocket and keeps it open until stop() is called.
 // params, if given, are added to every connection's address (the inbox's
 // ?replay=page&sort=…: a paged replay).
+// base, if given, is the WebSocket address (default: this page's /ws);
+// protocols, if given, are the subprotocols to offer (the embedded
+// prompt's token travels as one, never in the address).
 // onMessage gets each parsed message; onState gets "connecting", "live",
 // "reconnecting" or "reconnected" (open again after a drop); onClose, if
 // given, gets each close as {code, opened} (opened: the socket had been
 // open), before the next attempt is scheduled.
-export function connect({ onMessage, onState, onClose, params }) {
+export function connect({ onMessage, onState, onClose, params, base: address, protocols }) {
   let attempt = 0;
   let everOpen = false;
   let ws = null;
   let timer = null;
   let stopped = false;
 
-  const base = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`;
+  const base = address || `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`;
   // The resume point: the seq of hitl:replay_done, or of any message
   // since, on the connections this call has opened.
   let seq = null;
   const url = () => {
-    const q = new URLSearchParams(params || {});
+    const q = new URLSearchParams(params || []);
     if (seq !== null) q.set("after", String(seq));
     const s = q.toString();
     return s ? `${base}?${s}` : base;
@@ -38,7 +41,7 @@ export function connect({ onMessage, onState, onClose, params }) {
     timer = null;
     if (stopped) return;
     onState(everOpen ? "reconnecting" : "connecting");
-    const sock = new WebSocket(url());
+    const sock = protocols ? new WebSocket(url(), protocols) : new WebSocket(url());
     ws = sock;
     let closed = false;
     let opened = false;

@@ -40,10 +40,12 @@ function decisionText(v) {
 }
 
 // Stakes is the line of one card; useDefault() answers with the default
-// (its "Use default" button, there when the question has one).
+// (its "Use default" button, there when the question has one); load(id)
+// fetches an interaction (default: the inbox's getInteraction).
 export class Stakes {
-  constructor(q, deadline, useDefault) {
+  constructor(q, deadline, useDefault, load = getInteraction) {
     this.q = q;
+    this.load = load;
     this.deadline = deadline;
     this.hasDefault = q.default_response !== null && q.default_response !== undefined;
     // Without a default the deadline can only end the question; a listed
@@ -62,7 +64,7 @@ export class Stakes {
   }
 
   async fetch() {
-    const r = await getInteraction(this.q.interaction_id);
+    const r = await this.load(this.q.interaction_id);
     if (!r.ok) return;
     this.onTimeout = r.data.on_timeout === "default" ? "default" : "cancel";
     this.q.on_timeout = this.onTimeout; // a card built again does not ask again

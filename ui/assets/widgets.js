@@ -12,14 +12,15 @@ import { h, icon } from "./dom.js";
 import { buildSchemaForm, parseServerErrors } from "./form.js";
 import { actionWidget } from "./action.js";
 
-// buildWidget returns the widget for q; submit(value?) answers the card.
-export function buildWidget(q, ids, submit) {
+// buildWidget returns the widget for q; submit(value?) answers the card;
+// opts go to the action widget (actionWidget).
+export function buildWidget(q, ids, submit, opts) {
   switch (q.interaction_type) {
     case "approval": return approval(q, submit);
     case "single_choice": return singleChoice(q, ids);
     case "multi_choice": return multiChoice(q, ids);
     case "form": return form(q);
-    case "action": return actionWidget(q, submit);
+    case "action": return actionWidget(q, submit, opts);
     case "handoff": return handoffReply(q, ids);
     default: return freeText(q, ids);
   }

@@ -32,6 +32,9 @@ type Peer struct {
 	// Shows reports whether the client is sent an event; nil means every
 	// event.
 	Shows func(*hitl.Event) bool
+	// Protocol, when set, is the subprotocol the handshake selects when
+	// the client offers it.
+	Protocol string
 }
 
 // Accept answers r's WebSocket handshake on w and adds the connection to
@@ -46,7 +49,11 @@ type Peer struct {
 func (h *Hub) Accept(w http.ResponseWriter, r *http.Request, peer Peer) *Conn {
 	// The handshake response is written within writeTimeout; after it,
 	// the hub bounds each write itself.
-	nc, rw, _, err := (ws.HTTPUpgrader{Timeout: writeTimeout}).Upgrade(r, w)
+	up := ws.HTTPUpgrader{Timeout: writeTimeout}
+	if peer.Protocol != "" {
+		up.Protocol = func(p string) bool { return p == peer.Protocol }
+	}
+	nc, rw, _, err := up.Upgrade(r, w)
 	if err != nil {
 		h.log.Debug("websocket handshake refused", "remote_addr", r.RemoteAddr, "error", err)
 		if nc != nil {
