@@ -62,6 +62,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	retentionFlag := fs.String("retention", envOr("HITL_RETENTION", defaultRetention), "keep ended interactions for this `duration` (90d, 36h) from when they\nended, then purge them with their events, every hour; 0 keeps everything\n(HITL_RETENTION)")
 	claimTTLFlag := fs.String("claim-ttl", envOr("HITL_CLAIM_TTL", hitl.DefaultClaimTTL.String()), "how long a claim on a question holds when the claimer names no time\n(a `duration` such as 15m; at most 24h) (HITL_CLAIM_TTL)")
 	escalationFlag := fs.String("escalation", envOr("HITL_ESCALATION", ""), "default escalation `JSON` of questions that name none, such as\n[{\"after\":\"10m\",\"remind\":true}] (HITL_ESCALATION)")
+	receiptTTLFlag := fs.String("receipt-ttl", envOr("HITL_RECEIPT_TTL", hitl.DefaultReceiptTTL.String()), "how long the signed receipt of an approved action is valid from its\napproval (a `duration` such as 1h; at most 168h) (HITL_RECEIPT_TTL)")
 	auth := authFlags(fs)
 	ch := channelFlags{slack: slackFlags(fs), webhook: webhookFlags(fs), email: emailFlags(fs), push: pushFlags(fs)}
 	gates := gateFlags(fs)
@@ -81,6 +82,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	var claimTTL time.Duration
 	if err == nil {
 		claimTTL, err = parseClaimTTL(*claimTTLFlag)
+	}
+	var receiptTTL time.Duration
+	if err == nil {
+		receiptTTL, err = parseReceiptTTL(*receiptTTLFlag)
 	}
 	var escalation []hitl.EscalationStep
 	if err == nil && *escalationFlag != "" {
@@ -102,7 +107,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return 2
 	}
 	engine := &broker.Options{Logger: log, Retention: retention, ClaimTTL: claimTTL, DefaultEscalation: escalation}
-	if err := serve(ctx, log, *addr, *db, engine, auth, ch, gates, stderr); err != nil {
+	if err := serve(ctx, log, *addr, *db, engine, receiptTTL, auth, ch, gates, stderr); err != nil {
 		fmt.Fprintf(stderr, "hitl serve: %v\n", err)
 		return 1
 	}
@@ -120,10 +125,11 @@ func parseClaimTTL(s string) (time.Duration, error) {
 }
 
 // serve listens on addr over the database db (see openStore) until ctx
-// ends, with the engine configured by engine (retention, claims); auth
+// ends, with the engine configured by engine (retention, claims) and
+// approved actions' receipts valid for receiptTTL; auth
 // decides who may call it (see authConfig.options); gates are the MCP
 // servers it fronts at /mcp/gate/NAME (their commands' stderr: stderr).
-func serve(ctx context.Context, log *slog.Logger, addr, db string, engine *broker.Options, auth *authConfig, ch channelFlags, gates *gateConfig, stderr io.Writer) error {
+func serve(ctx context.Context, log *slog.Logger, addr, db string, engine *broker.Options, receiptTTL time.Duration, auth *authConfig, ch channelFlags, gates *gateConfig, stderr io.Writer) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {
@@ -144,6 +150,12 @@ func serve(ctx context.Context, log *slog.Logger, addr, db string, engine *broke
 		store.Close()
 		return err
 	}
+	receipts, err := startReceipts(ctx, log, store, ch.slack, db, receiptTTL, ln.Addr())
+	if err != nil {
+		store.Close()
+		return err
+	}
+	engine.Receipts = receipts
 	b := broker.New(store, engine)
 	if err := b.Start(ctx); err != nil {
 		store.Close()
@@ -156,7 +168,7 @@ func serve(ctx context.Context, log *slog.Logger, addr, db string, engine *broke
 		return err
 	}
 	mcp := mcpserver.New(b, &mcpserver.Options{Logger: log, Version: buildVersion()})
-	opts := &server.Options{Slack: chans.slack, Email: chans.email, Push: chans.push, MCP: mcp.Handler(), Webhooks: chans.hooks, Logger: log, Version: buildVersion(), Auth: authOpts, EmbedOrigins: auth.embedOrigins}
+	opts := &server.Options{Slack: chans.slack, Email: chans.email, Push: chans.push, MCP: mcp.Handler(), Webhooks: chans.hooks, Receipts: receipts, Logger: log, Version: buildVersion(), Auth: authOpts, EmbedOrigins: auth.embedOrigins}
 	gated, err := gates.handler(b, stderr, log)
 	if err != nil {
 		chans.close()
