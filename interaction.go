@@ -92,6 +92,9 @@ type Result struct {
 	ArgsDiff json.RawMessage `json:"args_diff,omitempty"`
 	// RuleID names the rule that decided an action without a person.
 	RuleID string `json:"rule_id,omitempty"`
+	// Receipt is, for an approved action, the signed receipt the tool can
+	// check before it runs the call (see ReceiptClaims).
+	Receipt string `json:"receipt,omitempty"`
 	// Votes are the votes that decided an interaction with a consensus
 	// (see Consensus), in the order cast.
 	Votes []Vote `json:"votes,omitempty"`

@@ -172,9 +172,10 @@ echo "== clients (Python and TypeScript)"
 # run) to run its tests with node --test. Each is
 # installed only when missing; set, so those tests fail rather than skip
 # when a tool is absent.
-if ! /usr/bin/python3 -c 'import pytest, mypy' 2>/dev/null; then
+# python3-cryptography: the Python client's optional receipt verifier.
+if ! /usr/bin/python3 -c 'import pytest, mypy, cryptography' 2>/dev/null; then
   apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-pytest python3-mypy >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-pytest python3-mypy python3-cryptography >/dev/null
 fi
 # The TypeScript package's dev dependencies are pinned: typescript, and the
 # frameworks its adapters are tested against (ai, @langchain/langgraph,

@@ -55,6 +55,9 @@ type Options struct {
 	// Risk marks risky actions when they are created; nil means the
 	// built-in checks alone (risk.New(nil)).
 	Risk *risk.Assessor
+	// Receipts signs the receipt of every approved action it returns
+	// (result.receipt); nil issues none.
+	Receipts hitl.ReceiptIssuer
 }
 
 // Broker is the interaction engine. Create it with New, then Start it.
@@ -77,6 +80,8 @@ type Broker struct {
 	defaultEscalation []hitl.EscalationStep
 	// risk marks risky actions.
 	risk *risk.Assessor
+	// receipts signs approved actions' receipts (receipt.go).
+	receipts hitl.ReceiptIssuer
 
 	retention  time.Duration
 	purgeEvery time.Duration
@@ -135,6 +140,7 @@ func New(store hitl.Store, opts *Options) *Broker {
 	if b.risk == nil {
 		b.risk = risk.New(nil)
 	}
+	b.receipts = opts.Receipts
 	return b
 }
 
@@ -284,7 +290,7 @@ func (b *Broker) Create(ctx context.Context, req hitl.CreateRequest) (*hitl.Inte
 		if got.RequestHash != in.RequestHash {
 			return nil, false, hitl.Errorf(hitl.ECONFLICT, "feedback request already exists: idempotency_key %q was used for a different question (interaction %s)", in.IdempotencyKey, got.ID)
 		}
-		return got, false, nil
+		return b.receipted(got), false, nil
 	}
 	b.log.Info("interaction created", "interaction_id", got.ID, "type", string(got.Type), "source_agent", got.SourceAgent, "by", caller.Name, "channel", caller.Channel)
 	b.recent.put(ev)
@@ -292,7 +298,7 @@ func (b *Broker) Create(ctx context.Context, req hitl.CreateRequest) (*hitl.Inte
 	if ev.Next != nil { // answered by a rule
 		b.resolved(ev.Next)
 		b.log.Info("interaction answered by rule", "interaction_id", got.ID, "rule_id", got.Result.RuleID)
-		return got, true, nil
+		return b.receipted(got), true, nil
 	}
 	b.expiry.scheduled(got.Deadline)
 	b.escalator.created(ctx, got)
@@ -304,7 +310,8 @@ func (b *Broker) Create(ctx context.Context, req hitl.CreateRequest) (*hitl.Inte
 
 // Get returns one interaction, if the caller may see it.
 func (b *Broker) Get(ctx context.Context, id string) (*hitl.Interaction, error) {
-	return b.visible(ctx, id)
+	in, err := b.visible(ctx, id)
+	return b.receipted(in), err
 }
 
 // List returns a page of the interactions the caller may see, in f's
@@ -317,7 +324,8 @@ func (b *Broker) List(ctx context.Context, f hitl.ListFilter) ([]*hitl.Interacti
 	if !ok {
 		return nil, "", nil
 	}
-	return b.store.ListInteractions(ctx, f)
+	ins, next, err := b.store.ListInteractions(ctx, f)
+	return b.receiptedAll(ins), next, err
 }
 
 // Respond records the caller's answer to a pending interaction after
@@ -338,6 +346,12 @@ func (b *Broker) Respond(ctx context.Context, id string, value json.RawMessage) 
 // since, the server restarted). Another answer, another key or another
 // caller still gets the conflict.
 func (b *Broker) RespondIdempotent(ctx context.Context, id string, value json.RawMessage, key string) (*hitl.Interaction, error) {
+	in, err := b.respond(ctx, id, value, key)
+	return b.receipted(in), err
+}
+
+// respond is RespondIdempotent without the receipt.
+func (b *Broker) respond(ctx context.Context, id string, value json.RawMessage, key string) (*hitl.Interaction, error) {
 	if err := hitl.CheckAnswerKey(key); err != nil {
 		return nil, err
 	}

@@ -164,6 +164,12 @@ func (w *waiters) count() int {
 // returns the interaction as it stands and ctx's error; when the broker
 // shuts down, the same with ErrClosed.
 func (b *Broker) Wait(ctx context.Context, id string) (*hitl.Interaction, error) {
+	in, err := b.wait(ctx, id)
+	return b.receipted(in), err
+}
+
+// wait is Wait without the receipt.
+func (b *Broker) wait(ctx context.Context, id string) (*hitl.Interaction, error) {
 	// Register before reading, so a transition between the read and the
 	// select cannot be missed.
 	e := b.waiters.add(id)
@@ -222,6 +228,12 @@ func (b *Broker) waitState(ctx context.Context, id string) (*hitl.Interaction, e
 // change and must not block. stop withdraws fn; it reports false when fn
 // has been called or is being called.
 func (b *Broker) WaitFunc(ctx context.Context, id string, fn func(*hitl.Interaction)) (*hitl.Interaction, func() bool, error) {
+	in, stop, err := b.waitFunc(ctx, id, func(in *hitl.Interaction) { fn(b.receipted(in)) })
+	return b.receipted(in), stop, err
+}
+
+// waitFunc is WaitFunc without the receipt.
+func (b *Broker) waitFunc(ctx context.Context, id string, fn func(*hitl.Interaction)) (*hitl.Interaction, func() bool, error) {
 	f := &waitFunc{fn: fn}
 	// Register before reading, as Wait does.
 	e := b.waiters.addFunc(id, f)

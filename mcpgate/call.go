@@ -136,11 +136,15 @@ func (s *session) review(ctx context.Context, req *jsonrpc.Request, p callParams
 		s.respond(req.ID, errorResult(v.Reason))
 		return
 	}
+	receipt := ""
+	if v.Interaction != nil && v.Interaction.Result != nil {
+		receipt = v.Interaction.Result.Receipt
+	}
 	fwd := req
-	if v.UpdatedInput != nil {
-		params, err := withArguments(req.Params, v.UpdatedInput)
+	if v.UpdatedInput != nil || receipt != "" {
+		params, err := forwardedParams(req.Params, v.UpdatedInput, receipt)
 		if err != nil {
-			s.respond(req.ID, errorResult("hitl gate: the edited arguments cannot be sent ("+err.Error()+"), so the call is not forwarded."))
+			s.respond(req.ID, errorResult("hitl gate: the approved call cannot be sent ("+err.Error()+"), so it is not forwarded."))
 			return
 		}
 		fwd = &jsonrpc.Request{ID: req.ID, Method: req.Method, Params: params}
@@ -238,12 +242,39 @@ func (s *session) respondError(id jsonrpc.ID, code int64, message string) {
 	}
 }
 
-// withArguments returns tools/call params with their arguments replaced.
-func withArguments(params json.RawMessage, args json.RawMessage) (json.RawMessage, error) {
+// MetaReceipt is the key of the call's _meta under which the gate gives
+// the upstream server the approval's receipt (see docs/receipts.md), so
+// a server that checks receipts can refuse calls nobody approved.
+const MetaReceipt = "hitl/receipt"
+
+// forwardedParams returns a tools/call's params as the gate forwards an
+// approved call: with the edited arguments, when not nil, and the
+// receipt, when not "", in _meta (other _meta fields kept).
+func forwardedParams(params, args json.RawMessage, receipt string) (json.RawMessage, error) {
 	var m map[string]json.RawMessage
 	if err := decode(params, &m); err != nil {
 		return nil, err
 	}
-	m["arguments"] = args
+	if args != nil {
+		m["arguments"] = args
+	}
+	if receipt != "" {
+		meta := map[string]json.RawMessage{}
+		if raw, ok := m["_meta"]; ok && !isNull(raw) {
+			if err := decode(raw, &meta); err != nil {
+				return nil, fmt.Errorf("_meta is not an object: %w", err)
+			}
+		}
+		r, err := json.Marshal(receipt)
+		if err != nil {
+			return nil, err
+		}
+		meta[MetaReceipt] = r
+		b, err := json.Marshal(meta)
+		if err != nil {
+			return nil, err
+		}
+		m["_meta"] = b
+	}
 	return json.Marshal(m)
 }

@@ -22,6 +22,8 @@ type upstream struct {
 	server *mcp.Server
 	writes atomic.Int32
 	last   atomic.Value // the last write's text
+	// receipt is the last write's _meta["hitl/receipt"], or "".
+	receipt atomic.Value
 }
 
 func newUpstream() *upstream {
@@ -37,6 +39,8 @@ func newUpstream() *upstream {
 			_ = json.Unmarshal(req.Params.Arguments, &a)
 			u.writes.Add(1)
 			u.last.Store(a.Text)
+			r, _ := req.Params.Meta[mcpgate.MetaReceipt].(string)
+			u.receipt.Store(r)
 			return text("wrote " + a.Text), nil
 		})
 	u.server.AddTool(&mcp.Tool{Name: "ask", InputSchema: obj, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
@@ -211,6 +215,34 @@ func TestGateAcrossReplicas(t *testing.T) {
 	answer(t, other, pending(t, other).ID, `{"decision": "approve"}`)
 	if got, isErr := wait(t, ch); isErr || got != "wrote replicated" {
 		t.Fatalf("write approved on another replica = %q (error %v), want it run", got, isErr)
+	}
+}
+
+// TestGatePassesReceipt: the gate gives the upstream server the
+// approval's receipt in the forwarded call's _meta, and it verifies for
+// the arguments the upstream ran (the edited ones) and no others.
+func TestGatePassesReceipt(t *testing.T) {
+	t.Parallel()
+	srv := hitltest.Start(t, nil)
+	u := newUpstream()
+	cs := connectThrough(t, u, srv.Broker, nil, nil, legacy)
+	ch := call(cs, context.Background(), "write", map[string]any{"text": "proposed"})
+	in := pending(t, srv.Broker)
+	answer(t, srv.Broker, in.ID, `{"decision": "edit", "args": {"text": "edited"}}`)
+	if got, isErr := wait(t, ch); isErr || got != "wrote edited" {
+		t.Fatalf("edited write = %q (error %v), want it run", got, isErr)
+	}
+	receipt, _ := u.receipt.Load().(string)
+	if receipt == "" {
+		t.Fatal("the upstream got no receipt in _meta")
+	}
+	c := client.New(srv.URL, nil)
+	ctx := context.Background()
+	if _, err := c.VerifyReceipt(ctx, receipt, hitl.ReceiptExpectation{InteractionID: in.ID, Name: "mcp__test-upstream__write", Args: json.RawMessage(`{"text":"edited"}`)}); err != nil {
+		t.Errorf("the forwarded receipt, for the call run: %v", err)
+	}
+	if _, err := c.VerifyReceipt(ctx, receipt, hitl.ReceiptExpectation{Args: json.RawMessage(`{"text":"proposed"}`)}); err == nil {
+		t.Error("the forwarded receipt verifies for the proposed args; want other args")
 	}
 }
 

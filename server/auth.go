@@ -325,7 +325,9 @@ func retryLater(w http.ResponseWriter, wait time.Duration, msg string) error {
 }
 
 // isPublic reports whether r may be served without credentials: health
-// checks, the login page and API, logout, the OpenAPI document, and the web
+// checks, the login page and API, logout, the OpenAPI document, the
+// receipts' public keys and their verification (which read no one's data:
+// a receipt's claims are in the token), and the web
 // inbox's static files (and its service worker) (the inbox then asks /api/v1/auth/me and shows its
 // login view). Routes listed here must not act on the caller's behalf. A
 // path that is not in canonical form is never public (the mux redirects it
@@ -338,7 +340,7 @@ func isPublic(r *http.Request, publicMetrics bool) bool {
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
 		switch p {
-		case "/", "/healthz", "/readyz", "/login", loginCSSPath, openAPIPath, ui.ServiceWorkerPath, ui.EmbedScriptPath:
+		case "/", "/healthz", "/readyz", "/login", loginCSSPath, openAPIPath, ui.ServiceWorkerPath, ui.EmbedScriptPath, jwksPath:
 			return true
 		case "/metrics":
 			return publicMetrics
@@ -346,7 +348,7 @@ func isPublic(r *http.Request, publicMetrics bool) bool {
 		return strings.HasPrefix(p, "/assets/")
 	case http.MethodPost:
 		switch p {
-		case "/login", "/logout", "/api/v1/auth/login", "/api/v1/auth/logout":
+		case "/login", "/logout", "/api/v1/auth/login", "/api/v1/auth/logout", receiptVerifyPath:
 			return true
 		}
 	}

@@ -34,7 +34,7 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 	hooks := webhook.New(s.Store, s.Broker, nil)
 	em := email.New(s.Broker, s.Store, nil)
 	wp := webpush.New(s.Broker, s.Store, nil)
-	routes := server.Routes(server.New(s.Broker, &server.Options{Slack: sl, Email: em, Push: wp, MCP: mcpserver.New(s.Broker, nil).Handler(), Webhooks: hooks}))
+	routes := server.Routes(server.New(s.Broker, &server.Options{Slack: sl, Email: em, Push: wp, MCP: mcpserver.New(s.Broker, nil).Handler(), Webhooks: hooks, Receipts: s.Engine.Receipts}))
 	ops := documentOperations(t)
 
 	// Every route is in the document: the document, as a router, serves

@@ -59,6 +59,9 @@ type Options struct {
 	// Push, when set, is the Web Push channel (the webpush package's
 	// Service): the server serves its key and people's subscriptions.
 	Push PushChannel
+	// Receipts, when set, publishes the keys that approved actions'
+	// receipts are signed with and verifies receipts.
+	Receipts Receipts
 	// EmbedOrigins are the origins (scheme://host[:port]) of the pages
 	// that may embed the <hitl-prompt> element: they may load its script,
 	// open the live channel and answer through it, and nothing else (see
@@ -86,6 +89,7 @@ type Server struct {
 	webhooks Webhooks
 	email    EmailChannel
 	push     PushChannel
+	receipts Receipts
 	hub      *wshub.Hub
 	// embedOrigins may embed <hitl-prompt> (embed.go).
 	embedOrigins embedOrigins
@@ -119,6 +123,7 @@ func New(b *broker.Broker, opts *Options) *Server {
 		webhooks: opts.Webhooks,
 		email:    opts.Email,
 		push:     opts.Push,
+		receipts: opts.Receipts,
 
 		parkSweep:   park.SweepInterval,
 		bodyTimeout: bodyReadTimeout,
@@ -198,6 +203,11 @@ func (s *Server) routes() {
 	// the channel runs (push.go).
 	if s.push != nil {
 		s.pushRoutes()
+	}
+
+	// Receipts: the public keys, verification, rotation (receipts.go).
+	if s.receipts != nil {
+		s.receiptRoutes()
 	}
 
 	// The AI-Parrot HITL contract's respond endpoint.

@@ -7,6 +7,7 @@
 //	hitl cancel ID             withdraw an interaction
 //	hitl purge --older-than 30d delete what ended long ago (serve --retention does it too)
 //	hitl rule ls               rules that decide actions; also add, rm
+//	hitl receipt verify R      check an approved action's signed receipt
 //	hitl mcp                   MCP tools over stdio (for Claude Code, Cursor, …)
 //	hitl hook claude-code      a Claude Code hook: a person approves each tool call
 //	                           (also hitl hook codex, hitl hook gemini-cli)
@@ -61,6 +62,7 @@ func commands() []command {
 		{"purge", "delete interactions that ended long ago", runPurge},
 		{"rule", "manage the rules that decide actions: ls, add, rm", runRule},
 		{"webhook", "manage webhooks: add, ls, rm, secret", runWebhook},
+		{"receipt", "check approved actions' signed receipts: verify, rotate-key", runReceipt},
 		{"mcp", "serve the MCP tools over stdio for a running server", runMCP},
 		{"gate", "put a person in front of an MCP server's tool calls", runGate},
 		{"hook", "review coding agents' tool calls as a hook: hook claude-code, codex, gemini-cli", runHook},

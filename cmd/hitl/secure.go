@@ -34,7 +34,7 @@ func authFlags(fs *flag.FlagSet) *authConfig {
 	c.publicMetrics = envBoolVar(fs, "public-metrics", "HITL_PUBLIC_METRICS", "serve /metrics without credentials; otherwise admins only")
 	c.embedOrigins = strings.Fields(strings.ReplaceAll(envOr("HITL_EMBED_ORIGIN", ""), ",", " "))
 	fromEnv := true
-	fs.Func("embed-origin", "an `origin` (https://chat.example.com) whose pages may embed the\n<hitl-prompt> element; repeatable; none by default (HITL_EMBED_ORIGIN,\nseparated by spaces)", func(v string) error {
+	fs.Func("embed-origin", "an `origin` (https://chat.example.com) whose pages may embed the\n<hitl-prompt> element; repeatable, or separated by spaces in the variable; none\nby default (HITL_EMBED_ORIGIN)", func(v string) error {
 		if fromEnv {
 			c.embedOrigins, fromEnv = nil, false
 		}

@@ -73,6 +73,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return err
 	}
 	fs.Func("risk-pattern", "mark actions whose command (or arguments) match this `regexp` as risky,\nbesides the built-in checks; \"REGEXP => why\" says why, such as\n\"pulumi (up|destroy) => changes cloud infrastructure\"; repeatable;\none a line in the environment variable (HITL_RISK_PATTERNS)", riskPattern)
+	receiptTTLFlag := fs.String("receipt-ttl", envOr("HITL_RECEIPT_TTL", hitl.DefaultReceiptTTL.String()), "how long the signed receipt of an approved action is valid from its\napproval (a `duration` such as 1h; at most 168h) (HITL_RECEIPT_TTL)")
 	auth := authFlags(fs)
 	ch := channelFlags{slack: slackFlags(fs), webhook: webhookFlags(fs), email: emailFlags(fs), push: pushFlags(fs)}
 	for _, line := range strings.Split(os.Getenv("HITL_RISK_PATTERNS"), "\n") {
@@ -102,6 +103,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err == nil {
 		claimTTL, err = parseClaimTTL(*claimTTLFlag)
 	}
+	var receiptTTL time.Duration
+	if err == nil {
+		receiptTTL, err = parseReceiptTTL(*receiptTTLFlag)
+	}
 	var escalation []hitl.EscalationStep
 	if err == nil && *escalationFlag != "" {
 		if escalation, err = hitl.ParseEscalation(*escalationFlag); err != nil {
@@ -126,7 +131,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return 2
 	}
 	engine := &broker.Options{Logger: log, Retention: retention, ClaimTTL: claimTTL, DefaultEscalation: escalation, Risk: risk.New(riskPatterns)}
-	if err := serve(ctx, log, *addr, *db, engine, undo, auth, ch, gates, stderr); err != nil {
+	if err := serve(ctx, log, *addr, *db, engine, receiptTTL, undo, auth, ch, gates, stderr); err != nil {
 		fmt.Fprintf(stderr, "hitl serve: %v\n", err)
 		return 1
 	}
@@ -161,11 +166,12 @@ func parseClaimTTL(s string) (time.Duration, error) {
 }
 
 // serve listens on addr over the database db (see openStore) until ctx
-// ends, with the engine configured by engine (retention, claims); auth
-// decides who may call it (see authConfig.options); undo is the web
-// inbox's undo window; gates are the MCP servers it fronts at
+// ends, with the engine configured by engine (retention, claims) and
+// approved actions' receipts valid for receiptTTL; undo is the web
+// inbox's undo window; auth decides who may call it (see
+// authConfig.options); gates are the MCP servers it fronts at
 // /mcp/gate/NAME (their commands' stderr: stderr).
-func serve(ctx context.Context, log *slog.Logger, addr, db string, engine *broker.Options, undo time.Duration, auth *authConfig, ch channelFlags, gates *gateConfig, stderr io.Writer) error {
+func serve(ctx context.Context, log *slog.Logger, addr, db string, engine *broker.Options, receiptTTL, undo time.Duration, auth *authConfig, ch channelFlags, gates *gateConfig, stderr io.Writer) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {
@@ -186,6 +192,12 @@ func serve(ctx context.Context, log *slog.Logger, addr, db string, engine *broke
 		store.Close()
 		return err
 	}
+	receipts, err := startReceipts(ctx, log, store, ch.slack, db, receiptTTL, ln.Addr())
+	if err != nil {
+		store.Close()
+		return err
+	}
+	engine.Receipts = receipts
 	b := broker.New(store, engine)
 	if err := b.Start(ctx); err != nil {
 		store.Close()
@@ -198,7 +210,7 @@ func serve(ctx context.Context, log *slog.Logger, addr, db string, engine *broke
 		return err
 	}
 	mcp := mcpserver.New(b, &mcpserver.Options{Logger: log, Version: buildVersion()})
-	opts := &server.Options{Slack: chans.slack, Email: chans.email, Push: chans.push, MCP: mcp.Handler(), Webhooks: chans.hooks, Logger: log, Version: buildVersion(), Auth: authOpts, EmbedOrigins: auth.embedOrigins, UndoWindow: undo}
+	opts := &server.Options{Slack: chans.slack, Email: chans.email, Push: chans.push, MCP: mcp.Handler(), Webhooks: chans.hooks, Receipts: receipts, Logger: log, Version: buildVersion(), Auth: authOpts, EmbedOrigins: auth.embedOrigins, UndoWindow: undo}
 	gated, err := gates.handler(b, stderr, log)
 	if err != nil {
 		chans.close()

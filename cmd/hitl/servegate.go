@@ -28,7 +28,7 @@ type gateConfig struct {
 // gateFlags defines hitl serve's flags for gated MCP servers.
 func gateFlags(fs *flag.FlagSet) *gateConfig {
 	c := &gateConfig{}
-	fs.Func("gate", "serve the MCP server `NAME=URL` or NAME=COMMAND [ARGS…] at /mcp/gate/NAME with\nits tool calls reviewed in hitl; repeat for more (HITL_GATES, separated by ';')", func(s string) error {
+	fs.Func("gate", "serve the MCP server `NAME=URL` or NAME=COMMAND [ARGS…] at /mcp/gate/NAME with\nits tool calls reviewed in hitl; repeat for more, or separate them by ';' in the\nvariable (HITL_GATES)", func(s string) error {
 		c.specs = append(c.specs, s)
 		return nil
 	})

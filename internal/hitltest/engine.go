@@ -11,6 +11,8 @@ import (
 	"github.com/hitl-sh/hitl/broker"
 	"github.com/hitl-sh/hitl/postgres"
 	"github.com/hitl-sh/hitl/postgres/pgtest"
+	"github.com/hitl-sh/hitl/receipt"
+	"github.com/hitl-sh/hitl/secret"
 	"github.com/hitl-sh/hitl/sqlite"
 )
 
@@ -63,6 +65,9 @@ type EngineOptions struct {
 type Engine struct {
 	Store  Store
 	Broker *broker.Broker
+	// Receipts signs approved actions' receipts, on a server's engine
+	// (see Start); nil on others.
+	Receipts *receipt.Service
 
 	closers []func() // OnClose's, run in reverse
 	once    sync.Once
@@ -82,16 +87,21 @@ func OpenEngine(t testing.TB, db DB, opts *EngineOptions) *Engine {
 			t.Fatalf("create user %s: %v", u.Name, err)
 		}
 	}
-	e := startEngine(t, store, store, opts.Now)
+	e := startEngine(t, store, store, opts.Now, nil)
 	t.Cleanup(e.Close)
 	return e
 }
 
 // startEngine starts a broker over run (store, or a wrapper of it) with
-// the clock now; it closes store and fails t if the broker cannot start.
-func startEngine(t testing.TB, store Store, run hitl.Store, now func() time.Time) *Engine {
+// the clock now, issuing receipts with receipts when it is not nil; it
+// closes store and fails t if the broker cannot start.
+func startEngine(t testing.TB, store Store, run hitl.Store, now func() time.Time, receipts *receipt.Service) *Engine {
 	t.Helper()
-	e := &Engine{Store: store, Broker: broker.New(run, &broker.Options{Now: now})}
+	opts := &broker.Options{Now: now}
+	if receipts != nil {
+		opts.Receipts = receipts
+	}
+	e := &Engine{Store: store, Broker: broker.New(run, opts), Receipts: receipts}
 	if err := e.Broker.Start(context.Background()); err != nil {
 		store.Close()
 		t.Fatalf("start broker: %v", err)
@@ -158,4 +168,26 @@ func (e *Engine) Close() {
 		}
 		e.Store.Close()
 	})
+}
+
+// testSecretKey seals the receipt keys of test servers: the same on every
+// start, so a restarted server opens the keys it stored.
+var testSecretKey = make([]byte, secret.KeySize)
+
+// startReceipts starts the receipt service of a test server over store,
+// as hitl serve does, with keys sealed by testSecretKey.
+func startReceipts(t testing.TB, store Store) *receipt.Service {
+	t.Helper()
+	c, err := secret.NewCipher(testSecretKey, hitl.ChannelReceipt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	svc := receipt.New(store, &receipt.Options{Cipher: c, Issuer: "http://hitl.test"})
+	if err := svc.Start(ctx); err != nil {
+		store.Close()
+		t.Fatalf("start receipts: %v", err)
+	}
+	return svc
 }

@@ -147,7 +147,7 @@ func openServerEngine(t testing.TB, db DB, opts *Options) *Engine {
 	if opts.WrapStore != nil {
 		run = opts.WrapStore(store)
 	}
-	return startEngine(t, store, run, nil)
+	return startEngine(t, store, run, nil, startReceipts(t, store))
 }
 
 // serverOptions returns the options of server.New: opts.Server completed,
@@ -164,6 +164,9 @@ func serverOptions(t testing.TB, e *Engine, opts *Options) *server.Options {
 	}
 	if sopts.MCP == nil {
 		sopts.MCP = mcpserver.New(e.Broker, &mcpserver.Options{Logger: sopts.Logger}).Handler()
+	}
+	if sopts.Receipts == nil && e.Receipts != nil {
+		sopts.Receipts = e.Receipts
 	}
 	if opts.Configure != nil {
 		opts.Configure(t, e, &sopts)

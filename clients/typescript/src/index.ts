@@ -34,6 +34,8 @@ export { DEFAULT_URL, VERSION } from "./http.js";
 export { CANCEL_REASON } from "./questions.js";
 export type { ActionDecision, AskOptions, ChoiceSpec, HandoffOptions, ReviewActionOptions } from "./questions.js";
 export { isTerminal } from "./types.js";
+export { argsSha256, canonicalJSON, fetchReceiptKeys, ReceiptError, verifyReceipt } from "./receipt.js";
+export type { ReceiptClaims, ReceiptExpectation, ReceiptKey, ReceiptKeySet } from "./receipt.js";
 export { DEFAULT_WEBHOOK_TOLERANCE, verifyWebhook, WebhookVerificationError } from "./webhook.js";
 export type { VerifyWebhookOptions } from "./webhook.js";
 export type {

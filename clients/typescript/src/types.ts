@@ -113,6 +113,8 @@ export interface Result<V = unknown> {
   args_diff?: unknown[];
   /** For an action a rule decided without a person: the rule. */
   rule_id?: string;
+  /** For an approved action: its signed receipt, which the tool checks with verifyReceipt. */
+  receipt?: string;
 }
 
 /** One question from an agent to people, as the server returns it. */

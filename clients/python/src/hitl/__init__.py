@@ -34,11 +34,17 @@ from ._questions import CANCEL_REASON, AskOptions, ChoiceSpec
 from ._schema import schema_for
 from ._transport import DEFAULT_URL, VERSION
 from ._types import Interaction, Option, Page, Result
+from ._receipt import ReceiptError, args_sha256, canonical_json, fetch_receipt_keys, verify_receipt
 from ._webhook import WebhookVerificationError, verify_webhook
 
 __version__ = VERSION
 
 __all__ = [
+    "ReceiptError",
+    "args_sha256",
+    "canonical_json",
+    "fetch_receipt_keys",
+    "verify_receipt",
     "WebhookVerificationError",
     "verify_webhook",
     "ActionDecision",

@@ -80,6 +80,8 @@ class Result:
     args_diff: tuple[Any, ...] = ()
     #: For an action a rule decided without a person: the rule.
     rule_id: str = ""
+    #: For an approved action: its signed receipt (see verify_receipt).
+    receipt: str = ""
 
     @classmethod
     def from_json(cls, doc: Mapping[str, Any]) -> Result:
@@ -93,6 +95,7 @@ class Result:
             reason=str(doc.get("reason") or ""),
             args_diff=tuple(doc.get("args_diff") or ()),
             rule_id=str(doc.get("rule_id") or ""),
+            receipt=str(doc.get("receipt") or ""),
         )
 
 
