@@ -10,8 +10,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/hitl-sh/hitl"
-	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/mcpgate"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -64,12 +62,7 @@ func runGate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "hitl gate: %v\n", err)
 		return 2
 	}
-	c := client.New(*base, &client.Options{
-		HTTPClient: mcpHTTPClient(),
-		Token:      os.Getenv("HITL_TOKEN"),
-		Channel:    hitl.ChannelMCP,
-		Logger:     log,
-	})
+	c := mcpClient(*base, log)
 	g, err := mcpgate.New(c, &mcpgate.Options{
 		Server: *name, Agent: *agent,
 		Policy:  &mcpgate.Policy{Review: *review, Pass: *pass},

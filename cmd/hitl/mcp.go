@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -73,12 +74,7 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "hitl mcp: %v\n", err)
 		return 2
 	}
-	c := client.New(*base, &client.Options{
-		HTTPClient: mcpHTTPClient(),
-		Token:      os.Getenv("HITL_TOKEN"),
-		Channel:    hitl.ChannelMCP,
-		Logger:     log,
-	})
+	c := mcpClient(*base, log)
 	srv := mcpserver.New(c, &mcpserver.Options{Logger: log, ProgressInterval: *progress, SourceAgent: *agent, Version: buildVersion(),
 		Channel: channel.on(), ChannelTimeout: *channelTimeout, LocalFirst: localFirst.on()})
 	log.Info("hitl mcp serving on stdio", "server", c.BaseURL(), "version", buildVersion(), "channel", channel.on())
@@ -89,6 +85,17 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "hitl mcp: %v\n", err)
 	return 1
+}
+
+// mcpClient is the client of hitl at base that hitl mcp and hitl gate ask
+// through: HITL_TOKEN, the MCP channel, log.
+func mcpClient(base string, log *slog.Logger) *client.Client {
+	return client.New(base, &client.Options{
+		HTTPClient: mcpHTTPClient(),
+		Token:      os.Getenv("HITL_TOKEN"),
+		Channel:    hitl.ChannelMCP,
+		Logger:     log,
+	})
 }
 
 // mcpHTTPClient returns the HTTP client hitl mcp talks to the server with:
