@@ -23,18 +23,19 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		"Measures hitl end to end on this machine, over real HTTP and WebSocket\n"+
 			"connections on loopback: answer → agent unblocked, question → person,\n"+
 			"round trips per second at 1, 16 and 256 agents (with lost wake-ups\n"+
-			"counted), memory with 100,000 pending questions and with 10,000\n"+
-			"long-polls plus 10,000 WebSockets, and fan-out to every subscriber. The\n"+
-			"floor is measured in the same run: a bare loopback HTTP round trip, a\n"+
-			"bare durable SQLite commit on the same disk, and the answer loop against\n"+
-			"the least server that does it durably, alone and at each concurrency of\n"+
-			"the round-trip runs (their rates are shown as a ratio to it), there also\n"+
-			"with each question committed before its id is given out, and then also\n"+
-			"pushed to the person's WebSocket, as hitl does.\n\n"+
+			"counted), memory and the cost curve with 10,000 pending questions\n"+
+			"(--pending for 100,000 and more, --ended for the history and its purge),\n"+
+			"10,000 long-polls plus 10,000 WebSockets, and fan-out to every\n"+
+			"subscriber. The floor is measured in the same run: a bare loopback HTTP\n"+
+			"round trip, a bare durable commit on the same disk or database, and the\n"+
+			"answer loop against the least server that does it durably, alone and at\n"+
+			"each concurrency of the round-trip runs (their rates are shown as a ratio\n"+
+			"to it), there also with each question committed and pushed to the\n"+
+			"person's WebSocket, as hitl does; with --db, that loop on PostgreSQL.\n\n"+
 			"Each phase runs its own \"hitl serve\" child process on a temporary SQLite\n"+
 			"file (or --db), so its memory is read alone. The table goes to stdout,\n"+
-			"progress to stderr. A full run takes about three minutes; --quick, under\n"+
-			"one. Only loopback servers are targeted.", stderr)
+			"progress to stderr. The default run takes about two minutes on a quiet\n"+
+			"2-core host; --quick, under one. Only loopback servers are targeted.", stderr)
 	f := addBenchFlags(fs)
 	if code, ok := parse(fs, args, 2); !ok {
 		return code
@@ -132,6 +133,7 @@ func runBenchHooks(ctx context.Context, f *benchFlags, cfg bench.Config, stdout,
 // benchFlags are hitl bench's flags.
 type benchFlags struct {
 	quick, asJSON, keep, withAuth     *bool
+	allFloors                         *bool
 	hooks                             *bool
 	rules                             *int
 	db, serverURL, dir, conc, replica *string
@@ -154,9 +156,10 @@ func addBenchFlags(fs *flag.FlagSet) *benchFlags {
 	f.keep = fs.Bool("keep", false, "keep the temporary directory (databases, server logs)")
 	f.withAuth = fs.Bool("auth", false, "run the servers with authentication on: each gets an admin API token, which every\nrequest carries, and no answer limit (with --server, HITL_TOKEN is sent instead)")
 	f.samples = fs.Int("samples", 0, "sequential latency `samples` (default 2000, 300 with --quick)")
-	f.duration = fs.Duration("duration", 0, "each round-trip run (default 10s, 2s with --quick)")
-	f.pending = fs.Int("pending", 0, "pending questions of the cost curve's last step: it measures at 10,000, 100,000,\n1,000,000 … up to this (default 100000, 10000 with --quick; -1 skips)")
-	f.ended = fs.Int("ended", 0, "answered questions of the history's cost curve, purged at its end (default 100000,\n10000 with --quick; -1 skips)")
+	f.duration = fs.Duration("duration", 0, "each round-trip run (default 5s, 2s with --quick)")
+	f.pending = fs.Int("pending", 0, "pending questions of the cost curve's last step: it measures at 10,000, 100,000,\n1,000,000 … up to this (default 10000; 100000 adds about a minute, 1000000 about\nfifteen; -1 skips)")
+	f.ended = fs.Int("ended", 0, "answered questions of the history's cost curve, purged at its end (default: not\nmeasured; 100000 takes about three minutes)")
+	f.allFloors = fs.Bool("all-floors", false, "also measure, at each concurrency, the loop that commits each question before its id\nis out but does not push it (between the bare and the pushed loop; SQLite)")
 	f.streams = fs.Int("streams", 0, "long-polls, and WebSockets, held open (default 10000, 1000 with --quick; -1 skips)")
 	f.trials = fs.Int("trials", 0, "questions fanned out to every WebSocket (default 10, 5 with --quick)")
 	fs.Func("server-env", "`KEY=VALUE` set in the servers' environment (repeatable), such as GOMEMLIMIT=400MiB", func(v string) error {
@@ -197,6 +200,7 @@ func (f *benchFlags) config() (bench.Config, error) {
 		cfg.Duration = *f.duration
 	}
 	cfg.Settle = *f.settle
+	cfg.AllFloors = *f.allFloors
 	var err error
 	if cfg.Concurrency, err = numbers(*f.conc, 4096); err != nil {
 		return bench.Config{}, fmt.Errorf("--concurrency must list numbers from 1 to 4096; got %q", *f.conc)

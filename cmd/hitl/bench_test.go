@@ -21,7 +21,7 @@ func TestBenchSmoke(t *testing.T) {
 	}
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command(hitlBin, "bench", "--json", "--dir", t.TempDir(),
-		"--samples", "20", "--duration", "1s", "--pending", "200", "--ended", "150", "--streams", "20", "--trials", "2", "--settle", "10ms")
+		"--samples", "20", "--duration", "1s", "--pending", "200", "--ended", "150", "--streams", "20", "--trials", "2", "--settle", "10ms", "--all-floors")
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("hitl bench: %v\nstderr:\n%s", err, stderr.String())
@@ -50,7 +50,8 @@ func TestBenchSmoke(t *testing.T) {
 			t.Errorf("roundtrips_per_s[%q] = %v, want a rate (positive for one agent)", c, rts[c])
 		}
 	}
-	// The three floors are measured at every concurrency above one.
+	// The three floors (--all-floors) are measured at every concurrency
+	// above one.
 	for _, key := range []string{"floor_roundtrips_per_s", "floor_durable_create_roundtrips_per_s", "floor_pushed_roundtrips_per_s"} {
 		floors, _ := got[key].(map[string]any)
 		for _, c := range []string{"16", "256"} {

@@ -13,8 +13,8 @@ import (
 
 // TestBenchReplicasSmoke runs "hitl bench --db … --replicas 1,2" tiny, on
 // a schema of its own: the cost curve on PostgreSQL (sizes from the
-// database's relations) and each number of replicas measured, with no
-// lost wake-ups. It asserts the report's shape, never speed.
+// database's relations), the PostgreSQL floor beside hitl, and each
+// number of replicas measured, with no lost wake-ups. It asserts the report's shape, never speed.
 func TestBenchReplicasSmoke(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts servers on PostgreSQL")
@@ -34,12 +34,18 @@ func TestBenchReplicasSmoke(t *testing.T) {
 		LostWakeups int                              `json:"lost_wakeups"`
 		Pending     map[string]*bench.CurvePoint     `json:"pending_curve"`
 		Replicas    map[string]*bench.ReplicaFigures `json:"replicas"`
+		FloorLoop   *float64                         `json:"floor_unblock_ms"`
+		PGFloor     map[string]float64               `json:"pg_floor_roundtrips_per_s"`
+		VsPGFloor   map[string]float64               `json:"roundtrips_vs_pg_floor"`
 	}
 	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
 		t.Fatalf("decode report: %v\n%s", err, stdout.String())
 	}
 	if got.Store != "postgres" || got.LostWakeups != 0 {
 		t.Errorf("store %q, %d lost wake-ups; want postgres and none", got.Store, got.LostWakeups)
+	}
+	if got.FloorLoop == nil || *got.FloorLoop <= 0 || got.PGFloor["1"] <= 0 || got.VsPGFloor["1"] <= 0 {
+		t.Errorf("PostgreSQL floor: unblock %v, round trips %v, hitl's ratio %v; want each measured", got.FloorLoop, got.PGFloor, got.VsPGFloor)
 	}
 	if p := got.Pending["120"]; p == nil || p.DBBytesPerInteraction == nil || *p.DBBytesPerInteraction <= 0 || p.StartupS == nil {
 		t.Errorf("pending curve %+v: want the step of 120 with its database size and startup", got.Pending)

@@ -32,11 +32,15 @@ type Config struct {
 	// the floor commit is then measured there, not in Dir.
 	PostgresURL string
 
-	Samples      int           // sequential unblock and notify samples; 0 means 2000
-	Duration     time.Duration // each round-trip run, after a warm-up of a fifth of it; 0 means 10 s
-	Concurrency  []int         // round-trip concurrencies; nil means 1, 16, 256
-	Pending      int           // pending questions, the cost curve's last step; 0 means 100,000; <0 skips
-	Ended        int           // answered questions, the history's curve; 0 means 100,000; <0 skips
+	Samples     int           // sequential unblock and notify samples; 0 means 2000
+	Duration    time.Duration // each round-trip run, after a warm-up of a fifth of it; 0 means 5 s
+	Concurrency []int         // round-trip concurrencies; nil means 1, 16, 256
+	Pending     int           // pending questions, the cost curve's last step; 0 means 10,000; <0 skips
+	Ended       int           // answered questions, the history's curve, purged at its end; 0 or <0 skips
+	// AllFloors adds, on SQLite, the loop that commits each question but
+	// does not push it (between the bare and the pushed loop) to each
+	// round-trip run's floors.
+	AllFloors    bool
 	Replicas     []int         // numbers of replicas to measure on PostgresURL; nil skips
 	Streams      int           // long-polls, and WebSocket subscribers; 0 means 10,000; <0 skips
 	FanoutTrials int           // questions fanned out to every subscriber; 0 means 10
@@ -64,7 +68,6 @@ func Quick() Config {
 		Samples:      300,
 		Duration:     2 * time.Second,
 		Pending:      10_000,
-		Ended:        10_000,
 		Streams:      1_000,
 		FanoutTrials: 5,
 		Quick:        true,
@@ -76,16 +79,13 @@ func (c *Config) defaults() {
 		c.Samples = 2000
 	}
 	if c.Duration <= 0 {
-		c.Duration = 10 * time.Second
+		c.Duration = 5 * time.Second
 	}
 	if c.Concurrency == nil {
 		c.Concurrency = []int{1, 16, 256}
 	}
 	if c.Pending == 0 {
-		c.Pending = 100_000
-	}
-	if c.Ended == 0 {
-		c.Ended = 100_000
+		c.Pending = 10_000
 	}
 	if c.Streams == 0 {
 		c.Streams = 10_000
@@ -157,6 +157,19 @@ type Result struct {
 	// DatabaseCPUPerRoundTrip is the same for the PostgreSQL processes on
 	// this machine, with --db (they are also in OtherCPUSeconds).
 	DatabaseCPUPerRoundTrip map[string]float64 `json:"database_cpu_us_per_roundtrip,omitempty"`
+	// PGFloorRoundTrips is, with --db, the PostgreSQL floor's round trips
+	// per second at each concurrency (floorpostgres.go: the pushed loop on
+	// the same database, one INSERT per question and one compare-and-set
+	// UPDATE with its NOTIFY per answer); RoundTripsVsPGFloor is
+	// RoundTrips over it; PGFloorCPUPerRoundTrip the loop's own CPU (µs,
+	// server and driver in one process) and PGFloorDatabaseCPUPerRoundTrip
+	// the PostgreSQL processes' per round trip, and DatabaseCPUVsPGFloor
+	// hitl's database CPU per round trip over the floor's.
+	PGFloorRoundTrips              map[string]float64 `json:"pg_floor_roundtrips_per_s,omitempty"`
+	RoundTripsVsPGFloor            map[string]float64 `json:"roundtrips_vs_pg_floor,omitempty"`
+	PGFloorCPUPerRoundTrip         map[string]float64 `json:"pg_floor_cpu_us_per_roundtrip,omitempty"`
+	PGFloorDatabaseCPUPerRoundTrip map[string]float64 `json:"pg_floor_database_cpu_us_per_roundtrip,omitempty"`
+	DatabaseCPUVsPGFloor           map[string]float64 `json:"database_cpu_vs_pg_floor,omitempty"`
 
 	RSS100kPending         *float64 `json:"rss_100k_pending_mib"`
 	RSSWaitersSubscribers  *float64 `json:"rss_10k_waiters_10k_subscribers_mib"`
@@ -239,6 +252,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		FloorPushedRoundTrips:             map[string]float64{},
 		RoundTripsVsFloorPushed:           map[string]float64{},
 		FloorPushedCPUPerRoundTrip:        map[string]float64{},
+		PGFloorRoundTrips:                 map[string]float64{},
+		RoundTripsVsPGFloor:               map[string]float64{},
+		PGFloorCPUPerRoundTrip:            map[string]float64{},
+		PGFloorDatabaseCPUPerRoundTrip:    map[string]float64{},
+		DatabaseCPUVsPGFloor:              map[string]float64{},
 		LoadAvgStart:                      loadAverage(),
 		Started:                           began.UTC().Format(time.RFC3339),
 	}
@@ -298,6 +316,12 @@ func runFloors(ctx context.Context, cfg Config, res *Result, progress func(strin
 			return err
 		}
 		res.FloorCommit, res.FloorCommitP99, res.FloorCommitStore = ptr(ms(c.P50)), ptr(ms(c.P99)), "postgres"
+		progress("floor: the bare answer loop on PostgreSQL, %d samples", cfg.Samples)
+		l, err := postgresFloorLoop(ctx, cfg.PostgresURL, cfg.Samples, progress)
+		if err != nil {
+			return err
+		}
+		res.FloorLoop, res.FloorLoopP99 = ptr(ms(l.P50)), ptr(ms(l.P99))
 	case cfg.Dir != "":
 		progress("floor: bare durable SQLite commits")
 		c, err := floorCommit(ctx, cfg.Dir, max(cfg.Samples/4, 200), 0)
@@ -387,6 +411,9 @@ func runLatency(ctx context.Context, cfg Config, res *Result, progress func(stri
 					res.DatabaseCPUPerRoundTrip = map[string]float64{}
 				}
 				res.DatabaseCPUPerRoundTrip[key] = float64(lr.cpuPerRoundTrip(lr.DatabaseCPU).Microseconds())
+				if f := res.PGFloorDatabaseCPUPerRoundTrip[key]; f > 0 {
+					res.DatabaseCPUVsPGFloor[key] = round3(res.DatabaseCPUPerRoundTrip[key] / f)
+				}
 			}
 			if f := res.FloorRoundTrips[key]; f > 0 {
 				res.RoundTripsVsFloor[key] = round3(lr.perSecond() / f)
@@ -396,6 +423,9 @@ func runLatency(ctx context.Context, cfg Config, res *Result, progress func(stri
 			}
 			if f := res.FloorPushedRoundTrips[key]; f > 0 {
 				res.RoundTripsVsFloorPushed[key] = round3(lr.perSecond() / f)
+			}
+			if f := res.PGFloorRoundTrips[key]; f > 0 {
+				res.RoundTripsVsPGFloor[key] = round3(lr.perSecond() / f)
 			}
 			res.PersonReconnects += lr.Reconnects
 			if lr.Reconnects > 0 {
@@ -414,15 +444,22 @@ func runLatency(ctx context.Context, cfg Config, res *Result, progress func(stri
 }
 
 // runFloorLoad measures the bare answer loop's round trips at
-// concurrency c: as it is, with each question committed too, and with
-// each question also pushed to the person's WebSocket (SQLite only: the
-// loop's store is a SQLite file).
+// concurrency c: on SQLite as it is, with each question committed too,
+// and with each question also pushed to the person's WebSocket; on
+// PostgreSQL the pushed loop on the same database.
 func runFloorLoad(ctx context.Context, cfg Config, res *Result, c int, progress func(string, ...any)) error {
-	if cfg.Dir == "" || cfg.PostgresURL != "" {
+	if cfg.PostgresURL != "" {
+		return runPostgresFloorLoad(ctx, cfg, res, c, progress)
+	}
+	if cfg.Dir == "" {
 		return nil
 	}
 	key := strconv.Itoa(c)
-	for _, kind := range []loopKind{loopAnswers, loopQuestions, loopPushed} {
+	kinds := []loopKind{loopAnswers, loopPushed}
+	if cfg.AllFloors {
+		kinds = []loopKind{loopAnswers, loopQuestions, loopPushed}
+	}
+	for _, kind := range kinds {
 		what, rates, cpus := "the bare answer loop", res.FloorRoundTrips, res.FloorCPUPerRoundTrip
 		switch kind {
 		case loopQuestions:
@@ -440,6 +477,27 @@ func runFloorLoad(ctx context.Context, cfg Config, res *Result, c int, progress 
 		progress("floor: %s, concurrency %d: %.0f/s, round trip p99 %.3f ms, CPU per round trip %s",
 			what, c, fl.perSecond(), ms(fl.RoundTrip.P99), cpu.Round(time.Microsecond))
 	}
+	return nil
+}
+
+// runPostgresFloorLoad measures the PostgreSQL floor's round trips at
+// concurrency c, with its own and the database's CPU per round trip.
+func runPostgresFloorLoad(ctx context.Context, cfg Config, res *Result, c int, progress func(string, ...any)) error {
+	key := strconv.Itoa(c)
+	progress("floor: the bare answer loop on PostgreSQL, each question pushed to the person, at concurrency %d for %s", c, cfg.Duration)
+	fl, err := postgresFloorRoundTrips(ctx, cfg.PostgresURL, c, cfg.Duration/5, cfg.Duration)
+	if err != nil {
+		return err
+	}
+	cpu := fl.cpuPerRoundTrip(fl.DriverCPU)
+	res.PGFloorRoundTrips[key], res.PGFloorCPUPerRoundTrip[key] = fl.perSecond(), float64(cpu.Microseconds())
+	db := ""
+	if fl.DatabaseRead {
+		res.PGFloorDatabaseCPUPerRoundTrip[key] = float64(fl.cpuPerRoundTrip(fl.DatabaseCPU).Microseconds())
+		db = fmt.Sprintf(", PostgreSQL's %s", fl.cpuPerRoundTrip(fl.DatabaseCPU).Round(time.Microsecond))
+	}
+	progress("floor: PostgreSQL loop, concurrency %d: %.0f/s, round trip p99 %.3f ms, CPU per round trip %s%s",
+		c, fl.perSecond(), ms(fl.RoundTrip.P99), cpu.Round(time.Microsecond), db)
 	return nil
 }
 

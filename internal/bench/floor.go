@@ -116,25 +116,8 @@ func floorCommitPostgres(ctx context.Context, url string, n int) (dist, error) {
 		return dist{}, fmt.Errorf("floor commit: %w", err)
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	// The URL's search_path may name a schema the hitl store has not
-	// created yet.
-	var schema *string
-	if err := conn.QueryRow(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
+	if err := ensureSchema(ctx, conn); err != nil {
 		return dist{}, fmt.Errorf("floor commit: %w", err)
-	}
-	if schema == nil {
-		var path string
-		if err := conn.QueryRow(ctx, `SELECT current_setting('search_path')`).Scan(&path); err != nil {
-			return dist{}, fmt.Errorf("floor commit: %w", err)
-		}
-		first, _, _ := strings.Cut(path, ",")
-		first = strings.Trim(strings.TrimSpace(first), `"`)
-		if first == "" || first == "$user" {
-			return dist{}, fmt.Errorf("floor commit: the URL selects no schema to create the scratch table in")
-		}
-		if _, err := conn.Exec(ctx, `CREATE SCHEMA IF NOT EXISTS `+pgx.Identifier{first}.Sanitize()); err != nil {
-			return dist{}, fmt.Errorf("floor commit: create schema %s: %w", first, err)
-		}
 	}
 	const table = "hitl_bench_floor"
 	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS `+table+` (id bigserial PRIMARY KEY, v text NOT NULL)`); err != nil {
@@ -160,4 +143,31 @@ func floorCommitPostgres(ctx context.Context, url string, n int) (dist, error) {
 		}
 	}
 	return summarize(samples), nil
+}
+
+// ensureSchema creates the schema the connection's search_path names
+// first, when it does not exist yet: the URL's search_path may name a
+// schema the hitl store has not created yet, and the floors' scratch
+// tables go there.
+func ensureSchema(ctx context.Context, conn *pgx.Conn) error {
+	var schema *string
+	if err := conn.QueryRow(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
+		return err
+	}
+	if schema != nil {
+		return nil
+	}
+	var path string
+	if err := conn.QueryRow(ctx, `SELECT current_setting('search_path')`).Scan(&path); err != nil {
+		return err
+	}
+	first, _, _ := strings.Cut(path, ",")
+	first = strings.Trim(strings.TrimSpace(first), `"`)
+	if first == "" || first == "$user" {
+		return fmt.Errorf("the URL selects no schema to create the scratch table in")
+	}
+	if _, err := conn.Exec(ctx, `CREATE SCHEMA IF NOT EXISTS `+pgx.Identifier{first}.Sanitize()); err != nil {
+		return fmt.Errorf("create schema %s: %w", first, err)
+	}
+	return nil
 }

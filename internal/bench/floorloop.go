@@ -2,8 +2,6 @@ package bench
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -32,18 +30,17 @@ func floorLoop(ctx context.Context, dir string, n int, progress func(string, ...
 }
 
 // loopServer is the floor of the answer → unblock loop: the least any
-// server must do to serve it durably, with the same HTTP server and SQLite
-// driver as hitl. A create gives out an id, a wait holds its request until
-// the id is answered, and an answer commits one small row durably (WAL,
-// synchronous=FULL) and then releases the wait. Writes that arrive
-// together commit together, one transaction and one sync, as hitl's store
-// does (without that, a loop with many agents would be slower than hitl
-// and no floor). Nothing is validated, authorised, logged or recorded as
-// an event, and no JSON is decoded but a pushed question's (loopPushed).
+// server must do to serve it durably, with the same HTTP server and
+// database driver as hitl. A create gives out an id, a wait holds its
+// request until the id is answered, and an answer commits one small row
+// durably and then releases the wait. Nothing is validated, authorised,
+// logged or recorded as an event, and no JSON is decoded but a pushed
+// question's (loopPushed).
 //
-// Its kind adds what hitl must do besides (loopKind).
+// Its store is a SQLite file (sqliteLoop) or a PostgreSQL database
+// (postgresLoop); its kind adds what hitl must do besides (loopKind).
 type loopServer struct {
-	db     *sql.DB
+	store  loopStore
 	kind   loopKind
 	people people       // the person's WebSockets (loopPushed)
 	next   atomic.Int64 // the last id given out
@@ -51,9 +48,18 @@ type loopServer struct {
 	ln     net.Listener
 	mu     sync.Mutex
 	waits  map[string]chan struct{} // closed when the id is answered
-	writes chan loopWrite           // to the committer
-	stop   chan struct{}
-	done   chan struct{} // closed when the committer has ended
+}
+
+// loopStore is where a loop server commits its rows. Each write returns
+// once its row is durable; an answer's wait is released through the
+// release function the store was opened with, once the answer is
+// committed.
+type loopStore interface {
+	// question commits the question id (loopQuestions and loopPushed).
+	question(id string) error
+	// answer commits the answer to id.
+	answer(id string) error
+	close()
 }
 
 // loopKind is what the loop does besides committing each answer and
@@ -73,95 +79,26 @@ const (
 	loopPushed
 )
 
-// loopWrite is a question or an answer on its way to the committer; err
-// says how its commit went.
-type loopWrite struct {
-	insert string // the statement, with the id as its one parameter
-	id     string
-	err    chan error
-}
-
-// The loop's two writes.
-const (
-	insertQuestion = `INSERT INTO questions (id, v) VALUES (?, 'pending')`
-	insertAnswer   = `INSERT INTO answers (id, v) VALUES (?, 'true')`
-)
-
-// commit writes what arrives, each batch of those waiting in one
-// transaction, until stop is closed.
-func (s *loopServer) commit() {
-	defer close(s.done)
-	batch := make([]loopWrite, 0, 256)
-	for {
-		select {
-		case w := <-s.writes:
-			batch = append(batch[:0], w)
-		case <-s.stop:
-			return
-		}
-	more:
-		for len(batch) < cap(batch) {
-			select {
-			case w := <-s.writes:
-				batch = append(batch, w)
-			default:
-				break more
-			}
-		}
-		err := s.commitBatch(batch)
-		for _, w := range batch {
-			w.err <- err
-		}
-	}
-}
-
-// commitBatch inserts the batch's rows in one durable transaction.
-func (s *loopServer) commitBatch(batch []loopWrite) error {
-	tx, err := s.db.Begin()
-	if err != nil {
-		return err
-	}
-	for _, w := range batch {
-		if _, err := tx.Exec(w.insert, w.id); err != nil {
-			tx.Rollback()
-			return err
-		}
-	}
-	return tx.Commit()
-}
-
-// write hands one row to the committer and waits for its commit.
-func (s *loopServer) write(insert, id string) error {
-	w := loopWrite{insert: insert, id: id, err: make(chan error, 1)}
-	select {
-	case s.writes <- w:
-	case <-s.stop:
-		return errors.New("floor loop: stopped")
-	}
-	return <-w.err
-}
-
 // startLoopServer serves the loop floor of the kind on a loopback port,
-// with its database in the new file path.
+// with its database in the new SQLite file path.
 func startLoopServer(ctx context.Context, path string, kind loopKind) (*loopServer, error) {
-	db, err := openFloorDB(path)
+	return serveLoop(func(release func(string)) (loopStore, error) { return openSQLiteLoop(ctx, path, release) }, kind)
+}
+
+// serveLoop serves the loop floor of the kind on a loopback port, on the
+// store open makes.
+func serveLoop(open func(release func(string)) (loopStore, error), kind loopKind) (*loopServer, error) {
+	s := &loopServer{kind: kind, people: people{conns: map[net.Conn]struct{}{}}, waits: map[string]chan struct{}{}}
+	store, err := open(s.release)
 	if err != nil {
 		return nil, fmt.Errorf("floor loop: %w", err)
-	}
-	for _, table := range []string{"questions", "answers"} {
-		if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS `+table+` (id TEXT PRIMARY KEY, v TEXT NOT NULL)`); err != nil {
-			db.Close()
-			return nil, fmt.Errorf("floor loop: %w", err)
-		}
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		db.Close()
+		store.close()
 		return nil, fmt.Errorf("floor loop: %w", err)
 	}
-	s := &loopServer{db: db, kind: kind, people: people{conns: map[net.Conn]struct{}{}}, ln: ln, waits: map[string]chan struct{}{},
-		writes: make(chan loopWrite, 256), stop: make(chan struct{}), done: make(chan struct{})}
-	go s.commit()
+	s.store, s.ln = store, ln
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /api/v1/interactions", s.create)
 	mux.HandleFunc("GET /api/v1/interactions/{id}/wait", s.wait)
@@ -181,9 +118,7 @@ func (s *loopServer) URL() string { return "http://" + s.ln.Addr().String() }
 func (s *loopServer) close() {
 	_ = s.hs.Close()
 	s.people.close()
-	close(s.stop)
-	<-s.done
-	_ = s.db.Close()
+	s.store.close()
 }
 
 // channel returns the id's wake-up channel.
@@ -209,7 +144,7 @@ func (s *loopServer) create(w http.ResponseWriter, r *http.Request) {
 	}
 	id := strconv.FormatInt(s.next.Add(1), 10)
 	if s.kind >= loopQuestions {
-		if err := s.write(insertQuestion, id); err != nil {
+		if err := s.store.question(id); err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
@@ -238,13 +173,17 @@ func (s *loopServer) wait(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *loopServer) respond(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	if err := s.write(insertAnswer, id); err != nil {
+	if err := s.store.answer(r.PathValue("id")); err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
-	// The closed channel stays until the wait takes it: under load the
-	// answer may come before the wait does.
+	writeLoop(w, `{"status":"answered"}`)
+}
+
+// release wakes the wait on id, once its answer is committed. The closed
+// channel stays until the wait takes it: under load the answer may come
+// before the wait does.
+func (s *loopServer) release(id string) {
 	c := s.channel(id)
 	s.mu.Lock()
 	select {
@@ -253,7 +192,6 @@ func (s *loopServer) respond(w http.ResponseWriter, r *http.Request) {
 		close(c)
 	}
 	s.mu.Unlock()
-	writeLoop(w, `{"status":"answered"}`)
 }
 
 // writeLoop writes a 200 JSON body.

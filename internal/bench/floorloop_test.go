@@ -45,7 +45,7 @@ func TestLoopServerHoldsTheWaitUntilTheAnswerIsCommitted(t *testing.T) {
 		t.Fatalf("wait = %q, %v; want answered", r.status, r.err)
 	}
 	var n int
-	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM answers WHERE id = ?`, id).Scan(&n); err != nil || n != 1 {
+	if err := s.store.(*sqliteLoop).db.QueryRowContext(ctx, `SELECT count(*) FROM answers WHERE id = ?`, id).Scan(&n); err != nil || n != 1 {
 		t.Errorf("answers stored for %s: %d, %v; want 1", id, n, err)
 	}
 }
@@ -63,7 +63,7 @@ func TestFloorLoop(t *testing.T) {
 		t.Fatalf("unblock against the loop server: %+v, %d lost, %v", d, lost, err)
 	}
 	var n int
-	if err := s.db.QueryRow(`SELECT count(*) FROM answers`).Scan(&n); err != nil || n != 25 {
+	if err := s.store.(*sqliteLoop).db.QueryRow(`SELECT count(*) FROM answers`).Scan(&n); err != nil || n != 25 {
 		t.Errorf("answers stored: %d, %v; want 25 (5 to warm up, 20 samples)", n, err)
 	}
 	if _, err := floorLoop(t.Context(), t.TempDir(), 10, func(string, ...any) {}); err != nil {
@@ -102,7 +102,7 @@ func TestLoopServerCommitsTheQuestionBeforeItsID(t *testing.T) {
 			t.Fatal(err)
 		}
 		var n int
-		if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM questions WHERE id = ?`, id).Scan(&n); err != nil {
+		if err := s.store.(*sqliteLoop).db.QueryRowContext(ctx, `SELECT count(*) FROM questions WHERE id = ?`, id).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		if want := map[loopKind]int{loopAnswers: 0, loopQuestions: 1, loopPushed: 1}[kind]; n != want {

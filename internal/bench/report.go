@@ -134,7 +134,11 @@ func (r *Result) writeFloors(tw *table) {
 	}
 	fmt.Fprintf(tw, "  answer floor = round trip + commit\t%s ms\t\t\n", num(r.answerFloor()))
 	if r.FloorLoop != nil {
-		fmt.Fprintf(tw, "  bare answer loop (commit, wake a held long-poll)\t%s ms\t%s ms\t\n", num(*r.FloorLoop), num(*r.FloorLoopP99))
+		what := "bare answer loop (commit, wake a held long-poll)"
+		if r.FloorCommitStore == "postgres" {
+			what = "bare answer loop on PostgreSQL (compare-and-set, NOTIFY wakes a held long-poll)"
+		}
+		fmt.Fprintf(tw, "  %s\t%s ms\t%s ms\t\n", what, num(*r.FloorLoop), num(*r.FloorLoopP99))
 	}
 	if s := r.serialRate(); s > 0 {
 		fmt.Fprintf(tw, "  serial round trips/s = 1 / (2 commits)\t%s/s\t\t\n", num(s))
@@ -192,6 +196,14 @@ func (r *Result) writeThroughput(tw *table) {
 		if f, ok := r.FloorDurableCreateRoundTrips[c]; ok {
 			fmt.Fprintf(tw, "    bare loop committing each question too, %s agent(s) (hitl %.2f× it); CPU per round trip %s µs\t%s/s\t\t\t\n",
 				c, r.RoundTripsVsFloorDurableCreate[c], num(r.FloorDurableCreateCPUPerRoundTrip[c]), num(f))
+		}
+		if f, ok := r.PGFloorRoundTrips[c]; ok {
+			db := ""
+			if d, ok := r.PGFloorDatabaseCPUPerRoundTrip[c]; ok {
+				db = fmt.Sprintf("; PostgreSQL CPU per round trip: floor %s µs, hitl %s µs (%.2f×)", num(d), num(r.DatabaseCPUPerRoundTrip[c]), r.DatabaseCPUVsPGFloor[c])
+			}
+			fmt.Fprintf(tw, "    PostgreSQL floor (insert, compare-and-set, NOTIFY; pushed), %s agent(s) (hitl %.2f× it)%s\t%s/s\t\t\t\n",
+				c, r.RoundTripsVsPGFloor[c], db, num(f))
 		}
 		if f, ok := r.FloorPushedRoundTrips[c]; ok {
 			fmt.Fprintf(tw, "    … and pushing each question to the person's WebSocket, %s agent(s) (hitl %.2f× it); CPU per round trip %s µs\t%s/s\t\t\t\n",
