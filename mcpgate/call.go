@@ -114,6 +114,7 @@ func (s *session) review(ctx context.Context, req *jsonrpc.Request, p callParams
 	}
 	if info != nil {
 		call.Description = info.Description
+		call.Annotations = info.Annotations.fields()
 	}
 	stop := s.reportProgress(ctx, p.Meta.ProgressToken, "waiting for a person to approve "+p.Name+" in hitl")
 	v := tools.Review(ctx, s.g.svc, call, &tools.ReviewOptions{SourceAgent: agent, Timeout: s.g.opts.Timeout})

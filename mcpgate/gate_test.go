@@ -3,6 +3,7 @@ package mcpgate_test
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -16,8 +17,8 @@ import (
 )
 
 // upstream is an MCP server (the official Go SDK's) behind the gate: a
-// read-only tool, a tool that says nothing about itself (write), and two
-// that elicit (a form, a URL).
+// read-only tool, a tool that says nothing about itself (write), one its
+// server calls destructive (remove), and two that elicit (a form, a URL).
 type upstream struct {
 	server *mcp.Server
 	writes atomic.Int32
@@ -42,6 +43,11 @@ func newUpstream() *upstream {
 			r, _ := req.Params.Meta[mcpgate.MetaReceipt].(string)
 			u.receipt.Store(r)
 			return text("wrote " + a.Text), nil
+		})
+	yes := true
+	u.server.AddTool(&mcp.Tool{Name: "remove", Description: "Removes a thing.", InputSchema: obj, Annotations: &mcp.ToolAnnotations{DestructiveHint: &yes}},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return text("removed"), nil
 		})
 	u.server.AddTool(&mcp.Tool{Name: "ask", InputSchema: obj, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -200,6 +206,41 @@ func TestGateReviewsCalls(t *testing.T) {
 			t.Parallel()
 			testGateReviewsCalls(t, hitltest.OpenEngine(t, st.db(t), nil).Broker)
 		})
+	}
+}
+
+// TestGateMarksDestructiveToolsRisky: the annotations of a gated tool
+// reach its action's metadata, so a tool its server calls destructive is
+// marked risky for the reviewer (and a tool that says nothing is not).
+func TestGateMarksDestructiveToolsRisky(t *testing.T) {
+	svc := hitltest.OpenEngine(t, hitltest.SQLiteDB(t), nil).Broker
+	u := newUpstream()
+	cs := connectThrough(t, u, svc, nil, nil, "")
+	ctx := context.Background()
+	if _, err := cs.ListTools(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		tool  string
+		risky bool
+	}{{"remove", true}, {"write", false}} {
+		res := call(cs, ctx, c.tool, map[string]any{"text": "x"})
+		in := pending(t, svc)
+		ann, _ := in.Metadata["annotations"].(map[string]any)
+		if d, _ := ann["destructiveHint"].(bool); d != c.risky {
+			t.Errorf("%s: metadata annotations %v; want destructiveHint %v", c.tool, in.Metadata["annotations"], c.risky)
+		}
+		var why []string
+		for _, r := range in.Action.Risks {
+			why = append(why, r.Why)
+		}
+		if marked := slices.Contains(why, "the tool's server marks it destructive"); marked != c.risky {
+			t.Errorf("%s: risks %q; want the destructive mark: %v", c.tool, why, c.risky)
+		}
+		answer(t, svc, in.ID, `"approve"`)
+		if _, isErr := wait(t, res); isErr {
+			t.Errorf("%s: approved call returned an error", c.tool)
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package mcpgate
 
 import (
+	"encoding/json"
 	"fmt"
 	"path"
 	"strings"
@@ -100,4 +101,21 @@ func (a *Annotations) describe() string {
 		return "The server's annotations give no hints for this tool."
 	}
 	return "The server annotates this tool: " + strings.Join(hints, ", ") + "."
+}
+
+// fields returns the annotations as the JSON object the server sent
+// (only the hints it gave); nil for none.
+func (a *Annotations) fields() map[string]any {
+	if a == nil {
+		return nil
+	}
+	b, err := json.Marshal(a)
+	if err != nil {
+		return nil
+	}
+	var m map[string]any
+	if json.Unmarshal(b, &m) != nil || len(m) == 0 {
+		return nil
+	}
+	return m
 }

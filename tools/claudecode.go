@@ -92,6 +92,11 @@ type ToolCall struct {
 	// Details is more for the person to read about the call, Markdown,
 	// after the context (an MCP tool's annotations); "" for none.
 	Details string
+	// Annotations are an MCP tool's annotations as its server gives them
+	// (readOnlyHint, destructiveHint, …); nil for none. They are kept in
+	// the action's metadata as "annotations", where risk marks a tool
+	// its server calls destructive.
+	Annotations map[string]any
 }
 
 // ReviewOptions configure Review. The zero value (or nil) is usable.
@@ -298,6 +303,9 @@ func (c ToolCall) metadata() map[string]any {
 		if v != "" {
 			m[k] = clip(v, 4<<10)
 		}
+	}
+	if len(c.Annotations) > 0 {
+		m["annotations"] = c.Annotations
 	}
 	if len(m) == 0 {
 		return nil
