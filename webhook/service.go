@@ -117,9 +117,9 @@ type Service struct {
 	once   sync.Once
 	wg     sync.WaitGroup
 
-	cursor cursor // where the worker is in the event log; the worker's alone
-	recent recent // the events delivered that the worker has not read
-	due    due    // when the store was last asked for due deliveries; the worker's alone
+	cursor cursor     // where the worker is in the event log; the worker's alone
+	recent recent     // the events delivered that the worker has not read
+	due    worker.Due // when the store was last asked for due deliveries; the worker's alone
 
 	// stepDone, when set (by tests), is called after each worker step.
 	stepDone func()

@@ -19,37 +19,6 @@ func (s *Service) run() {
 	}, s.kick, s.closed)
 }
 
-// due is what the worker knows of the deliveries due: when it last
-// claimed them and asked the store for the next due time, and that time.
-// Between two such looks, events that make no delivery row (most events,
-// on most servers) cost the store nothing more than reading them: rows
-// this worker writes are claimed at once, rows another replica writes are
-// claimed by that replica's worker (and, were it to crash first, here at
-// the next look), and retries come due at a time the worker's timer was
-// armed at, here or on the replica that rescheduled them.
-type due struct {
-	known   bool      // checked and next hold; false forces a look
-	checked time.Time // the last look
-	next    time.Time // the earliest due delivery then; zero for none
-}
-
-// skip reports whether a step may leave the store's due deliveries
-// alone until wait has passed: nothing was written since the last look,
-// nothing is due yet, and the last look is recent enough.
-func (d *due) skip(now time.Time) (wait time.Duration, ok bool) {
-	if !d.known {
-		return 0, false
-	}
-	until := d.checked.Add(idleRecheck)
-	if !d.next.IsZero() && d.next.Before(until) {
-		until = d.next
-	}
-	if !now.Before(until) {
-		return 0, false
-	}
-	return until.Sub(now), true
-}
-
 // step enqueues the new events, sends what is due, and returns how long
 // to sleep.
 func (s *Service) step() time.Duration {
@@ -69,11 +38,11 @@ func (s *Service) step() time.Duration {
 		}
 	}
 	if s.cursor.stored == wrote {
-		if wait, ok := s.due.skip(s.now()); ok {
+		if wait, ok := s.due.Skip(s.now(), idleRecheck); ok {
 			return wait
 		}
 	}
-	s.due.known = false
+	s.due.Forget()
 	if err := s.workDue(ctx); err != nil {
 		if ctx.Err() == nil {
 			s.log.Error("send webhook deliveries", "error", err)
@@ -88,12 +57,11 @@ func (s *Service) step() time.Duration {
 		return retryAfterError
 	}
 	now := s.now()
+	s.due.Looked(now, next, ok)
 	if !ok {
-		s.due = due{known: true, checked: now}
 		return idleRecheck
 	}
 	if wait := next.Sub(now); wait > 0 {
-		s.due = due{known: true, checked: now, next: next}
 		return min(wait, idleRecheck)
 	}
 	return skippedRecheck // due, but claimed by another replica a moment ago

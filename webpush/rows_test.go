@@ -36,8 +36,8 @@ func TestNothingWrittenWithoutSubscribers(t *testing.T) {
 	}
 
 	fresh := ask("Anyone?", time.Now())
-	if err := s.schedule(t.Context(), []*hitl.Interaction{fresh}, false); err != nil {
-		t.Fatal(err)
+	if wrote, err := s.schedule(t.Context(), []*hitl.Interaction{fresh}, false); err != nil || wrote {
+		t.Fatalf("schedule with nobody subscribed: wrote %v, %v; want nothing written", wrote, err)
 	}
 	if n := unscheduled(); n != 1 {
 		t.Fatalf("after scheduling with nobody subscribed, %d questions without a push row; want 1 (nothing written)", n)
@@ -48,8 +48,8 @@ func TestNothingWrittenWithoutSubscribers(t *testing.T) {
 		t.Fatal(err)
 	}
 	old := ask("Still waiting?", time.Now().Add(-maxPushAge-time.Minute))
-	if err := s.schedule(t.Context(), []*hitl.Interaction{fresh, old}, false); err != nil {
-		t.Fatal(err)
+	if wrote, err := s.schedule(t.Context(), []*hitl.Interaction{fresh, old}, false); err != nil || !wrote {
+		t.Fatalf("schedule once someone subscribed: wrote %v, %v; want rows written", wrote, err)
 	}
 	if n := unscheduled(); n != 0 {
 		t.Errorf("%d questions without a push row once someone subscribed; want none", n)

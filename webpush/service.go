@@ -100,6 +100,7 @@ type Service struct {
 	ctx    context.Context // ends with Close: in-flight work stops
 	cancel context.CancelFunc
 	intake *worker.Intake[*hitl.Interaction] // created interactions for the worker
+	due    worker.Due                        // when the worker last looked at the due rows; the worker's alone
 	closed chan struct{}
 	once   sync.Once
 	wg     sync.WaitGroup

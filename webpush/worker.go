@@ -26,13 +26,21 @@ func (s *Service) step() time.Duration {
 	s.mu.Lock()
 	keys := s.keys
 	s.mu.Unlock()
-	if err := s.schedule(ctx, queue, sweep); err != nil {
+	wrote, err := s.schedule(ctx, queue, sweep)
+	if err != nil {
 		if ctx.Err() == nil {
 			s.log.Error("schedule pushes", "error", err)
 		}
 		s.intake.Sweep() // try again from the store, which has everything
+		s.due.Forget()
 		return retryAfterError
 	}
+	if !wrote {
+		if wait, ok := s.due.Skip(s.now(), idleRecheck); ok {
+			return wait
+		}
+	}
+	s.due.Forget()
 	if err := s.workDue(ctx, keys); err != nil {
 		if ctx.Err() == nil {
 			s.log.Error("send due pushes", "error", err)
@@ -46,53 +54,60 @@ func (s *Service) step() time.Duration {
 		}
 		return retryAfterError
 	}
+	now := s.now()
+	s.due.Looked(now, next, ok)
 	if !ok {
 		return idleRecheck
 	}
-	return min(max(next.Sub(s.now()), 10*time.Millisecond), idleRecheck)
+	return min(max(next.Sub(now), 10*time.Millisecond), idleRecheck)
 }
 
 // schedule inserts the rows of new interactions, and on a sweep of every
-// pending interaction without one. While no user has subscribed nothing is
-// written: a server whose people never use Web Push keeps no rows for it.
-// (A sweep after the first subscription takes up the questions still
-// pending that are meant for it, if under maxPushAge.)
-func (s *Service) schedule(ctx context.Context, created []*hitl.Interaction, sweep bool) error {
+// pending interaction without one, and reports whether it wrote any.
+// While no user has subscribed nothing is written: a server whose people
+// never use Web Push keeps no rows for it. (A sweep after the first
+// subscription takes up the questions still pending that are meant for
+// it, if under maxPushAge.)
+func (s *Service) schedule(ctx context.Context, created []*hitl.Interaction, sweep bool) (wrote bool, err error) {
 	if len(created) == 0 && !sweep {
-		return nil
+		return false, nil
 	}
 	subs, err := s.subs.PushSubscriptions(ctx, "")
 	if err != nil || len(subs) == 0 {
-		return err
+		return false, err
 	}
 	var groups map[string][]string
 	if s.ids != nil {
 		if groups, err = userGroups(ctx, s.ids); err != nil {
-			return err
+			return false, err
 		}
 		if subs = ofUsers(subs, groups); len(subs) == 0 {
-			return nil
+			return false, nil
 		}
 	}
 	if len(created) > 0 {
 		if _, err := s.store.ScheduleNotifications(ctx, s.rows(created, subs, groups)); err != nil {
-			return err
+			return false, err
 		}
+		wrote = true
 	}
 	f := hitl.UnnotifiedFilter{Channel: hitl.ChannelPush, Limit: scheduleBatch}
 	for sweep {
 		list, err := s.store.UnnotifiedInteractions(ctx, f)
 		if err != nil {
-			return err
+			return wrote, err
 		}
-		if _, err := s.store.ScheduleNotifications(ctx, s.rows(list, subs, groups)); err != nil {
-			return err
+		if len(list) > 0 {
+			if _, err := s.store.ScheduleNotifications(ctx, s.rows(list, subs, groups)); err != nil {
+				return wrote, err
+			}
+			wrote = true
 		}
 		if sweep = len(list) == scheduleBatch; sweep {
 			f.After = list[len(list)-1]
 		}
 	}
-	return nil
+	return wrote, nil
 }
 
 // maxPushAge is how old a question may be and still be pushed: a sweep
