@@ -106,11 +106,8 @@ func (s *Store) listenOnce(ctx context.Context, t *tracker) (up bool, err error)
 			// Time to look at the open gaps again.
 		case err != nil:
 			return true, fmt.Errorf("wait for notification: %w", err)
-		case len(t.gaps) == 0:
-			// Coalesce: a number the last check saw needs no new one.
-			if seq, perr := strconv.ParseInt(n.Payload, 10, 64); perr == nil && seq <= t.seen {
-				continue
-			}
+		case t.notified(n.Payload):
+			continue
 		}
 		if err := t.check(ctx, conn); err != nil {
 			return true, err
@@ -125,6 +122,26 @@ type tracker struct {
 	seen int64 // the highest committed number read
 	gaps []gap // open gaps after safe, in order, within seen
 	fn   func(upTo int64)
+}
+
+// notified takes a notification's sequence number without reading the
+// log when it can, and reports whether it did: a number the last check saw
+// needs nothing, and the number right after a complete log is committed
+// (a notification is sent at commit), so the log is complete up to it.
+// Anything else, or while a gap is open, needs a check.
+func (t *tracker) notified(payload string) bool {
+	seq, err := strconv.ParseInt(payload, 10, 64)
+	switch {
+	case err != nil || len(t.gaps) > 0:
+		return false
+	case seq <= t.seen:
+		return true
+	case seq == t.safe+1 && t.seen == t.safe:
+		t.safe, t.seen = seq, seq
+		t.fn(seq)
+		return true
+	}
+	return false
 }
 
 // gap is a run of missing sequence numbers and the transactions that were

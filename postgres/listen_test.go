@@ -288,3 +288,27 @@ func TestLastEventSeqWaitsForWriters(t *testing.T) {
 		t.Errorf("LastEventSeq: got %d, %v; want %d", seq, err, later)
 	}
 }
+
+// TestTrackerTakesTheNextNumberWithoutReading: a notification of the
+// number right after a complete log is reported at once; one further on,
+// or while a gap is open, needs a check; one already seen needs nothing.
+func TestTrackerTakesTheNextNumberWithoutReading(t *testing.T) {
+	var reported []int64
+	tr := &tracker{safe: 5, seen: 5, fn: func(upTo int64) { reported = append(reported, upTo) }}
+	for _, c := range []struct {
+		payload string
+		taken   bool
+		safe    int64
+	}{{"6", true, 6}, {"7", true, 7}, {"5", true, 7}, {"9", false, 7}, {"not a number", false, 7}} {
+		if got := tr.notified(c.payload); got != c.taken || tr.safe != c.safe {
+			t.Errorf("notified(%q): taken %v, safe %d; want %v, %d", c.payload, got, tr.safe, c.taken, c.safe)
+		}
+	}
+	if !slices.Equal(reported, []int64{6, 7}) {
+		t.Errorf("reported %v; want [6 7]", reported)
+	}
+	tr.gaps = []gap{{from: 8, to: 8}}
+	if tr.notified("8") {
+		t.Errorf("a notification was taken while a gap is open")
+	}
+}
