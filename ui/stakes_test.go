@@ -14,6 +14,7 @@ func TestCardSaysWhatHappensAtTheDeadline(t *testing.T) {
 	defaultButCancels := srv.ask(t, map[string]any{"question": "Name?", "default_response": "x", "timeout": 600})
 	p := openPage(t, srv)
 	p.waitCardText(withDefault, "If unanswered by ")
+	p.waitCardText(withDefault, "(9:5") // "(9:59 left)", not "(in 9:59 left)"
 	p.waitCardText(withDefault, "the agent gets “Info”")
 	p.waitCardText(cancels, "the agent stops")
 	p.waitCardText(defaultButCancels, "the agent stops")

@@ -88,7 +88,7 @@ export class Stakes {
     if (!Number.isFinite(this.deadline)) return;
     const left = this.deadline - now;
     this.whenEl.textContent = left > 0
-      ? `If unanswered by ${clock(this.deadline, now)} (in ${countdown(left)}): `
+      ? `If unanswered by ${clock(this.deadline, now)} (${countdown(left)}): `
       : `At ${clock(this.deadline, now)}: `;
   }
 
