@@ -215,9 +215,9 @@ func TestActionFingerprint(t *testing.T) {
 			t.Errorf("%s: the fingerprint did not change", name)
 		}
 	}
-	// The other types' fingerprints are what they were before actions
-	// (computed by the code before them), so stored fingerprints keep
-	// matching their repeats after an upgrade.
+	// Fingerprints stored before actions (computed by the code before
+	// them) keep matching their repeats after an upgrade; a fingerprint
+	// made now is the same hash, marked as covering the targets.
 	for _, tt := range []struct {
 		req  hitl.CreateRequest
 		want string
@@ -226,8 +226,9 @@ func TestActionFingerprint(t *testing.T) {
 		{hitl.CreateRequest{Question: "Deploy?", Type: hitl.TypeApproval, Context: "ctx", DefaultResponse: json.RawMessage(`true`)}, "9719e595fdbf255d50c0c84d286f301ac26b2fc112bcf537a45f2c7b6ee8cc56"},
 		{hitl.CreateRequest{Question: "Form?", Type: hitl.TypeForm, FormSchema: json.RawMessage(`{"type":"object"}`)}, "b0ec70050186b2a1e1948c494e5a069a10b998103021539ba79ee5269b348dc0"},
 	} {
-		if got := create(t, tt.req).RequestHash; got != tt.want {
-			t.Errorf("fingerprint of %q: got %s, want %s (as before actions)", tt.req.Question, got, tt.want)
+		in := create(t, tt.req)
+		if !in.SameRequest(tt.want) || in.RequestHash != "v2:"+tt.want {
+			t.Errorf("fingerprint of %q: got %s, want it to match %s (as before actions)", tt.req.Question, in.RequestHash, tt.want)
 		}
 	}
 }

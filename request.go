@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -420,9 +421,39 @@ func (in *Interaction) setTargets(t *Targets) error {
 	return nil
 }
 
+// fingerprintV2 marks the fingerprints that cover the targets; those
+// without it were made before, and a retry of such a question is compared
+// without them (SameRequest).
+const fingerprintV2 = "v2:"
+
 // fingerprint hashes what makes two requests "the same question" for
-// idempotency: everything the person sees and the answer depends on.
+// idempotency: everything the person sees and the answer depends on, and
+// who may answer.
 func (in *Interaction) fingerprint() string {
+	var tg *Targets
+	if !in.Targets.Untargeted() {
+		tg = &Targets{Users: slices.Sorted(slices.Values(in.Targets.Users)), Groups: slices.Sorted(slices.Values(in.Targets.Groups))}
+	}
+	return fingerprintV2 + in.hash(tg)
+}
+
+// legacyFingerprint is the fingerprint without the targets.
+func (in *Interaction) legacyFingerprint() string { return in.hash(nil) }
+
+// SameRequest reports whether stored, the fingerprint of the interaction
+// an earlier request with the same idempotency key made, is in's: the
+// same question, for the same people. A fingerprint from before the
+// targets were covered is compared without them.
+func (in *Interaction) SameRequest(stored string) bool {
+	if strings.HasPrefix(stored, fingerprintV2) {
+		return stored == in.fingerprint()
+	}
+	return stored == in.legacyFingerprint()
+}
+
+// hash is the SHA-256 of the request's question, decision and targets tg
+// (nil: none, as fingerprints before targets were covered).
+func (in *Interaction) hash(tg *Targets) string {
 	b, _ := json.Marshal(struct {
 		T Type            `json:"t"`
 		Q string          `json:"q"`
@@ -445,8 +476,10 @@ func (in *Interaction) fingerprint() string {
 		// the server's default applies): absent when it named none, and
 		// an empty list when it opted out of the default.
 		ES []EscalationStep `json:"es,omitzero"`
+		// Who may answer, sorted; absent when anyone may.
+		TG *Targets `json:"tg,omitempty"`
 	}{in.Type, in.Question, in.Context, in.Options, in.FormSchema, in.DefaultResponse, in.OnTimeout,
-		in.Action, in.ArgsSchema, in.Decisions, in.RejectRequiresMessage, in.Consensus, in.OnBehalfOf, in.ClaimMode, in.Escalation})
+		in.Action, in.ArgsSchema, in.Decisions, in.RejectRequiresMessage, in.Consensus, in.OnBehalfOf, in.ClaimMode, in.Escalation, tg})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }

@@ -645,6 +645,7 @@ func TestRequestHash(t *testing.T) {
 		"idempotency key":       func(r *hitl.CreateRequest) { r.IdempotencyKey = "k1" },
 		"metadata":              func(r *hitl.CreateRequest) { r.Metadata = map[string]any{"run": 7} },
 		"source agent, session": func(r *hitl.CreateRequest) { r.SourceAgent, r.SessionID = "bot", "s1" },
+		"empty targets":         func(r *hitl.CreateRequest) { r.Targets = &hitl.Targets{} },
 	}
 	for name, change := range same {
 		req := base()
@@ -656,6 +657,7 @@ func TestRequestHash(t *testing.T) {
 
 	different := map[string]func(*hitl.CreateRequest){
 		"question":     func(r *hitl.CreateRequest) { r.Question = "Which color?" },
+		"targets":      func(r *hitl.CreateRequest) { r.Targets = &hitl.Targets{Users: []string{"alice"}} },
 		"context":      func(r *hitl.CreateRequest) { r.Context = "For the website." },
 		"type":         func(r *hitl.CreateRequest) { r.Type = hitl.TypeMultiChoice },
 		"option label": func(r *hitl.CreateRequest) { r.Options[1].Label = "Navy" },
@@ -750,5 +752,31 @@ func TestCreateRequestJSON(t *testing.T) {
 	}
 	if got, want := in.IdempotencyKey, "deploy-42"; got != want {
 		t.Errorf("IdempotencyKey: got %q, want %q", got, want)
+	}
+}
+
+// TestSameRequestReadsOlderFingerprints: a fingerprint stored before the
+// targets were covered still matches its retry (compared without them);
+// a current one covers them.
+func TestSameRequestReadsOlderFingerprints(t *testing.T) {
+	in, err := hitl.NewInteraction(hitl.CreateRequest{Question: "Deploy?", Targets: &hitl.Targets{Users: []string{"alice"}}}, hitl.Caller{Name: "agent"}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The fingerprint of this request as stored before targets were
+	// covered (sha256 of its fields without them).
+	untargeted, err := hitl.NewInteraction(hitl.CreateRequest{Question: "Deploy?"}, hitl.Caller{Name: "agent"}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	legacy := strings.TrimPrefix(untargeted.RequestHash, "v2:")
+	if legacy == untargeted.RequestHash {
+		t.Fatalf("fingerprint %q is not versioned", untargeted.RequestHash)
+	}
+	if !in.SameRequest(in.RequestHash) || !in.SameRequest(legacy) {
+		t.Errorf("a retry does not match its own fingerprint, or one stored before targets were covered")
+	}
+	if in.SameRequest(untargeted.RequestHash) {
+		t.Errorf("a question for alice matches the same question for anyone")
 	}
 }

@@ -287,8 +287,8 @@ func (b *Broker) Create(ctx context.Context, req hitl.CreateRequest) (*hitl.Inte
 		return nil, false, fmt.Errorf("create interaction: %w", err)
 	}
 	if existed {
-		if got.RequestHash != in.RequestHash {
-			return nil, false, hitl.Errorf(hitl.ECONFLICT, "feedback request already exists: idempotency_key %q was used for a different question (interaction %s)", in.IdempotencyKey, got.ID)
+		if !in.SameRequest(got.RequestHash) {
+			return nil, false, hitl.Errorf(hitl.ECONFLICT, "feedback request already exists: idempotency_key %q was used for a different question, or for other people (interaction %s)", in.IdempotencyKey, got.ID)
 		}
 		return b.receipted(got), false, nil
 	}

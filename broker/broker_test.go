@@ -277,6 +277,29 @@ func TestIdempotency(t *testing.T) {
 	}
 }
 
+// TestIdempotencyCoversTargets: a retry with the same key is the same
+// request only for the same people (in any order); a question for other
+// people under a used key is a conflict, not the first one's answer.
+func TestIdempotencyCoversTargets(t *testing.T) {
+	t.Parallel()
+	b := newBroker(t, nil)
+	ctx := context.Background()
+	req := hitl.CreateRequest{Question: "Rotate the key?", IdempotencyKey: "rotate-1", Targets: &hitl.Targets{Users: []string{"alice", "bob"}, Groups: []string{"sre"}}}
+	first := mustCreate(t, b, req)
+	req.Targets = &hitl.Targets{Users: []string{"bob", "alice"}, Groups: []string{"sre"}}
+	if again, created, err := b.Create(ctx, req); err != nil || created || again.ID != first.ID {
+		t.Errorf("same people in another order: id %v created %v err %v; want %s again", again, created, err, first.ID)
+	}
+	req.Targets = &hitl.Targets{Users: []string{"mallory"}}
+	if _, _, err := b.Create(ctx, req); !errors.Is(err, hitl.ErrConflict) {
+		t.Errorf("same key, other people: err = %v, want conflict", err)
+	}
+	req.Targets = nil
+	if _, _, err := b.Create(ctx, req); !errors.Is(err, hitl.ErrConflict) {
+		t.Errorf("same key, anyone: err = %v, want conflict", err)
+	}
+}
+
 func TestSubscriptionDeliversInOrder(t *testing.T) {
 	t.Parallel()
 	b := newBroker(t, nil)
