@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"path"
 	"regexp"
 	"strings"
@@ -23,6 +24,11 @@ type Upstream struct {
 	Command []string
 	// URL is the Streamable HTTP server's endpoint; "" for a command.
 	URL string
+	// Env is added to the command's environment (the gate's own, which it
+	// inherits); Headers are sent with every request to the URL. Either
+	// may hold credentials: neither is ever logged.
+	Env     map[string]string
+	Headers map[string]string
 }
 
 // validName is what a gated server may be called: it goes into a URL
@@ -60,10 +66,47 @@ func ParseUpstream(spec string) (Upstream, error) {
 // goes to stderr.
 func (u Upstream) Transport(hc *http.Client, stderr io.Writer) mcp.Transport {
 	if u.URL != "" {
+		if len(u.Headers) > 0 {
+			hc = withHeaders(hc, u.Headers)
+		}
 		return Streamable(u.URL, hc)
 	}
-	return Command(u.Command, stderr)
+	t := Command(u.Command, stderr)
+	if len(u.Env) > 0 {
+		cmd := t.(*mcp.CommandTransport).Command
+		cmd.Env = os.Environ()
+		for k, v := range u.Env {
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+	}
+	return t
 }
+
+// withHeaders returns a copy of hc (nil: http.DefaultClient) that sets
+// headers on every request.
+func withHeaders(hc *http.Client, headers map[string]string) *http.Client {
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	c := *hc
+	base := c.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	c.Transport = roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		r = r.Clone(r.Context())
+		for k, v := range headers {
+			r.Header.Set(k, v)
+		}
+		return base.RoundTrip(r)
+	})
+	return &c
+}
+
+// roundTripFunc is a function as an http.RoundTripper.
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // String describes the upstream for logs without what may be secret: a
 // URL's credentials and query, a command's arguments.

@@ -324,7 +324,9 @@ func TestGateFilesystem(t *testing.T) {
 
 // TestGateServe serves the filesystem server gated at /mcp/gate/fs of
 // hitl serve, and drives it with the TypeScript SDK's Streamable HTTP
-// client: a read passes, a write waits for a person's approval.
+// client: a read passes, a write waits for a person's approval. The same
+// server named in a --gate-config file, whose gate lets writes pass, is
+// served beside it at /mcp/gate/files.
 func TestGateServe(t *testing.T) {
 	requireGatePackages(t)
 	dir := t.TempDir()
@@ -333,7 +335,15 @@ func TestGateServe(t *testing.T) {
 	}
 	addr := freeAddr(t)
 	spec := "fs=" + strings.Join(fsServer(dir), " ")
-	s := &hitlServer{proc: start(t, "serve", "--addr", addr, "--db", filepath.Join(t.TempDir(), "hitl.db"), "--gate", spec), URL: "http://" + addr}
+	argv := fsServer(dir)
+	config, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"files": map[string]any{"command": argv[0], "args": argv[1:], "env": map[string]string{"HITL_TEST_GATE": "1"}, "pass": []string{"write_*"}},
+	}})
+	configFile := filepath.Join(t.TempDir(), "gates.json")
+	if err := os.WriteFile(configFile, config, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := &hitlServer{proc: start(t, "serve", "--addr", addr, "--db", filepath.Join(t.TempDir(), "hitl.db"), "--gate", spec, "--gate-config", configFile), URL: "http://" + addr}
 	waitFor(t, "hitl serve to answer /healthz", func() bool {
 		resp, err := http.Get(s.URL + "/healthz")
 		if err != nil {
@@ -358,8 +368,27 @@ func TestGateServe(t *testing.T) {
 	if b, _ := os.ReadFile(target); string(b) != "served" {
 		t.Fatalf("file holds %q, want served", b)
 	}
+	// The configuration file's server: its gate lets writes pass.
+	files := startAgent(t, nil, s.URL+"/mcp/gate/files")
+	passed := filepath.Join(dir, "passed.txt")
+	if r := files.result(files.call("write_file", map[string]any{"path": passed, "content": "passed"})); r.IsError {
+		t.Fatalf("write_file through the configured gate = %+v, want success without review", r)
+	}
+	if b, _ := os.ReadFile(passed); string(b) != "passed" {
+		t.Fatalf("file holds %q, want passed", b)
+	}
+	if list, _, err := person.List(context.Background(), hitl.ListFilter{Status: hitl.StatusPending}); err != nil || len(list) != 0 {
+		t.Errorf("%d questions pending (%v) after a write the configured gate lets pass; want none", len(list), err)
+	}
 	if _, _, code := hitlRun(t, "serve", "--gate", "bad name=x"); code != 2 {
 		t.Errorf("hitl serve --gate 'bad name=x' exited %d, want 2", code)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"mcpServers": {"fs": {"command": "x", "reveiw": ["*"]}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := hitlRun(t, "serve", "--gate-config", bad); code != 2 || !strings.Contains(stderr, "reveiw") {
+		t.Errorf("hitl serve with a misspelt gate configuration exited %d (%s), want 2 naming the key", code, stderr)
 	}
 }
 

@@ -22,7 +22,8 @@ type gateConfig struct {
 	elicitFlag    string
 	timeout       time.Duration
 	elicitTimeout time.Duration
-	upstreams     []mcpgate.Upstream
+	configFile    string
+	gated         []mcpgate.Gated
 }
 
 // gateFlags defines hitl serve's flags for gated MCP servers.
@@ -37,6 +38,7 @@ func gateFlags(fs *flag.FlagSet) *gateConfig {
 			c.specs = append(c.specs, s)
 		}
 	}
+	fs.StringVar(&c.configFile, "gate-config", envOr("HITL_GATE_CONFIG", ""), "a JSON `file` of gated MCP servers: \"mcpServers\" as MCP clients write it (command,\nargs, env; or url, headers), each with its own review, pass, elicit, timeout and\nelicit_timeout if wanted; served beside --gate's (HITL_GATE_CONFIG)")
 	c.review = globsFlag(fs, "gate-review", "HITL_GATE_REVIEW", "tool-name `glob` of a gated server whose calls are always reviewed (HITL_GATE_REVIEW)")
 	c.pass = globsFlag(fs, "gate-pass", "HITL_GATE_PASS", "tool-name `glob` of a gated server whose calls pass without review (HITL_GATE_PASS)")
 	fs.StringVar(&c.elicit, "gate-elicit", envOr("HITL_GATE_ELICIT", string(mcpgate.ElicitClientElseHitl)), "who answers a gated server's elicitations: hitl, client or client-else-hitl (HITL_GATE_ELICIT)")
@@ -45,19 +47,37 @@ func gateFlags(fs *flag.FlagSet) *gateConfig {
 	return c
 }
 
-// check reads the gated servers.
+// check reads the gated servers: --gate's, then the configuration
+// file's.
 func (c *gateConfig) check() error {
 	seen := map[string]bool{}
+	add := func(g mcpgate.Gated) error {
+		if seen[g.Upstream.Name] {
+			return fmt.Errorf("--gate: %s is named twice", g.Upstream.Name)
+		}
+		seen[g.Upstream.Name] = true
+		c.gated = append(c.gated, g)
+		return nil
+	}
 	for _, s := range c.specs {
 		u, err := mcpgate.ParseUpstream(s)
 		if err != nil {
 			return fmt.Errorf("--gate: %w", err)
 		}
-		if seen[u.Name] {
-			return fmt.Errorf("--gate: %s is named twice", u.Name)
+		if err := add(mcpgate.Gated{Upstream: u}); err != nil {
+			return err
 		}
-		seen[u.Name] = true
-		c.upstreams = append(c.upstreams, u)
+	}
+	if c.configFile != "" {
+		file, err := mcpgate.LoadConfig(c.configFile)
+		if err != nil {
+			return fmt.Errorf("--gate-config: %w", err)
+		}
+		for _, g := range file {
+			if err := add(g); err != nil {
+				return err
+			}
+		}
 	}
 	var err1, err2 error
 	c.timeout, err1 = time.ParseDuration(strings.TrimSpace(c.timeoutFlag))
@@ -65,38 +85,52 @@ func (c *gateConfig) check() error {
 	if err1 != nil || err2 != nil || c.timeout <= 0 || c.elicitTimeout <= 0 {
 		return fmt.Errorf("--gate-timeout and --gate-elicit-timeout must be positive durations, such as 10m")
 	}
-	if _, err := mcpgate.New(nil, c.options("x", nil)); err != nil {
+	if _, err := mcpgate.New(nil, c.options(mcpgate.Gated{Upstream: mcpgate.Upstream{Name: "x"}}, nil)); err != nil {
 		return fmt.Errorf("--gate: %w", err)
 	}
 	return nil
 }
 
-// options are the gate options of the server named name.
-func (c *gateConfig) options(name string, log *slog.Logger) *mcpgate.Options {
-	return &mcpgate.Options{
-		Server:        name,
+// options are the gate options of g: what the configuration file says
+// for it, else the flags'.
+func (c *gateConfig) options(g mcpgate.Gated, log *slog.Logger) *mcpgate.Options {
+	o := &mcpgate.Options{
+		Server:        g.Upstream.Name,
 		Policy:        &mcpgate.Policy{Review: *c.review, Pass: *c.pass},
 		Timeout:       c.timeout,
 		Elicit:        mcpgate.ElicitMode(c.elicit),
 		ElicitTimeout: c.elicitTimeout,
 		Logger:        log,
 	}
+	if g.Policy != nil {
+		o.Policy = g.Policy
+	}
+	if g.Elicit != "" {
+		o.Elicit = g.Elicit
+	}
+	if g.Timeout > 0 {
+		o.Timeout = g.Timeout
+	}
+	if g.ElicitTimeout > 0 {
+		o.ElicitTimeout = g.ElicitTimeout
+	}
+	return o
 }
 
 // handler returns the handler of the gated servers, asking through svc;
 // nil when there are none.
 func (c *gateConfig) handler(svc hitl.Service, stderr io.Writer, log *slog.Logger) (*mcpgate.Handler, error) {
-	if len(c.upstreams) == 0 {
+	if len(c.gated) == 0 {
 		return nil, nil
 	}
 	var routes []mcpgate.Route
-	for _, u := range c.upstreams {
-		g, err := mcpgate.New(svc, c.options(u.Name, log))
+	for _, gd := range c.gated {
+		g, err := mcpgate.New(svc, c.options(gd, log))
 		if err != nil {
 			return nil, err
 		}
-		routes = append(routes, mcpgate.Route{Gate: g, Upstream: u})
-		log.Info("gating an MCP server", "path", "/mcp/gate/"+u.Name, "upstream", u.String())
+		routes = append(routes, mcpgate.Route{Gate: g, Upstream: gd.Upstream})
+		log.Info("gating an MCP server", "path", "/mcp/gate/"+gd.Upstream.Name, "upstream", gd.Upstream.String())
 	}
 	return mcpgate.NewHandler("/mcp/gate/", routes, mcpHTTPClient(), stderr, log), nil
 }
