@@ -165,6 +165,22 @@ fi
 # Set, so the OpenCode tests fail rather than skip when it is missing.
 export HITL_TEST_REQUIRE_OPENCODE=1
 
+echo "== cline (internal/clinetest)"
+# The internal/clinetest tests run the real Cline CLI against a fake
+# OpenAI-compatible API on loopback. It comes from the npm registry (a
+# native binary with Bun inside, in an optional dependency) into the
+# git-ignored internal/clinetest/testdata/node_modules, pinned like the
+# others; installed only when missing.
+CLINE_VERSION=3.0.65
+cline=internal/clinetest/testdata/node_modules/@cline/cli-linux-x64/bin/cline
+if ! "$cline" --version 2>/dev/null | grep -q "$CLINE_VERSION"; then
+  npm install --no-save --no-package-lock --no-audit --no-fund --loglevel=error \
+    --prefix internal/clinetest/testdata "cline@$CLINE_VERSION" >/dev/null
+  "$cline" --version | grep -q "$CLINE_VERSION"
+fi
+# Set, so the Cline tests fail rather than skip when it is missing.
+export HITL_TEST_REQUIRE_CLINE=1
+
 echo "== clients (Python and TypeScript)"
 # clients/ runs the Python client's tests with Debian's pytest (and mypy),
 # and compiles the TypeScript client with the pinned typescript (npm ci into

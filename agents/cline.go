@@ -10,7 +10,7 @@ import (
 
 // Cline is the Cline CLI, through a PreToolUse hook file (hitl hook
 // cline), as Cline 3.0.65 (npm cline, @cline/core) runs it: read from its
-// source, not captured. A file named PreToolUse in ~/.cline/hooks,
+// source and confirmed against the real CLI (cmd/hitl/hookcline_test.go). A file named PreToolUse in ~/.cline/hooks,
 // ~/Documents/Cline/Hooks, <project>/.clinerules/hooks or
 // <project>/.cline/hooks is run (by its #! line) for every tool call with
 // JSON on stdin: taskId, hookName "tool_call", tool_call {id, name,
