@@ -26,6 +26,11 @@ func (b *Broker) receipted(in *hitl.Interaction) *hitl.Interaction {
 	return &out
 }
 
+// WithReceipt returns in with its receipt when it is an approved action
+// and the broker signs receipts, else in: for what tells of an
+// interaction outside the broker's reads (webhooks, callbacks).
+func (b *Broker) WithReceipt(in *hitl.Interaction) *hitl.Interaction { return b.receipted(in) }
+
 // receiptedAll is receipted over a page.
 func (b *Broker) receiptedAll(ins []*hitl.Interaction) []*hitl.Interaction {
 	if b.receipts == nil {

@@ -135,6 +135,9 @@ func (s *Service) deliveriesOf(ev *hitl.Event, subs []*hitl.WebhookSubscription)
 		return nil, nil // most events: no copy of the interaction to make
 	}
 	in := asOf(ev, kind)
+	if r, ok := s.feed.(receipter); ok && kind == hitl.WebhookAnswered {
+		in = r.WithReceipt(in)
+	}
 	now := s.now()
 	row := func(sub, url string, body []byte) *hitl.WebhookDelivery {
 		return &hitl.WebhookDelivery{ID: newID(), SubscriptionID: sub, InteractionID: ev.InteractionID, Event: kind,
@@ -162,6 +165,14 @@ func (s *Service) deliveriesOf(ev *hitl.Event, subs []*hitl.WebhookSubscription)
 		out = append(out, row("", in.CallbackURL, body))
 	}
 	return out, nil
+}
+
+// receipter is a feed that signs an approved action's receipt (a
+// *broker.Broker): a callback or an answered event of one carries it in
+// result.receipt, as a read of the interaction does, so that what runs the
+// action can check it was approved, with these args.
+type receipter interface {
+	WithReceipt(in *hitl.Interaction) *hitl.Interaction
 }
 
 // anyWants reports whether a subscription in subs gets ev, an event of

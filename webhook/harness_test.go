@@ -19,6 +19,7 @@ import (
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/broker"
 	"github.com/hitl-sh/hitl/internal/hitltest"
+	"github.com/hitl-sh/hitl/receipt"
 	"github.com/hitl-sh/hitl/slack"
 )
 
@@ -33,6 +34,8 @@ type replica struct {
 	t       *testing.T
 	store   hitltest.Store
 	b       *broker.Broker
+	// receipts signs the broker's receipts.
+	receipts *receipt.Service
 	s       *Service
 	stepped chan struct{} // receives after each worker step
 	scanned atomic.Int64  // the worker's cursor held in memory, after its last step
@@ -92,8 +95,8 @@ func (w testWriter) Write(p []byte) (int, error) {
 // of an older hitl, or one that crashed before sending.
 func open(t *testing.T, w hitltest.DB) *replica {
 	t.Helper()
-	e := hitltest.OpenEngine(t, w, nil)
-	r := &replica{t: t, store: e.Store, b: e.Broker, stepped: make(chan struct{}, 1)}
+	e := hitltest.OpenEngine(t, w, &hitltest.EngineOptions{Receipts: true})
+	r := &replica{t: t, store: e.Store, b: e.Broker, receipts: e.Receipts, stepped: make(chan struct{}, 1)}
 	r.close = e.Close
 	t.Cleanup(r.stop)
 	return r

@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"context"
+	"encoding/json"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -68,5 +69,37 @@ func TestQuietEventsLeaveTheDueDeliveriesAlone(t *testing.T) {
 	}
 	if looking.claims.Load() == claims {
 		t.Errorf("the callback was sent without a claim")
+	}
+}
+
+// TestCallbackCarriesTheReceipt: the callback of an approved action
+// carries its receipt, which verifies for the approved args; a rejected
+// one carries none.
+func TestCallbackCarriesTheReceipt(t *testing.T) {
+	rc := newReceiver(t)
+	rc.expect("/done", testServerSecret)
+	r := start(t, hitltest.SQLiteDB(t), Options{ServerSecret: testServerSecret})
+	args := json.RawMessage(`{"command":"make deploy"}`)
+	for _, c := range []struct {
+		answer string
+		signed bool
+	}{{`"approve"`, true}, {`{"decision": "reject", "message": "not today"}`, false}} {
+		in := r.ask(hitl.CreateRequest{Type: hitl.TypeAction, Question: "Deploy?", CallbackURL: rc.URL + "/done",
+			Action: &hitl.Action{Name: "Bash", Args: args}})
+		r.answer(in.ID, c.answer)
+		var body hitl.Interaction
+		if err := json.Unmarshal(rc.next(t).body, &body); err != nil || body.Result == nil {
+			t.Fatalf("callback body: %v, %+v", err, body.Result)
+		}
+		if !c.signed {
+			if body.Result.Receipt != "" {
+				t.Errorf("a rejected action's callback carries a receipt")
+			}
+			continue
+		}
+		claims, err := r.receipts.Verify(t.Context(), body.Result.Receipt, hitl.ReceiptExpectation{Args: args, InteractionID: in.ID, Name: "Bash"})
+		if err != nil || claims.InteractionID != in.ID {
+			t.Errorf("the callback's receipt %q: %+v, %v; want one that verifies for the approved args", body.Result.Receipt, claims, err)
+		}
 	}
 }

@@ -58,6 +58,9 @@ type EngineOptions struct {
 	Now func() time.Time
 	// Users are created in the store before the broker starts.
 	Users []*hitl.User
+	// Receipts makes the broker sign approved actions' receipts, as a
+	// server's does.
+	Receipts bool
 }
 
 // Engine is one hitl process without HTTP: a store over a DB and a
@@ -87,7 +90,11 @@ func OpenEngine(t testing.TB, db DB, opts *EngineOptions) *Engine {
 			t.Fatalf("create user %s: %v", u.Name, err)
 		}
 	}
-	e := startEngine(t, store, store, opts.Now, nil)
+	var receipts *receipt.Service
+	if opts.Receipts {
+		receipts = startReceipts(t, store)
+	}
+	e := startEngine(t, store, store, opts.Now, receipts)
 	t.Cleanup(e.Close)
 	return e
 }
