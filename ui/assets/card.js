@@ -145,7 +145,7 @@ export class Card {
 
   // compact reports whether the card is in the compact list.
   compact() {
-    return !!this.el.closest(".is-compact");
+    return !!this.article.closest(".is-compact");
   }
 
   // onClick opens a closed card of the compact list clicked anywhere but
@@ -179,7 +179,8 @@ export class Card {
   focus() {
     this.hooks.show?.(this);
     this.article.focus({ preventScroll: true });
-    this.article.scrollIntoView({ block: "nearest", behavior: matchMedia("(prefers-reduced-motion: reduce)").matches ? "auto" : "smooth" });
+    // In the right pane, its row in the list comes into view.
+    (this.inPane ? this.el : this.article).scrollIntoView({ block: "nearest", behavior: matchMedia("(prefers-reduced-motion: reduce)").matches ? "auto" : "smooth" });
   }
 
   // submit answers with value, or with what the widget holds.
@@ -516,7 +517,8 @@ export class Card {
 
   // hasFocus reports whether the focus is in the card.
   hasFocus() {
-    return !!this.el?.contains(document.activeElement);
+    const a = document.activeElement;
+    return !!(this.el?.contains(a) || this.article?.contains(a));
   }
 
   // holds reports whether the card holds something a person would lose
@@ -525,7 +527,7 @@ export class Card {
   holds() {
     if (!this.el) return false;
     return this.resolved || this.expired || this.busy || this.unsent || this.votedLock || this.claimLocked ||
-      this.leaving || !this.error.hidden || !this.progress.escalation.hidden || this.hasFocus();
+      this.leaving || this.inPane || !this.error.hidden || !this.progress.escalation.hidden || this.hasFocus();
   }
 
   // release gives up the card's elements while it is far from the screen
