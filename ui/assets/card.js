@@ -78,8 +78,9 @@ export class Card {
     const kind = action && q.action?.kind ? h("span", { class: "card-kind", text: kindText(q.action.kind) }) : null;
     // The project and a coloured tag of the session tell two sessions
     // of one agent apart (the compact row shows them too).
-    const session = sessionTag(q.session_id);
-    const project = projectChip(q);
+    const only = this.hooks.only;
+    const session = sessionTag(q.session_id, only ? () => only("session", q.session_id) : null);
+    const project = projectChip(q, only ? (p) => only("project", p) : null);
     const context = q.context ? contextBlock(q.context, ids.context) : null;
     this.toggle = h("button", { type: "button", class: "btn btn-quiet btn-small card-toggle", "aria-expanded": "false", onclick: () => this.setOpen(!this.open) },
       h("span", { class: "sr-only", text: short(headline(q), 60) }), h("span", { class: "card-toggle-text", text: "Expand" }));

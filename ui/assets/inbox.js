@@ -157,6 +157,7 @@ export class Inbox {
       soon: (c) => this.place(c),
       unsent: () => this.opts.unsent?.(),
       dismiss: (c) => this.dismissCard(c),
+      only: (field, value) => this.triage.only(field, value),
       show: (c) => {
         this.win.layout(c);
         this.panes.select(c);
