@@ -2,7 +2,7 @@ package postgres
 
 // sqlProject is hitl.Interaction.Project in SQL, for ListFilter.Project:
 // the metadata's "project", else its "cwd" (each when a non-empty
-// string), else a shell action's cwd, else ''. Both columns are JSON
+// string), else a shell action's cwd, else the empty string. Both columns are JSON
 // text; the action column holds the action review, the action under its
 // "action" key.
 const sqlProject = `(CASE

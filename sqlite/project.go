@@ -2,7 +2,7 @@ package sqlite
 
 // sqlProject is hitl.Interaction.Project in SQL, for ListFilter.Project:
 // the metadata's "project", else its "cwd" (each when a non-empty
-// string), else a shell action's cwd, else ''. The action column holds
+// string), else a shell action's cwd, else the empty string. The action column holds
 // the action review, the action under its "action" key.
 const sqlProject = `(CASE
 	WHEN json_type(metadata, '$.project') = 'text' AND json_extract(metadata, '$.project') <> '' THEN json_extract(metadata, '$.project')
