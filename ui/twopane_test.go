@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 )
 
 // paneID is the id of the card in the right pane ("" for none).
@@ -86,6 +87,17 @@ func TestTwoPane(t *testing.T) {
 			if got := eval[string](p, `document.querySelector("#cards .card-wrap.is-picked")?.dataset.id || ""`); got != ids[1] {
 				t.Errorf("after j: the list marks %q; want %q", got, ids[1])
 			}
+
+			// By keyboard: Tab reaches a row's Show, Enter shows its card.
+			p.do(chromedp.Focus(chromedp.CSS(fmt.Sprintf(`#cards article.card[data-id=%q] .card-toggle`, ids[3]))))
+			if got := eval[string](p, `document.activeElement.textContent`); got != "Promote canary 4 to the whole fleet?Show" {
+				t.Errorf("a row's button reads %q; want the question and Show", got)
+			}
+			if got := eval[string](p, paneID); got != ids[1] {
+				t.Errorf("focusing a row's Show changed the card on the right to %q", got)
+			}
+			p.do(chromedp.KeyEvent(kb.Enter))
+			p.waitJS(fmt.Sprintf(`%s === %s && document.activeElement?.dataset?.id === %s`, paneID, js(ids[3]), js(ids[3])))
 
 			// A click on a row shows its card on the right, whole.
 			p.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`#cards article.card[data-id=%q] .question`, ids[6]))))

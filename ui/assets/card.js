@@ -82,7 +82,9 @@ export class Card {
     const session = sessionTag(q.session_id, only ? () => only("session", q.session_id) : null);
     const project = projectChip(q, only ? (p) => only("project", p) : null);
     const context = q.context ? contextBlock(q.context, ids.context) : null;
-    this.toggle = h("button", { type: "button", class: "btn btn-quiet btn-small card-toggle", "aria-expanded": "false", onclick: () => this.setOpen(!this.open) },
+    // In the compact list it opens the card in place; beside the right
+    // pane it shows the card there (paneMode).
+    this.toggle = h("button", { type: "button", class: "btn btn-quiet btn-small card-toggle", "aria-expanded": "false", onclick: () => (this.paned ? this.focus() : this.setOpen(!this.open)) },
       h("span", { class: "sr-only", text: short(headline(q), 60) }), h("span", { class: "card-toggle-text", text: "Expand" }));
     this.article = h("article", {
       class: `card type-${q.interaction_type}${risky(q) ? " is-risky" : ""}`,
@@ -123,6 +125,7 @@ export class Card {
     nameButtons(this.fields.querySelectorAll(".actions-buttons button"), subline(q) || headline(q), q.interaction_type);
     // The wrapper collapses smoothly when the card leaves.
     this.el = h("div", { class: "card-wrap", "data-id": this.id }, h("div", { class: "card-clip" }, this.article));
+    if (this.paned) this.paneMode(true);
     this.progress.render();
     this.tick(Date.now());
   }
@@ -162,6 +165,17 @@ export class Card {
     this.article.classList.toggle("is-open", open);
     this.toggle.setAttribute("aria-expanded", open ? "true" : "false");
     this.toggle.querySelector(".card-toggle-text").textContent = open ? "Collapse" : "Expand";
+  }
+
+  // paneMode says whether the card's row stands beside the right pane,
+  // where its toggle shows the card (Show) rather than opening it in place.
+  paneMode(on) {
+    this.paned = on;
+    if (!this.toggle) return;
+    if (on && this.open) this.setOpen(false);
+    if (on) this.toggle.removeAttribute("aria-expanded");
+    else this.toggle.setAttribute("aria-expanded", this.open ? "true" : "false");
+    this.toggle.querySelector(".card-toggle-text").textContent = on ? "Show" : this.open ? "Collapse" : "Expand";
   }
 
   // soon reports whether the card's question is open and expires within

@@ -164,6 +164,7 @@ export class Inbox {
       },
     });
     this.cards.set(card.id, card);
+    if (this.panes.on) card.paneMode(true);
     if (quiet) {
       this.place(card);
     } else {

@@ -23,9 +23,10 @@ export class TwoPane {
     this.card = null; // the card in the right pane
     this.mq = matchMedia(WIDE);
     this.mq.addEventListener("change", () => this.apply());
-    // A row clicked (or focused any other way) in the list goes right.
+    // A row clicked (or focused any other way) in the list goes right;
+    // its Show button waits to be pressed, so Tab walks the rows.
     inbox.els.cards.addEventListener("focusin", (e) => {
-      if (!this.on || this.moving) return;
+      if (!this.on || this.moving || e.target.closest?.(".card-toggle")) return;
       const article = e.target.closest?.("article.card");
       const card = article && this.inbox.cards.get(article.dataset.id);
       if (card && card !== this.card) card.focus();
@@ -42,6 +43,7 @@ export class TwoPane {
     document.body.classList.toggle("is-two-pane", on);
     this.els.panes.classList.toggle("is-two-pane", on);
     this.els.pane.hidden = !on;
+    for (const c of this.inbox.cards.values()) c.paneMode(on);
     if (!on) {
       this.putBack();
       focused?.focus();
