@@ -26,9 +26,8 @@ const topBarRows = `(() => {
 func TestTopBar(t *testing.T) {
 	t.Parallel()
 	srv := newServerWith(t, serverOptions{auth: true, push: true, email: true})
-	var ids []string
 	for i := range 12 {
-		ids = append(ids, srv.ask(t, map[string]any{"interaction_type": "approval", "question": fmt.Sprintf("Restart worker %d?", i+1), "timeout": 3 * 3600, "source_agent": "ops-bot"}))
+		srv.ask(t, map[string]any{"interaction_type": "approval", "question": fmt.Sprintf("Restart worker %d?", i+1), "timeout": 3 * 3600, "source_agent": "ops-bot"})
 	}
 	for _, c := range []struct {
 		width, height int64
