@@ -56,17 +56,21 @@ export class TwoPane {
   // select shows card in the right pane (it is about to take the focus).
   select(card) {
     if (!this.on || card === this.card || card.gone) return;
+    // The moves below take the focus out of the list: not a choice.
     this.moving = true;
-    this.putBack();
-    card.ensure();
-    this.card = card;
-    card.inPane = true;
-    card.el.classList.add("is-picked");
-    card.el.querySelector(".card-clip").replaceChildren(row(card));
-    this.els.empty.hidden = true;
-    this.els.pane.append(card.article);
-    this.els.pane.scrollTop = 0;
-    this.moving = false;
+    try {
+      this.putBack();
+      card.ensure();
+      this.card = card;
+      card.inPane = true;
+      card.el.classList.add("is-picked");
+      card.el.querySelector(".card-clip").replaceChildren(row(card));
+      this.els.empty.hidden = true;
+      this.els.pane.append(card.article);
+      this.els.pane.scrollTop = 0;
+    } finally {
+      this.moving = false;
+    }
   }
 
   // putBack returns the card in the right pane to its row.
