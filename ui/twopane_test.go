@@ -161,8 +161,10 @@ func TestFiltersOnPhones(t *testing.T) {
 	if eval[bool](p, `document.querySelector("#triage-agents .chip").checkVisibility()`) {
 		t.Error("the agent chips show on the phone before Filters is pressed")
 	}
-	if h := eval[float64](p, `document.getElementById("triage").getBoundingClientRect().height`); h > 160 {
-		t.Errorf("the triage bar is %v px high on the phone with the chips folded; want at most 160", h)
+	if h := eval[float64](p, `document.getElementById("triage").getBoundingClientRect().height`); h > 200 {
+		t.Errorf("the triage bar is %v px high on the phone with the chips folded; want at most 200", h)
+	} else {
+		t.Logf("triage bar with the chips folded at 375 px: %v px high", h)
 	}
 	p.do(chromedp.Evaluate[chromedp.Void](btn + `.click()`))
 	p.waitJS(`document.querySelector("#triage-agents .chip").checkVisibility() && document.getElementById("triage-filters-btn").getAttribute("aria-expanded") === "true"`)
