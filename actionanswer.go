@@ -63,6 +63,8 @@ type alwaysJSON struct {
 	TTLSeconds float64    `json:"ttl_seconds"`
 	// Scope is AlwaysThisAgent ("" too) or AlwaysAllAgents.
 	Scope string `json:"scope"`
+	// ConfirmRisky confirms a rule that allows an action marked risky.
+	ConfirmRisky bool `json:"confirm_risky"`
 }
 
 // The scopes of an answer's "always".
@@ -253,7 +255,7 @@ func parseAlways(raw json.RawMessage, sent string, out *ActionAnswer) (*RuleRequ
 		d := json.NewDecoder(bytes.NewReader(raw))
 		d.DisallowUnknownFields()
 		if err := d.Decode(&al); err != nil {
-			return nil, Errorf(EVALUE, `always must be true or {"match": …, "scope": …, "expires_at" or "ttl_seconds": …}: %s`, strings.TrimPrefix(err.Error(), "json: "))
+			return nil, Errorf(EVALUE, `always must be true or {"match": …, "scope": …, "expires_at" or "ttl_seconds": …, "confirm_risky": …}: %s`, strings.TrimPrefix(err.Error(), "json: "))
 		}
 	}
 	if al.Scope != "" && al.Scope != AlwaysThisAgent && al.Scope != AlwaysAllAgents {
@@ -262,7 +264,7 @@ func parseAlways(raw json.RawMessage, sent string, out *ActionAnswer) (*RuleRequ
 	if err := al.Match.validate(); err != nil {
 		return nil, Errorf(EVALUE, "always: %s", ErrorMessage(err))
 	}
-	req := &RuleRequest{Effect: RuleAllow, Match: al.Match, ExpiresAt: al.ExpiresAt, TTLSeconds: al.TTLSeconds}
+	req := &RuleRequest{Effect: RuleAllow, Match: al.Match, ExpiresAt: al.ExpiresAt, TTLSeconds: al.TTLSeconds, ConfirmRisky: al.ConfirmRisky}
 	if al.Scope == AlwaysAllAgents {
 		req.SourceAgent = AnyAgent
 	}
@@ -276,11 +278,15 @@ func parseAlways(raw json.RawMessage, sent string, out *ActionAnswer) (*RuleRequ
 // interaction in, by caller at now: scoped to in's source_agent, the
 // caller that asked it (its created_by) and its action name, and, when
 // caller is a responder, to the actions caller could answer (Rule.Within).
-// Errors have code EVALUE: the interaction names no agent, or the expiry
-// is not in the future.
+// Errors have code EVALUE: the interaction names no agent, the expiry
+// is not in the future, or the rule would allow an action marked risky
+// and req does not confirm it (ConfirmRisky).
 func (in *Interaction) AlwaysRule(req *RuleRequest, caller Caller, now time.Time) (*Rule, error) {
 	if in.SourceAgent == "" || in.SourceAgent == AnyAgent {
 		return nil, Errorf(EVALUE, "always needs the action's agent: this interaction has no source_agent to scope a rule to")
+	}
+	if req.Effect == RuleAllow && in.Action.Risky() && !req.ConfirmRisky {
+		return nil, Errorf(EVALUE, `always: this %s call is marked risky (%s); a rule that always allows calls like it needs "confirm_risky": true in always, sent only after the person confirmed it`, in.Action.Name, riskReasons(in.Action.Risks))
 	}
 	scoped := *req
 	scoped.SourceAgent, scoped.AskedBy, scoped.ActionName = in.SourceAgent, in.CreatedBy, in.Action.Name
@@ -331,4 +337,14 @@ func canonicalObject(schema, raw json.RawMessage, what string) (json.RawMessage,
 		return nil, Errorf(EVALUE, "%s must be a JSON object", what)
 	}
 	return encodeJSON(v)
+}
+
+// riskReasons joins the reasons of risks for a message: "sudo runs as
+// root; deletes recursively".
+func riskReasons(risks []Risk) string {
+	whys := make([]string, len(risks))
+	for i, r := range risks {
+		whys[i] = r.Why
+	}
+	return strings.Join(whys, "; ")
 }

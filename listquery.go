@@ -25,6 +25,8 @@ const (
 	MaxListValues = 50
 	// MaxListQuery is the longest search text, in bytes.
 	MaxListQuery = 200
+	// MaxListProject is the longest project filter, in bytes.
+	MaxListProject = 4096
 )
 
 // ExpiringWindow is how close a deadline is for InteractionCounts to count
@@ -72,6 +74,9 @@ func CheckListFilter(f ListFilter) error {
 	}
 	if !utf8.ValidString(f.Query) {
 		return Errorf(EINVALID, "q must be UTF-8 text")
+	}
+	if len(f.Project) > MaxListProject || !utf8.ValidString(f.Project) {
+		return Errorf(EINVALID, "project must be UTF-8 text of at most %d bytes", MaxListProject)
 	}
 	return nil
 }

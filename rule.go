@@ -129,6 +129,10 @@ type RuleRequest struct {
 	// until it is revoked.
 	ExpiresAt  *time.Time `json:"expires_at,omitempty"`
 	TTLSeconds float64    `json:"ttl_seconds,omitempty"`
+	// ConfirmRisky says the person confirmed a rule that allows an
+	// action marked risky (an answer's always.confirm_risky); without
+	// it, AlwaysRule refuses such a rule.
+	ConfirmRisky bool `json:"-"`
 }
 
 // NewRule validates req and returns the rule it describes, made by caller

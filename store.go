@@ -237,6 +237,9 @@ type ListFilter struct {
 	Query string
 	// SessionID keeps the interactions of that session ("" for any).
 	SessionID string
+	// Project keeps the interactions whose Project is that directory
+	// ("" for any).
+	Project string
 	// Workflow keeps the interactions that carry a workflow: a voting
 	// consensus, on_behalf_of, a claim mode or a claim (the engine's
 	// recount; not offered by the HTTP API).

@@ -154,6 +154,6 @@ func (pc *pendingCounts) read() ([]hitl.CountGroup, bool) {
 // kept reports whether the counts answer f alone: the pending
 // interactions, narrowed by agents and types at most.
 func kept(f hitl.ListFilter) bool {
-	return f.Status == hitl.StatusPending && f.IdempotencyKey == "" && f.CreatedBy == "" && f.SessionID == "" &&
+	return f.Status == hitl.StatusPending && f.IdempotencyKey == "" && f.CreatedBy == "" && f.SessionID == "" && f.Project == "" &&
 		!f.Workflow && f.VisibleTo == nil && len(f.Channels) == 0 && f.Query == ""
 }

@@ -122,6 +122,16 @@ func TestList(t *testing.T) {
 		t.Errorf("by key: got %d interactions, want just %s", len(byKey), ids[1])
 	}
 
+	// By project, in the list and the counts.
+	shop := mustCreate(t, c, hitl.CreateRequest{Question: "In the shop?", Metadata: map[string]any{"cwd": "/home/dev/shop"}})
+	byProject, _, err := c.List(ctx, hitl.ListFilter{Project: "/home/dev/shop"})
+	if err != nil || len(byProject) != 1 || byProject[0].ID != shop.ID {
+		t.Errorf("by project: %d interactions, %v; want just %s", len(byProject), err, shop.ID)
+	}
+	if n, err := c.Counts(ctx, hitl.ListFilter{Status: hitl.StatusPending, Project: "/home/dev/shop"}); err != nil || n.Total != 1 {
+		t.Errorf("counts by project: %+v, %v; want 1", n, err)
+	}
+
 	if _, _, err := c.List(ctx, hitl.ListFilter{Status: "bogus"}); !errors.Is(err, hitl.ErrInvalid) {
 		t.Errorf("bad status: err = %v, want invalid", err)
 	}

@@ -29,6 +29,7 @@ func listQuery(f hitl.ListFilter) (url.Values, error) {
 	set("idempotency_key", f.IdempotencyKey)
 	set("q", f.Query)
 	set("session_id", f.SessionID)
+	set("project", f.Project)
 	set("sort", string(f.Sort))
 	if f.Limit != 0 {
 		q.Set("limit", strconv.Itoa(f.Limit))

@@ -127,6 +127,9 @@ func listWhere(f hitl.ListFilter, withAgents, withTypes bool) *conditions {
 		// session_id <> '' lets interactions_session apply.
 		w.add("session_id = " + w.arg(f.SessionID) + " AND session_id <> ''")
 	}
+	if f.Project != "" {
+		w.add(sqlProject + " = " + w.arg(f.Project))
+	}
 	if f.Workflow {
 		// Lets interactions_workflow apply (migration 0017).
 		w.add("workflow IS NOT NULL")

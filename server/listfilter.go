@@ -8,7 +8,7 @@ import (
 )
 
 // listFilter reads the filters of GET /api/v1/interactions and its counts
-// from the query: status, idempotency_key, session_id, agent, type and
+// from the query: status, idempotency_key, session_id, project, agent, type and
 // channel (each repeatable: any of), q (search), sort, cursor and limit. The broker
 // checks the values.
 func listFilter(q url.Values) (hitl.ListFilter, error) {
@@ -20,6 +20,7 @@ func listFilter(q url.Values) (hitl.ListFilter, error) {
 		Channels:       q["channel"],
 		Query:          q.Get("q"),
 		SessionID:      q.Get("session_id"),
+		Project:        q.Get("project"),
 		Sort:           hitl.ListSort(q.Get("sort")),
 	}
 	for _, t := range q["type"] {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -89,6 +90,46 @@ func TestListTriage(t *testing.T) {
 	}
 }
 
+// TestListBySessionAndProject: ?session_id= and ?project= narrow the list
+// and its counts, the project as the inbox shows it (the metadata's
+// project, else its cwd, else a shell command's cwd).
+func TestListBySessionAndProject(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t)
+	asks := []map[string]any{
+		{"question": "Run the shop's tests?", "timeout": 600, "source_agent": "claude-code", "session_id": "s-1", "metadata": map[string]any{"cwd": "/home/dev/shop"}},
+		{"question": "Deploy the shop?", "interaction_type": "approval", "timeout": 600, "source_agent": "codex", "session_id": "s-2", "metadata": map[string]any{"project": "/home/dev/shop", "cwd": "/tmp"}},
+		{"question": "Deploy the blog?", "interaction_type": "approval", "timeout": 600, "source_agent": "codex", "session_id": "s-2", "metadata": map[string]any{"cwd": "/home/dev/blog"}},
+		{"question": "No project?", "timeout": 600, "source_agent": "codex"},
+	}
+	for _, a := range asks {
+		ts.mustDo(t, "POST", "/api/v1/interactions", a, http.StatusCreated, nil)
+	}
+	tests := []struct {
+		query string
+		want  []string
+		total int
+	}{
+		{"project=" + url.QueryEscape("/home/dev/shop"), []string{"Deploy the shop?", "Run the shop's tests?"}, 2},
+		{"project=" + url.QueryEscape("/home/dev/shop") + "&agent=codex", []string{"Deploy the shop?"}, 1},
+		{"project=" + url.QueryEscape("/home/dev"), []string{}, 0},
+		{"session_id=s-2", []string{"Deploy the blog?", "Deploy the shop?"}, 2},
+		{"session_id=s-2&project=" + url.QueryEscape("/home/dev/blog"), []string{"Deploy the blog?"}, 1},
+	}
+	for _, tt := range tests {
+		var page listPage
+		ts.mustDo(t, "GET", "/api/v1/interactions?status=pending&"+tt.query, nil, http.StatusOK, &page)
+		if d := cmp.Diff(tt.want, questionsOf(page.Interactions)); d != "" {
+			t.Errorf("?%s (-want +got):\n%s", tt.query, d)
+		}
+		var counts hitl.InteractionCounts
+		ts.mustDo(t, "GET", "/api/v1/interactions/counts?status=pending&"+tt.query, nil, http.StatusOK, &counts)
+		if counts.Total != tt.total {
+			t.Errorf("counts ?%s: total %d, want %d", tt.query, counts.Total, tt.total)
+		}
+	}
+}
+
 func TestListTriageRefusals(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t)
@@ -108,6 +149,7 @@ func TestListTriageRefusals(t *testing.T) {
 		"sort=oldest",
 		"type=poll",
 		"q=" + string(long),
+		"project=" + strings.Repeat("x", hitl.MaxListProject+1),
 		many.Encode(),
 		"sort=deadline&cursor=" + url.QueryEscape(*page.NextCursor),
 	} {

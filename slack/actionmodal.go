@@ -29,6 +29,9 @@ const (
 	blockScope   = "scope"
 	blockPattern = "pattern"
 	blockExpiry  = "expiry"
+	// blockConfirmRisky is the Always allow modal's box to tick for an
+	// action marked risky.
+	blockConfirmRisky = "confirm_risky"
 )
 
 // maxInput is the most a Slack text input holds.
@@ -239,8 +242,28 @@ func alwaysInputs(in *hitl.Interaction) []slack.Block {
 	}
 	sel := slack.NewOptionsSelectBlockElement(slack.OptTypeStatic, plain("Until…", maxOptionText), valueAction, eopts...)
 	sel.InitialOption = eopts[0]
-	return append(blocks, slack.NewInputBlock(blockExpiry, plain("Expires", 2000), nil, sel),
-		contextBlock("Rules are listed, and revoked, in the web inbox and with `hitl rule`."))
+	blocks = append(blocks, slack.NewInputBlock(blockExpiry, plain("Expires", 2000), nil, sel))
+	if in.Action.Risky() {
+		// A rule for a risky call is made only once the person ticks this
+		// (Slack requires it; the submission is checked again).
+		box := slack.NewCheckboxGroupsBlockElement(valueAction,
+			slack.NewOptionBlockObject(confirmRiskyValue, plain("I understand, and allow calls like it", maxOptionText), nil))
+		blocks = append(blocks, slack.NewInputBlock(blockConfirmRisky, plain("Marked risky: "+riskText(in.Action), 2000),
+			plain("The rule lets calls like this one run without asking anyone.", 2000), box))
+	}
+	return append(blocks, contextBlock("Rules are listed, and revoked, in the web inbox and with `hitl rule`."))
+}
+
+// confirmRiskyValue is the value of the Always allow modal's risk box.
+const confirmRiskyValue = "confirmed"
+
+// riskText joins the reasons an action is marked risky.
+func riskText(a *hitl.Action) string {
+	whys := make([]string, len(a.Risks))
+	for i, r := range a.Risks {
+		whys[i] = r.Why
+	}
+	return strings.Join(whys, "; ")
 }
 
 // pattern is a pattern scope's prefix or glob.

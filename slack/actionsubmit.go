@@ -28,8 +28,9 @@ func (s *Service) actionSubmission(ctx context.Context, api *slack.Client, cfg C
 
 // alwaysJSON is the "always" of an answer that makes a rule.
 type alwaysJSON struct {
-	Match      *hitl.RuleMatch `json:"match"`
-	TTLSeconds int             `json:"ttl_seconds,omitempty"`
+	Match        *hitl.RuleMatch `json:"match"`
+	TTLSeconds   int             `json:"ttl_seconds,omitempty"`
+	ConfirmRisky bool            `json:"confirm_risky,omitempty"`
 }
 
 // actionAnswer reads the answer a submitted action modal gives, or the
@@ -178,6 +179,13 @@ func alwaysAnswer(in *hitl.Interaction, state *slack.ViewState) (*alwaysJSON, ma
 	exp, _ := stateValue(state, blockExpiry)
 	if n, err := strconv.Atoi(exp.SelectedOption.Value); err == nil && n > 0 {
 		out.TTLSeconds = n
+	}
+	if in.Action.Risky() {
+		box, _ := stateValue(state, blockConfirmRisky)
+		if len(box.SelectedOptions) != 1 || box.SelectedOptions[0].Value != confirmRiskyValue {
+			return nil, map[string]string{blockConfirmRisky: "Tick the box to confirm: this call is marked risky"}, blockConfirmRisky
+		}
+		out.ConfirmRisky = true
 	}
 	return out, nil, block
 }

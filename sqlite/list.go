@@ -97,6 +97,9 @@ func listWhere(f hitl.ListFilter, withAgents, withTypes bool) (where []string, a
 		// session_id <> '' lets interactions_session apply.
 		where, args = append(where, "session_id = ? AND session_id <> ''"), append(args, f.SessionID)
 	}
+	if f.Project != "" {
+		where, args = append(where, sqlProject+" = ?"), append(args, f.Project)
+	}
 	if f.Workflow {
 		// Lets interactions_workflow apply (migration 0018).
 		where = append(where, "workflow IS NOT NULL")

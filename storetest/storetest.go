@@ -53,6 +53,7 @@ func Run(t *testing.T, newStore func(t *testing.T) hitl.Store) {
 		{"ListVisibleTo", testListVisibleTo},
 		{"ListTriageFilters", testListTriageFilters},
 		{"ListByDeadline", testListByDeadline},
+		{"ListProject", testListProject},
 		{"CountMatching", testCountMatching},
 		{"Count", testCount},
 		{"PendingGroups", testPendingGroups},

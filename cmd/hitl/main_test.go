@@ -166,11 +166,11 @@ func startServer(t *testing.T) *hitlServer {
 	return startServerAt(t, freeAddr(t), filepath.Join(t.TempDir(), "hitl.db"))
 }
 
-// startServerAt runs "hitl serve" on addr over the database db and waits
-// until /healthz answers.
-func startServerAt(t *testing.T, addr, db string) *hitlServer {
+// startServerAt runs "hitl serve" on addr over the database db, with
+// extra args, and waits until /healthz answers.
+func startServerAt(t *testing.T, addr, db string, args ...string) *hitlServer {
 	t.Helper()
-	s := &hitlServer{proc: start(t, "serve", "--addr", addr, "--db", db, "--log-level", "debug"), URL: "http://" + addr, DB: db}
+	s := &hitlServer{proc: start(t, append([]string{"serve", "--addr", addr, "--db", db, "--log-level", "debug"}, args...)...), URL: "http://" + addr, DB: db}
 	t.Cleanup(func() {
 		s.cmd.Process.Signal(syscall.SIGTERM)
 		select {

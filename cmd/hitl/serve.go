@@ -73,6 +73,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return err
 	}
 	fs.Func("risk-pattern", "mark actions whose command (or arguments) match this `regexp` as risky,\nbesides the built-in checks; \"REGEXP => why\" says why, such as\n\"pulumi (up|destroy) => changes cloud infrastructure\"; repeatable;\none a line in the environment variable (HITL_RISK_PATTERNS)", riskPattern)
+	riskFile := fs.String("risk-patterns-file", envOr("HITL_RISK_PATTERNS_FILE", ""), "read more risk patterns from this `file`: one \"REGEXP => why\" a line, as\n--risk-pattern takes them, # starting a comment; a bad line stops the\nserver from starting (HITL_RISK_PATTERNS_FILE)")
 	receiptTTLFlag := fs.String("receipt-ttl", envOr("HITL_RECEIPT_TTL", hitl.DefaultReceiptTTL.String()), "how long the signed receipt of an approved action is valid from its\napproval (a `duration` such as 1h; at most 168h) (HITL_RECEIPT_TTL)")
 	auth := authFlags(fs)
 	ch := channelFlags{slack: slackFlags(fs), webhook: webhookFlags(fs), email: emailFlags(fs), push: pushFlags(fs)}
@@ -88,6 +89,14 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	gates := gateFlags(fs)
 	if code, ok := parse(fs, args, 2); !ok {
 		return code
+	}
+	if *riskFile != "" {
+		ps, err := risk.ReadPatternsFile(*riskFile)
+		if err != nil {
+			fmt.Fprintf(stderr, "hitl serve: --risk-patterns-file: %v\n", err)
+			return 2
+		}
+		riskPatterns = append(riskPatterns, ps...)
 	}
 	defer gcheadroom.Keep(gcHeadroom, gcEvery)()
 	if fs.NArg() > 0 {

@@ -82,6 +82,11 @@ const triage = new Triage({
   sort: $("triage-sort"),
   q: $("triage-q"),
   compact: $("triage-compact"),
+  panes: $("triage-panes"),
+  filtersBtn: $("triage-filters-btn"),
+  filtersCount: $("triage-filters-count"),
+  filters: $("triage-filters"),
+  scope: $("triage-scope"),
   agents: $("triage-agents"),
   types: $("triage-types"),
 }, { changed: (view, what) => inbox.viewChanged(view, what) });
@@ -96,6 +101,9 @@ const inbox = new Inbox({
   more: $("cards-more"),
   pill: $("new-pill"),
   ended: $("ended"),
+  panes: $("panes"),
+  pane: $("pane"),
+  paneEmpty: $("pane-empty"),
 }, {
   announce,
   triage,

@@ -40,21 +40,33 @@ export function projectName(p) {
 }
 
 // sessionTag is a short tag of a session id, coloured by the id, so two
-// sessions of one agent differ at a glance; null without a session.
-export function sessionTag(id) {
+// sessions of one agent differ at a glance; null without a session. With
+// pick, it is a button that shows only that session's questions.
+export function sessionTag(id, pick = null) {
   if (!id) return null;
   let hash = 0;
   for (const ch of String(id)) hash = (hash * 31 + ch.codePointAt(0)) >>> 0;
   const short = String(id).replace(/[^0-9a-z]/gi, "").slice(0, 6) || String(id).slice(0, 6);
-  return h("span", { class: `session-tag session-hue-${hash % HUES}`, title: `Session ${id}` },
+  return h(pick ? "button" : "span", {
+    class: `session-tag session-hue-${hash % HUES}`,
+    type: pick ? "button" : null,
+    title: pick ? `Session ${id}: show only its questions` : `Session ${id}`,
+    onclick: pick,
+  },
     h("span", { class: "sr-only", text: `session ${id}` }), h("span", { "aria-hidden": "true", text: short }));
 }
 
 // projectChip names the project in a card's header; null when unknown.
-export function projectChip(q) {
+// With pick, it is a button that shows only that project's questions.
+export function projectChip(q, pick = null) {
   const p = projectOf(q);
   if (!p) return null;
-  return h("span", { class: "card-project", title: p }, h("span", { class: "sr-only", text: "project " }), projectName(p));
+  return h(pick ? "button" : "span", {
+    class: "card-project",
+    type: pick ? "button" : null,
+    title: pick ? `${p}: show only its questions` : p,
+    onclick: pick ? () => pick(p) : null,
+  }, h("span", { class: "sr-only", text: "project " }), projectName(p));
 }
 
 // forChip labels a question meant for someone else; null when it is the

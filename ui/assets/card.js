@@ -78,10 +78,13 @@ export class Card {
     const kind = action && q.action?.kind ? h("span", { class: "card-kind", text: kindText(q.action.kind) }) : null;
     // The project and a coloured tag of the session tell two sessions
     // of one agent apart (the compact row shows them too).
-    const session = sessionTag(q.session_id);
-    const project = projectChip(q);
+    const only = this.hooks.only;
+    const session = sessionTag(q.session_id, only ? () => only("session", q.session_id) : null);
+    const project = projectChip(q, only ? (p) => only("project", p) : null);
     const context = q.context ? contextBlock(q.context, ids.context) : null;
-    this.toggle = h("button", { type: "button", class: "btn btn-quiet btn-small card-toggle", "aria-expanded": "false", onclick: () => this.setOpen(!this.open) },
+    // In the compact list it opens the card in place; beside the right
+    // pane it shows the card there (paneMode).
+    this.toggle = h("button", { type: "button", class: "btn btn-quiet btn-small card-toggle", "aria-expanded": "false", onclick: () => (this.paned ? this.focus() : this.setOpen(!this.open)) },
       h("span", { class: "sr-only", text: short(headline(q), 60) }), h("span", { class: "card-toggle-text", text: "Expand" }));
     this.article = h("article", {
       class: `card type-${q.interaction_type}${risky(q) ? " is-risky" : ""}`,
@@ -122,6 +125,7 @@ export class Card {
     nameButtons(this.fields.querySelectorAll(".actions-buttons button"), subline(q) || headline(q), q.interaction_type);
     // The wrapper collapses smoothly when the card leaves.
     this.el = h("div", { class: "card-wrap", "data-id": this.id }, h("div", { class: "card-clip" }, this.article));
+    if (this.paned) this.paneMode(true);
     this.progress.render();
     this.tick(Date.now());
   }
@@ -145,7 +149,7 @@ export class Card {
 
   // compact reports whether the card is in the compact list.
   compact() {
-    return !!this.el.closest(".is-compact");
+    return !!this.article.closest(".is-compact");
   }
 
   // onClick opens a closed card of the compact list clicked anywhere but
@@ -161,6 +165,17 @@ export class Card {
     this.article.classList.toggle("is-open", open);
     this.toggle.setAttribute("aria-expanded", open ? "true" : "false");
     this.toggle.querySelector(".card-toggle-text").textContent = open ? "Collapse" : "Expand";
+  }
+
+  // paneMode says whether the card's row stands beside the right pane,
+  // where its toggle shows the card (Show) rather than opening it in place.
+  paneMode(on) {
+    this.paned = on;
+    if (!this.toggle) return;
+    if (on && this.open) this.setOpen(false);
+    if (on) this.toggle.removeAttribute("aria-expanded");
+    else this.toggle.setAttribute("aria-expanded", this.open ? "true" : "false");
+    this.toggle.querySelector(".card-toggle-text").textContent = on ? "Show" : this.open ? "Collapse" : "Expand";
   }
 
   // soon reports whether the card's question is open and expires within
@@ -179,7 +194,8 @@ export class Card {
   focus() {
     this.hooks.show?.(this);
     this.article.focus({ preventScroll: true });
-    this.article.scrollIntoView({ block: "nearest", behavior: matchMedia("(prefers-reduced-motion: reduce)").matches ? "auto" : "smooth" });
+    // In the right pane, its row in the list comes into view.
+    (this.inPane ? this.el : this.article).scrollIntoView({ block: "nearest", behavior: matchMedia("(prefers-reduced-motion: reduce)").matches ? "auto" : "smooth" });
   }
 
   // submit answers with value, or with what the widget holds.
@@ -516,7 +532,8 @@ export class Card {
 
   // hasFocus reports whether the focus is in the card.
   hasFocus() {
-    return !!this.el?.contains(document.activeElement);
+    const a = document.activeElement;
+    return !!(this.el?.contains(a) || this.article?.contains(a));
   }
 
   // holds reports whether the card holds something a person would lose
@@ -525,7 +542,7 @@ export class Card {
   holds() {
     if (!this.el) return false;
     return this.resolved || this.expired || this.busy || this.unsent || this.votedLock || this.claimLocked ||
-      this.leaving || !this.error.hidden || !this.progress.escalation.hidden || this.hasFocus();
+      this.leaving || this.inPane || !this.error.hidden || !this.progress.escalation.hidden || this.hasFocus();
   }
 
   // release gives up the card's elements while it is far from the screen

@@ -51,7 +51,7 @@ export function icon(name) {
   el.setAttribute("viewBox", "0 0 24 24");
   el.setAttribute("aria-hidden", "true");
   el.setAttribute("focusable", "false");
-  el.setAttribute("class", "icon");
+  el.setAttribute("class", `icon icon-${name}`);
   for (const d of ICONS[name] || []) {
     const p = document.createElementNS(NS, "path");
     p.setAttribute("d", d);

@@ -18,6 +18,7 @@ import { NewPill } from "./newpill.js";
 import { CardWindow } from "./inboxwindow.js";
 import { headline } from "./summary.js";
 import { forOthers } from "./audience.js";
+import { TwoPane } from "./twopane.js";
 
 // How long an ended card stays to show what happened, in ms.
 const LINGER_SENT = 2500;
@@ -35,7 +36,8 @@ export function handoffCard(msg) {
 }
 
 export class Inbox {
-  // els: {cards, empty, sub, count, heading, notice, more, pill, ended};
+  // els: {cards, empty, sub, count, heading, notice, more, pill, ended,
+  // panes, pane, paneEmpty};
   // opts: {announce, visible(), show(), resolved(), changed(pending),
   // triage (the Triage bar)}
   constructor(els, opts) {
@@ -58,6 +60,7 @@ export class Inbox {
     this.pill = new NewPill(els.pill, els.cards, (seen) => {
       (this.order.find((c) => seen.includes(c)) || this.order[0])?.focus();
     }, (c) => this.win.above(c));
+    this.panes = new TwoPane(this, { panes: els.panes, pane: els.pane, empty: els.paneEmpty }, () => this.triage.view.panes);
     setInterval(() => this.tick(), 1000);
     this.showCompact();
     this.render();
@@ -154,9 +157,14 @@ export class Inbox {
       soon: (c) => this.place(c),
       unsent: () => this.opts.unsent?.(),
       dismiss: (c) => this.dismissCard(c),
-      show: (c) => this.win.layout(c),
+      only: (field, value) => this.triage.only(field, value),
+      show: (c) => {
+        this.win.layout(c);
+        this.panes.select(c);
+      },
     });
     this.cards.set(card.id, card);
+    if (this.panes.on) card.paneMode(true);
     if (quiet) {
       this.place(card);
     } else {
@@ -231,6 +239,7 @@ export class Inbox {
     for (const [c, i] of ended) this.order.splice(Math.min(i, this.order.length), 0, c);
     this.win.layout();
     this.pill.keep(anchor);
+    if (this.panes.card && !this.order.includes(this.panes.card)) this.panes.putBack();
     this.render();
   }
 
@@ -238,7 +247,7 @@ export class Inbox {
   // the order and filters (then the first page of what matches is
   // fetched).
   viewChanged(view, what) {
-    if (what === "compact") {
+    if (what === "compact" || what === "panes") {
       this.showCompact();
       return;
     }
@@ -246,8 +255,11 @@ export class Inbox {
     this.pages.restart();
   }
 
+  // showCompact lays the list out as the compact mode and the two panes
+  // say: the list beside the right pane is always compact.
   showCompact() {
-    this.els.cards.classList.toggle("is-compact", !!this.triage.view.compact);
+    this.panes?.apply();
+    this.els.cards.classList.toggle("is-compact", !!this.triage.view.compact || !!this.panes?.on);
     this.win?.remeasure();
   }
 
@@ -385,7 +397,8 @@ export class Inbox {
     this.cards.delete(card.id);
     this.order = this.order.filter((c) => c !== card);
     this.pill.forget(card);
-    if (card.resolved && card.el?.isConnected) this.ended.add(card.id, headline(card.q), card.outcomeText());
+    if (card.resolved && (card.el?.isConnected || card.inPane)) this.ended.add(card.id, headline(card.q), card.outcomeText());
+    this.panes.leaving(card, next && next !== card ? next : null);
     if (card.el) card.leave();
     else card.gone = true;
     if (hadFocus) {
@@ -417,6 +430,7 @@ export class Inbox {
       dismiss(card.id);
       card.el?.remove();
     }
+    this.panes.putBack();
     this.cards.clear();
     this.order = [];
     this.win.reset();
@@ -464,6 +478,7 @@ export class Inbox {
 
   render() {
     this.win.schedule();
+    this.panes.fill();
     const n = this.pending();
     const { empty, sub, count } = this.els;
     count.textContent = String(n);

@@ -226,6 +226,8 @@ export function rulePanel(q, args) {
         return { ok: false, message: "This call is marked risky: confirm the rule first.", first: confirm };
       }
       const always = { match: m.match };
+      // The server refuses a rule for a risky call unless it was confirmed.
+      if (confirmField) always.confirm_risky = true;
       if (scope.checked) always.scope = "all_agents";
       const ttl = Number(expiry.control.value);
       if (ttl) always.ttl_seconds = ttl;

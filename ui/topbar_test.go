@@ -1,0 +1,75 @@
+package ui_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// topBarRows counts the rows the top bar's visible controls take (their
+// distinct vertical middles, a few px apart at most within a row).
+const topBarRows = `(() => {
+	const items = [...document.querySelectorAll("#topbar .brand, #topbar .tab, #topbar-end > *, #account > *")]
+		.filter((e) => e.checkVisibility() && e.getBoundingClientRect().width > 0);
+	const mids = items.map((e) => { const r = e.getBoundingClientRect(); return (r.top + r.bottom) / 2; }).sort((a, b) => a - b);
+	let rows = 0, last = -100;
+	for (const m of mids) { if (m - last > 12) rows++; last = m; }
+	return rows;
+})()`
+
+// TestTopBar: signed in as an admin with Slack, email and Web Push on,
+// the top bar keeps to one row at 1280 px and two on a 375 px phone,
+// shows the person's name and Sign out, offers exactly one notifications
+// control (one bell) on the phone, and, sticky, never covers the card
+// that j moves to.
+func TestTopBar(t *testing.T) {
+	t.Parallel()
+	srv := newServerWith(t, serverOptions{auth: true, push: true, email: true})
+	for i := range 12 {
+		srv.ask(t, map[string]any{"interaction_type": "approval", "question": fmt.Sprintf("Restart worker %d?", i+1), "timeout": 3 * 3600, "source_agent": "ops-bot"})
+	}
+	for _, c := range []struct {
+		width, height int64
+		rows          int
+	}{{1280, 800, 1}, {375, 812, 2}} {
+		t.Run(fmt.Sprint(c.width), func(t *testing.T) {
+			viewport := chromedp.EmulateViewport(c.width, c.height)
+			if c.width < 500 {
+				viewport = chromedp.EmulateViewport(c.width, c.height, chromedp.EmulateMobile)
+			}
+			p := openSignIn(t, srv, viewport, emulateMedia("light"))
+			p.signIn("carol", carolPassword)
+			p.waitSignedIn("carol")
+			p.waitJS(`!document.getElementById("slack-btn").hidden && document.getElementById("push")?.checkVisibility() && document.getElementById("email-btn")?.checkVisibility()`)
+			p.waitJS(`document.querySelectorAll("#cards article.card").length === 12`)
+			if !eval[bool](p, `document.getElementById("account-name").checkVisibility() && document.getElementById("sign-out").checkVisibility()`) {
+				t.Error("the name or Sign out is not visible")
+			}
+			if got := eval[int](p, topBarRows); got > c.rows {
+				t.Errorf("top bar takes %d rows at %d px; want at most %d", got, c.width, c.rows)
+			}
+			if c.width < 500 {
+				bells := eval[[]string](p, `[...document.querySelectorAll("#topbar button")].filter((b) => b.checkVisibility() && b.querySelector(".icon-bell")?.checkVisibility()).map((b) => b.textContent.trim())`)
+				if len(bells) != 1 {
+					t.Errorf("notification controls with a bell on the phone: %q; want exactly one", bells)
+				}
+			}
+			// j down the list: the focused card is never under the bar.
+			p.do(chromedp.Evaluate[chromedp.Void](`document.activeElement?.blur(); window.scrollTo(0, 0)`))
+			for range 11 {
+				p.do(chromedp.KeyEvent("j"))
+			}
+			for range 6 {
+				p.do(chromedp.KeyEvent("k"))
+			}
+			p.waitJS(`document.activeElement?.classList.contains("card")`)
+			// Let a smooth scroll settle (reduced motion makes it instant).
+			p.waitJS(`(() => { const y = scrollY; return new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(scrollY === y)))); })()`)
+			got := eval[map[string]float64](p, `(() => ({bar: document.getElementById("topbar").getBoundingClientRect().bottom, card: document.activeElement.getBoundingClientRect().top}))()`)
+			if got["card"] < got["bar"] {
+				t.Errorf("the focused card's top (%v px) is under the sticky top bar (to %v px)", got["card"], got["bar"])
+			}
+		})
+	}
+}
