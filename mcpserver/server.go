@@ -70,6 +70,9 @@ type Options struct {
 	// supports it: whoever answers first, there or in hitl, wins (see
 	// localfirst.go).
 	LocalFirst bool
+	// TaskPollInterval is how often a task suggests its client poll
+	// tasks/get (see task.go); 0 means DefaultTaskPollInterval.
+	TaskPollInterval time.Duration
 }
 
 // Server is hitl's MCP server. Serve it over HTTP with Handler, or over
@@ -84,6 +87,9 @@ type Server struct {
 	channel        bool
 	channelTimeout time.Duration
 	localFirstOn   bool
+
+	taskPoll time.Duration
+	clients  *clientNames
 }
 
 // New returns an MCP server whose tools ask through svc.
@@ -99,6 +105,11 @@ func New(svc hitl.Service, opts *Options) *Server {
 	if s.progress <= 0 {
 		s.progress = DefaultProgressInterval
 	}
+	s.taskPoll = opts.TaskPollInterval
+	if s.taskPoll <= 0 {
+		s.taskPoll = DefaultTaskPollInterval
+	}
+	s.clients = newClientNames()
 	if s.channelTimeout <= 0 {
 		s.channelTimeout = DefaultChannelTimeout
 	}
@@ -119,6 +130,7 @@ func New(svc hitl.Service, opts *Options) *Server {
 		s.mcp.AddTool(mcpTool(t), s.handler(t))
 	}
 	s.mcp.AddTool(mcpTool(tools.PermissionPrompt()), s.permissionPrompt)
+	s.mcp.AddReceivingMiddleware(s.declareTasks)
 	return s
 }
 
@@ -147,16 +159,19 @@ func mcpTool(t tools.Tool) *mcp.Tool {
 // It serves clients of every protocol version the SDK speaks; a client
 // that cancels its request cancels the interaction.
 func (s *Server) Handler() http.Handler {
-	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+	return &taskHandler{s: s, next: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
 		SessionTimeout:               sessionTimeout,
 		PropagateRequestCancellation: true,
-	})
+	})}
 }
 
 // Run serves one client over t (such as &mcp.StdioTransport{}) until the
 // client disconnects or ctx ends. A channel (Options.Channel) returns once
 // the questions it relayed are withdrawn too.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
+	tt := s.taskTransport(ctx, t)
+	defer tt.wait()
+	t = tt
 	if !s.channel {
 		return s.mcp.Run(ctx, t)
 	}
@@ -168,6 +183,7 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 // Connect serves one client over t in the background, returning its
 // session (for in-memory transports and tests).
 func (s *Server) Connect(ctx context.Context, t mcp.Transport) (*mcp.ServerSession, error) {
+	t = s.taskTransport(ctx, t)
 	if s.channel {
 		t = s.channelTransport(ctx, t)
 	}
@@ -205,17 +221,22 @@ func (s *Server) handler(t tools.Tool) mcp.ToolHandler {
 			r = tools.Call(ctx, s.svc, t.Name, req.Params.Arguments, &tools.CallOptions{SourceAgent: s.sourceAgent(req)})
 		}
 		s.logCall(ctx, t.Name, r, time.Since(start))
-		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: r.Text}}, IsError: r.IsError}
-		switch {
-		case t.Name == tools.HandoffName:
-			if r.HandoffResult != nil {
-				res.StructuredContent = r.HandoffResult
-			}
-		case t.OutputSchema != nil && r.Outcome != nil:
-			res.StructuredContent = r.Outcome
-		}
-		return res, nil
+		return toolResult(t, r), nil
 	}
+}
+
+// toolResult returns the MCP result of a call of t that ended with r.
+func toolResult(t tools.Tool, r *tools.Result) *mcp.CallToolResult {
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: r.Text}}, IsError: r.IsError}
+	switch {
+	case t.Name == tools.HandoffName:
+		if r.HandoffResult != nil {
+			res.StructuredContent = r.HandoffResult
+		}
+	case t.OutputSchema != nil && r.Outcome != nil:
+		res.StructuredContent = r.Outcome
+	}
+	return res
 }
 
 // sourceAgent is the agent to record: the configured one, else the MCP
