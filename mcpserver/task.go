@@ -25,10 +25,10 @@ const DefaultTaskPollInterval = 5 * time.Second
 
 // Task statuses, as the protocol names them.
 const (
-	TaskWorking       = "working"
-	TaskCompleted     = "completed"
-	TaskFailed        = "failed"
-	TaskCancelled     = "cancelled"
+	TaskWorking   = "working"
+	TaskCompleted = "completed"
+	TaskFailed    = "failed"
+	TaskCancelled = "cancelled"
 )
 
 // Task is a task as the protocol sends it (tasks/get, tasks/cancel,
