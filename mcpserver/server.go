@@ -73,7 +73,16 @@ type Options struct {
 	// TaskPollInterval is how often a task suggests its client poll
 	// tasks/get (see task.go); 0 means DefaultTaskPollInterval.
 	TaskPollInterval time.Duration
+	// TaskRetention is how long the server keeps a question after it ends
+	// (hitl serve's --retention): a task's ttl is its question's lifetime
+	// plus this. 0 means unknown, and the ttl is the lifetime alone (a
+	// lower bound); KeepForever means no ttl (null).
+	TaskRetention time.Duration
 }
+
+// KeepForever is Options.TaskRetention for a server that keeps every
+// question.
+const KeepForever time.Duration = -1
 
 // Server is hitl's MCP server. Serve it over HTTP with Handler, or over
 // any MCP transport (such as stdio) with Run.
@@ -88,8 +97,9 @@ type Server struct {
 	channelTimeout time.Duration
 	localFirstOn   bool
 
-	taskPoll time.Duration
-	clients  *clientNames
+	taskPoll      time.Duration
+	taskRetention time.Duration
+	clients       *clientNames
 }
 
 // New returns an MCP server whose tools ask through svc.
@@ -109,6 +119,7 @@ func New(svc hitl.Service, opts *Options) *Server {
 	if s.taskPoll <= 0 {
 		s.taskPoll = DefaultTaskPollInterval
 	}
+	s.taskRetention = opts.TaskRetention
 	s.clients = newClientNames()
 	if s.channelTimeout <= 0 {
 		s.channelTimeout = DefaultChannelTimeout

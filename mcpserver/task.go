@@ -40,9 +40,9 @@ type Task struct {
 	StatusMessage string `json:"statusMessage,omitempty"`
 	CreatedAt     string `json:"createdAt"`
 	LastUpdatedAt string `json:"lastUpdatedAt"`
-	// TTL is the question's lifetime in milliseconds (its deadline less
-	// its creation): the task is done by then. hitl keeps the result as
-	// long as it keeps the interaction.
+	// TTL is how long after its creation the task can be read, in
+	// milliseconds: its question's lifetime, plus the server's retention
+	// of ended questions when known; null when the server keeps them all.
 	TTL          *int64 `json:"ttl"`
 	PollInterval int64  `json:"pollInterval,omitempty"`
 }
@@ -74,20 +74,21 @@ func withMark(metadata map[string]any, mark taskMark) map[string]any {
 	return out
 }
 
-// taskOf returns the task that in is. A pending question is working: a
+// taskOf returns the task that in is, on a server that keeps ended
+// questions for retention (see Options.TaskRetention). A pending question is working: a
 // person is being asked in hitl, and the client has nothing to provide
 // (input_required would tell it to call tasks/result to be asked
 // something, and hold a connection open for nothing). An answer is
 // completed (a rejection too: it is an answer), an expired question
 // failed and a cancelled one cancelled, each with the reason.
-func taskOf(in *hitl.Interaction, poll time.Duration) *Task {
+func taskOf(in *hitl.Interaction, poll, retention time.Duration) *Task {
 	t := &Task{
 		TaskID:        in.ID,
 		CreatedAt:     in.CreatedAt.UTC().Format(time.RFC3339Nano),
 		LastUpdatedAt: in.CreatedAt.UTC().Format(time.RFC3339Nano),
 	}
-	if !in.Deadline.IsZero() {
-		ttl := in.Deadline.Sub(in.CreatedAt).Milliseconds()
+	if !in.Deadline.IsZero() && retention >= 0 {
+		ttl := (in.Deadline.Sub(in.CreatedAt) + retention).Milliseconds()
 		t.TTL = &ttl
 	}
 	if in.Result != nil && !in.Result.RespondedAt.IsZero() {

@@ -187,7 +187,7 @@ func (c *taskConn) watch(created json.RawMessage) {
 		if !in.Status.Terminal() {
 			continue
 		}
-		params, err := json.Marshal(taskOf(in, s.taskPoll))
+		params, err := json.Marshal(taskOf(in, s.taskPoll, s.taskRetention))
 		if err != nil {
 			return
 		}

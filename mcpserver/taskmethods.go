@@ -168,7 +168,7 @@ func (s *Server) createTask(ctx context.Context, params json.RawMessage, client 
 		// An idempotent repeat returned a question that is not this task.
 		return nil, taskError(jsonrpc.CodeInvalidParams, "interaction %s already exists and is not a %s task; use a fresh idempotency key", in.ID, p.Name)
 	}
-	t := taskOf(in, s.taskPoll)
+	t := taskOf(in, s.taskPoll, s.taskRetention)
 	s.log.Info("mcp task created", "tool", p.Name, "interaction_id", in.ID, "status", t.Status)
 	return map[string]any{"task": t}, nil
 }
@@ -235,7 +235,7 @@ func (s *Server) getTask(ctx context.Context, params json.RawMessage) (any, *jso
 	if werr != nil {
 		return nil, werr
 	}
-	return taskOf(in, s.taskPoll), nil
+	return taskOf(in, s.taskPoll, s.taskRetention), nil
 }
 
 // taskResult answers tasks/result: it waits until the question ends, then
@@ -304,7 +304,7 @@ func (s *Server) cancelTask(ctx context.Context, params json.RawMessage) (any, *
 		out, err := s.svc.Cancel(ctx, id, TaskCancelReason)
 		if err == nil && out != nil && out.ID == id {
 			s.log.Info("mcp task cancelled", "tool", m.Tool, "interaction_id", id)
-			return taskOf(out, s.taskPoll), nil
+			return taskOf(out, s.taskPoll, s.taskRetention), nil
 		}
 		// It may have ended meanwhile; if not, say why it was not cancelled.
 		got, gerr := s.svc.Get(ctx, id)
@@ -316,7 +316,7 @@ func (s *Server) cancelTask(ctx context.Context, params json.RawMessage) (any, *
 		}
 		in = got
 	}
-	return nil, taskError(jsonrpc.CodeInvalidParams, "cannot cancel task %s: it is already %s", id, taskOf(in, s.taskPoll).Status)
+	return nil, taskError(jsonrpc.CodeInvalidParams, "cannot cancel task %s: it is already %s", id, taskOf(in, s.taskPoll, s.taskRetention).Status)
 }
 
 // listTasks answers tasks/list: the caller's tasks, newest first.
@@ -342,7 +342,7 @@ func (s *Server) listTasks(ctx context.Context, params json.RawMessage) (any, *j
 		}
 		for _, in := range list {
 			if m, ok := markOf(in); ok && m.Owner == me {
-				tasks = append(tasks, taskOf(in, s.taskPoll))
+				tasks = append(tasks, taskOf(in, s.taskPoll, s.taskRetention))
 			}
 		}
 		cursor = next

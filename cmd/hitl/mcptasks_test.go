@@ -55,7 +55,13 @@ func TestMCPTaskSurvivesRestart(t *testing.T) {
 	addr, db := freeAddr(t), filepath.Join(t.TempDir(), "hitl.db")
 	first := startServerAt(t, addr, db)
 	a := startAgent(t, nil, first.URL+"/mcp")
-	id := startTask(t, a)
+	created := a.outcome(a.send(map[string]any{"op": "task", "name": "ask_human", "args": taskArgs}))
+	id, _ := created["taskId"].(string)
+	// The task can be read for the question's lifetime (300 s by default)
+	// and the server's retention of ended questions (90 days by default).
+	if want := float64((300*time.Second + 90*24*time.Hour).Milliseconds()); created["ttl"] != want {
+		t.Errorf("ttl %v, want %v", created["ttl"], want)
+	}
 
 	first.cmd.Process.Signal(syscall.SIGTERM)
 	select {
