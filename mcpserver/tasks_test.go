@@ -302,3 +302,50 @@ func TestTaskAcrossReplicas(t *testing.T) {
 		t.Errorf("tasks/get on A after the cancel on B: %v, want cancelled", got)
 	}
 }
+
+// TestTaskExtTasksClient: the Tasks extension package's requester
+// (@modelcontextprotocol/ext-tasks over the SDK 2 client) runs ask_human
+// as a task, settles it with the person's answer, and cancels a task.
+func TestTaskExtTasksClient(t *testing.T) {
+	t.Parallel()
+	s := startTaskServer(t, hitltest.DB{})
+	a := startScript(t, tasksAgentScript, s.URL+"/mcp", s.tokenA)
+	ctx := context.Background()
+
+	call := a.send(map[string]any{"op": "call", "name": "ask_human", "args": map[string]any{"question": "Merge it?", "interaction_type": "approval"}})
+	handle := a.await(func(m map[string]any) bool { return m["event"] == "handle" && m["id"] == float64(call) })
+	h, _ := handle["handle"].(map[string]any)
+	id, _ := h["taskId"].(string)
+	if id == "" {
+		t.Fatalf("the call did not run as a task: %v", handle)
+	}
+	if in, err := s.Broker.Get(ctx, id); err != nil || in.Status != hitl.StatusPending {
+		t.Fatalf("the task's interaction: %v, %v", in, err)
+	}
+	if _, err := s.person.Respond(ctx, id, json.RawMessage(`true`)); err != nil {
+		t.Fatal(err)
+	}
+	outcome, err := a.reply(call)
+	if err != "" {
+		t.Fatalf("settle: %s", err)
+	}
+	if outcome["status"] != mcpserver.TaskCompleted {
+		t.Fatalf("outcome %v, want completed", outcome)
+	}
+	if text, isError := resultText(t, outcome["result"].(map[string]any), id); isError || !strings.HasPrefix(text, "Approved (value true).") {
+		t.Errorf("settled result %q (isError %v), want the approval", text, isError)
+	}
+
+	call = a.send(map[string]any{"op": "call", "name": "ask_human", "args": map[string]any{"question": "Revert it?", "interaction_type": "approval"}})
+	handle = a.await(func(m map[string]any) bool { return m["event"] == "handle" && m["id"] == float64(call) })
+	id, _ = handle["handle"].(map[string]any)["taskId"].(string)
+	if _, err := a.reply(a.send(map[string]any{"op": "cancel", "taskId": id})); err != "" {
+		t.Fatalf("cancel: %s", err)
+	}
+	if outcome, _ := a.reply(call); outcome["status"] != mcpserver.TaskCancelled {
+		t.Errorf("outcome after the cancel: %v, want cancelled", outcome)
+	}
+	if in, err := s.Broker.Get(ctx, id); err != nil || in.Status != hitl.StatusCancelled || in.Result.Reason != mcpserver.TaskCancelReason {
+		t.Errorf("the interaction after the cancel: %+v, %v", in, err)
+	}
+}

@@ -11,9 +11,10 @@ import (
 	"time"
 )
 
-// tsAgent is the official TypeScript SDK's MCP client, driven through
-// mcpgate/testdata/agent.mjs (its npm packages are installed there by
-// test.sh), over Streamable HTTP.
+// tsAgent is an official TypeScript MCP client, driven through a script
+// in mcpgate/testdata (its npm packages are installed there by test.sh),
+// over Streamable HTTP: agent.mjs (the SDK 1.32 client) or tasksagent.mjs
+// (the Tasks extension package over the SDK 2 client).
 type tsAgent struct {
 	t      *testing.T
 	stdin  interface{ Write([]byte) (int, error) }
@@ -25,15 +26,22 @@ type tsAgent struct {
 	nextID int
 }
 
-// agentScript is the TypeScript agent; its node_modules sit beside it.
-var agentScript = filepath.Join("..", "mcpgate", "testdata", "agent.mjs")
+// The TypeScript agents; their node_modules sit beside them.
+var (
+	agentScript      = filepath.Join("..", "mcpgate", "testdata", "agent.mjs")
+	tasksAgentScript = filepath.Join("..", "mcpgate", "testdata", "tasksagent.mjs")
+)
 
 // requireTSClient skips the test when the npm packages or node are
 // missing, or fails it when HITL_TEST_REQUIRE_MCP_PACKAGES is 1 (test.sh
 // sets it).
 func requireTSClient(t *testing.T) {
 	t.Helper()
-	_, err := os.Stat(filepath.Join(filepath.Dir(agentScript), "node_modules", "@modelcontextprotocol", "sdk", "package.json"))
+	modules := filepath.Join(filepath.Dir(agentScript), "node_modules", "@modelcontextprotocol")
+	_, err := os.Stat(filepath.Join(modules, "sdk", "package.json"))
+	if err == nil {
+		_, err = os.Stat(filepath.Join(modules, "ext-tasks", "package.json"))
+	}
 	_, nodeErr := exec.LookPath("node")
 	if err == nil && nodeErr == nil {
 		return
@@ -45,12 +53,20 @@ func requireTSClient(t *testing.T) {
 	t.Skip(msg)
 }
 
-// startTSAgent connects the TypeScript client to the MCP endpoint url
-// with the bearer token (none when ""), and waits until it is connected.
+// startTSAgent connects the SDK 1.32 client (agent.mjs) to the MCP
+// endpoint url with the bearer token (none when ""), and waits until it is
+// connected.
 func startTSAgent(t *testing.T, url, token string) *tsAgent {
 	t.Helper()
+	return startScript(t, agentScript, url, token)
+}
+
+// startScript runs the agent script against url with the bearer token,
+// and waits until it is connected.
+func startScript(t *testing.T, script, url, token string) *tsAgent {
+	t.Helper()
 	requireTSClient(t)
-	cmd := exec.Command("node", agentScript, url)
+	cmd := exec.Command("node", script, url)
 	cmd.Env = append(os.Environ(), "AGENT_TOKEN="+token)
 	a := &tsAgent{t: t, stderr: &lockedBuffer{}, more: make(chan struct{}, 1)}
 	cmd.Stderr = a.stderr
