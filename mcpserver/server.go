@@ -13,7 +13,8 @@
 // cancellation and invalid requests are tool errors (isError) the model
 // can read; protocol errors are left for protocol problems.
 // permission_prompt (see permission.go) never fails: every problem is a
-// deny. With Options.Channel the server is also a Claude Code channel
+// deny. A client may run the asking tools as MCP tasks instead, and
+// collect the answer later from any connection (see task.go). With Options.Channel the server is also a Claude Code channel
 // that relays permission prompts (see channel.go).
 package mcpserver
 
