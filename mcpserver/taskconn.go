@@ -178,6 +178,8 @@ func (c *taskConn) watch(created json.RawMessage) {
 			return
 		}
 		if err != nil {
+			// The engine's and the client's Wait ride out a restarting
+			// server; what they return is final.
 			s.log.Debug("mcp task watch ended", "interaction_id", r.Task.TaskID, "error", err)
 			return
 		}

@@ -132,3 +132,36 @@ func TestMCPTaskStdio(t *testing.T) {
 		t.Errorf("tasks/result of a cancelled task: %q (isError %v), want an error with the reason", text, isError)
 	}
 }
+
+// TestMCPTaskStdioAcrossRestart: hitl mcp keeps serving a task while the
+// server it talks to restarts: the answer given after the restart reaches
+// the client as a status notification and as the task's result.
+func TestMCPTaskStdioAcrossRestart(t *testing.T) {
+	requireGatePackages(t)
+	addr, db := freeAddr(t), filepath.Join(t.TempDir(), "hitl.db")
+	first := startServerAt(t, addr, db)
+	a := startAgent(t, []string{"HITL_URL=" + first.URL}, hitlBin, "mcp")
+	id := startTask(t, a)
+
+	first.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-first.done:
+	case <-time.After(15 * time.Second):
+		t.Fatal("hitl serve did not stop")
+	}
+	second := startServerAt(t, addr, db)
+	if _, err := second.client(t).Respond(context.Background(), id, json.RawMessage(`true`)); err != nil {
+		t.Fatalf("answer after the restart: %v", err)
+	}
+	note := a.await(func(m map[string]any) bool {
+		p, _ := m["params"].(map[string]any)
+		return m["event"] == "taskStatus" && p["taskId"] == id
+	})
+	if p := note["params"].(map[string]any); p["status"] != mcpserver.TaskCompleted {
+		t.Errorf("status notification %v: want completed", p)
+	}
+	text, isError := taskText(t, a.outcome(a.send(map[string]any{"op": "taskResult", "taskId": id})), id)
+	if isError || !strings.HasPrefix(text, "Approved (value true).") {
+		t.Errorf("tasks/result: %q (isError %v), want the approval", text, isError)
+	}
+}
