@@ -127,7 +127,11 @@ func (s *Server) createTask(ctx context.Context, params json.RawMessage, client 
 		return nil, taskError(jsonrpc.CodeInvalidParams, "invalid tools/call params: %v", err)
 	}
 	if !slices.Contains(taskTools, p.Name) {
-		return nil, taskError(jsonrpc.CodeInvalidParams, "tool %q does not run as a task; these do: %v", p.Name, taskTools)
+		if _, known := tools.Lookup(p.Name); known {
+			// The spec's answer to a task for a tool that forbids them.
+			return nil, taskError(jsonrpc.CodeMethodNotFound, "tool %q does not run as a task; these do: %v", p.Name, taskTools)
+		}
+		return nil, taskError(jsonrpc.CodeInvalidParams, "unknown tool %q", p.Name)
 	}
 	agent := s.agent
 	if agent == "" {

@@ -169,7 +169,7 @@ func TestTaskOtherTools(t *testing.T) {
 		t.Errorf("permission_prompt result %s, want allow", text)
 	}
 
-	if err := a.fails(map[string]any{"op": "task", "name": "handoff_to_human", "args": map[string]any{"message": "over to you"}}); !strings.Contains(err, "does not run as a task") {
+	if err := a.fails(map[string]any{"op": "task", "name": "handoff_to_human", "args": map[string]any{"message": "over to you"}}); !strings.Contains(err, "-32601") || !strings.Contains(err, "does not run as a task") {
 		t.Errorf("handoff as a task: %s", err)
 	}
 	if err := a.fails(map[string]any{"op": "task", "name": "ask_human", "args": map[string]any{}}); !strings.Contains(err, "question is required") {
