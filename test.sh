@@ -54,16 +54,24 @@ done
 echo "== mcp gate (mcpgate, cmd/hitl)"
 # hitl gate's tests drive real MCP servers from the npm registry with the
 # official TypeScript SDK's client, all pinned, in the git-ignored
-# mcpgate/testdata/node_modules; installed only when one is missing.
+# mcpgate/testdata/node_modules; installed only when one is missing. The
+# MCP server's task tests use the same client, and the Tasks extension
+# package over the SDK 2 client.
 MCP_SDK_VERSION=1.32.2
 MCP_SERVERS_VERSION=2026.8.31
+MCP_CLIENT2_VERSION=2.4.0
+MCP_EXT_TASKS_VERSION=0.2.2
 if ! grep -qs "\"version\": \"$MCP_SDK_VERSION\"" mcpgate/testdata/node_modules/@modelcontextprotocol/sdk/package.json ||
   ! grep -qs "\"version\": \"$MCP_SERVERS_VERSION\"" mcpgate/testdata/node_modules/@modelcontextprotocol/server-filesystem/package.json ||
-  ! grep -qs "\"version\": \"$MCP_SERVERS_VERSION\"" mcpgate/testdata/node_modules/@modelcontextprotocol/server-everything/package.json; then
+  ! grep -qs "\"version\": \"$MCP_SERVERS_VERSION\"" mcpgate/testdata/node_modules/@modelcontextprotocol/server-everything/package.json ||
+  ! grep -qs "\"version\": \"$MCP_CLIENT2_VERSION\"" mcpgate/testdata/node_modules/@modelcontextprotocol/client/package.json ||
+  ! grep -qs "\"version\": \"$MCP_EXT_TASKS_VERSION\"" mcpgate/testdata/node_modules/@modelcontextprotocol/ext-tasks/package.json; then
   npm install --no-save --no-package-lock --no-audit --no-fund --loglevel=error --prefix mcpgate/testdata \
     "@modelcontextprotocol/sdk@$MCP_SDK_VERSION" \
     "@modelcontextprotocol/server-filesystem@$MCP_SERVERS_VERSION" \
-    "@modelcontextprotocol/server-everything@$MCP_SERVERS_VERSION" >/dev/null
+    "@modelcontextprotocol/server-everything@$MCP_SERVERS_VERSION" \
+    "@modelcontextprotocol/client@$MCP_CLIENT2_VERSION" \
+    "@modelcontextprotocol/ext-tasks@$MCP_EXT_TASKS_VERSION" >/dev/null
 fi
 # Set, so the gate's tests fail rather than skip when they are missing.
 export HITL_TEST_REQUIRE_MCP_PACKAGES=1

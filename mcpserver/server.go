@@ -13,7 +13,8 @@
 // cancellation and invalid requests are tool errors (isError) the model
 // can read; protocol errors are left for protocol problems.
 // permission_prompt (see permission.go) never fails: every problem is a
-// deny. With Options.Channel the server is also a Claude Code channel
+// deny. A client may run the asking tools as MCP tasks instead, and
+// collect the answer later from any connection (see task.go). With Options.Channel the server is also a Claude Code channel
 // that relays permission prompts (see channel.go).
 package mcpserver
 
@@ -70,7 +71,19 @@ type Options struct {
 	// supports it: whoever answers first, there or in hitl, wins (see
 	// localfirst.go).
 	LocalFirst bool
+	// TaskPollInterval is how often a task suggests its client poll
+	// tasks/get (see task.go); 0 means DefaultTaskPollInterval.
+	TaskPollInterval time.Duration
+	// TaskRetention is how long the server keeps a question after it ends
+	// (hitl serve's --retention): a task's ttl is its question's lifetime
+	// plus this. 0 means unknown, and the ttl is the lifetime alone (a
+	// lower bound); KeepForever means no ttl (null).
+	TaskRetention time.Duration
 }
+
+// KeepForever is Options.TaskRetention for a server that keeps every
+// question.
+const KeepForever time.Duration = -1
 
 // Server is hitl's MCP server. Serve it over HTTP with Handler, or over
 // any MCP transport (such as stdio) with Run.
@@ -84,6 +97,10 @@ type Server struct {
 	channel        bool
 	channelTimeout time.Duration
 	localFirstOn   bool
+
+	taskPoll      time.Duration
+	taskRetention time.Duration
+	clients       *clientNames
 }
 
 // New returns an MCP server whose tools ask through svc.
@@ -99,6 +116,12 @@ func New(svc hitl.Service, opts *Options) *Server {
 	if s.progress <= 0 {
 		s.progress = DefaultProgressInterval
 	}
+	s.taskPoll = opts.TaskPollInterval
+	if s.taskPoll <= 0 {
+		s.taskPoll = DefaultTaskPollInterval
+	}
+	s.taskRetention = opts.TaskRetention
+	s.clients = newClientNames()
 	if s.channelTimeout <= 0 {
 		s.channelTimeout = DefaultChannelTimeout
 	}
@@ -119,6 +142,7 @@ func New(svc hitl.Service, opts *Options) *Server {
 		s.mcp.AddTool(mcpTool(t), s.handler(t))
 	}
 	s.mcp.AddTool(mcpTool(tools.PermissionPrompt()), s.permissionPrompt)
+	s.mcp.AddReceivingMiddleware(s.declareTasks)
 	return s
 }
 
@@ -147,16 +171,19 @@ func mcpTool(t tools.Tool) *mcp.Tool {
 // It serves clients of every protocol version the SDK speaks; a client
 // that cancels its request cancels the interaction.
 func (s *Server) Handler() http.Handler {
-	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+	return &taskHandler{s: s, next: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
 		SessionTimeout:               sessionTimeout,
 		PropagateRequestCancellation: true,
-	})
+	})}
 }
 
 // Run serves one client over t (such as &mcp.StdioTransport{}) until the
 // client disconnects or ctx ends. A channel (Options.Channel) returns once
 // the questions it relayed are withdrawn too.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
+	tt := s.taskTransport(ctx, t)
+	defer tt.wait()
+	t = tt
 	if !s.channel {
 		return s.mcp.Run(ctx, t)
 	}
@@ -168,6 +195,7 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 // Connect serves one client over t in the background, returning its
 // session (for in-memory transports and tests).
 func (s *Server) Connect(ctx context.Context, t mcp.Transport) (*mcp.ServerSession, error) {
+	t = s.taskTransport(ctx, t)
 	if s.channel {
 		t = s.channelTransport(ctx, t)
 	}
@@ -205,17 +233,22 @@ func (s *Server) handler(t tools.Tool) mcp.ToolHandler {
 			r = tools.Call(ctx, s.svc, t.Name, req.Params.Arguments, &tools.CallOptions{SourceAgent: s.sourceAgent(req)})
 		}
 		s.logCall(ctx, t.Name, r, time.Since(start))
-		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: r.Text}}, IsError: r.IsError}
-		switch {
-		case t.Name == tools.HandoffName:
-			if r.HandoffResult != nil {
-				res.StructuredContent = r.HandoffResult
-			}
-		case t.OutputSchema != nil && r.Outcome != nil:
-			res.StructuredContent = r.Outcome
-		}
-		return res, nil
+		return toolResult(t, r), nil
 	}
+}
+
+// toolResult returns the MCP result of a call of t that ended with r.
+func toolResult(t tools.Tool, r *tools.Result) *mcp.CallToolResult {
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: r.Text}}, IsError: r.IsError}
+	switch {
+	case t.Name == tools.HandoffName:
+		if r.HandoffResult != nil {
+			res.StructuredContent = r.HandoffResult
+		}
+	case t.OutputSchema != nil && r.Outcome != nil:
+		res.StructuredContent = r.Outcome
+	}
+	return res
 }
 
 // sourceAgent is the agent to record: the configured one, else the MCP

@@ -218,7 +218,11 @@ func serve(ctx context.Context, log *slog.Logger, addr, db string, engine *broke
 		store.Close()
 		return err
 	}
-	mcp := mcpserver.New(b, &mcpserver.Options{Logger: log, Version: buildVersion()})
+	taskRetention := engine.Retention
+	if taskRetention == 0 {
+		taskRetention = mcpserver.KeepForever
+	}
+	mcp := mcpserver.New(b, &mcpserver.Options{Logger: log, Version: buildVersion(), TaskRetention: taskRetention})
 	opts := &server.Options{Slack: chans.slack, Email: chans.email, Push: chans.push, MCP: mcp.Handler(), Webhooks: chans.hooks, Receipts: receipts, Logger: log, Version: buildVersion(), Auth: authOpts, EmbedOrigins: auth.embedOrigins, UndoWindow: undo}
 	gated, err := gates.handler(b, stderr, log)
 	if err != nil {
