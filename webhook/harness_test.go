@@ -31,16 +31,16 @@ const testServerSecret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 
 // replica is one hitl process: a store, a broker and the webhooks.
 type replica struct {
-	t       *testing.T
-	store   hitltest.Store
-	b       *broker.Broker
+	t     *testing.T
+	store hitltest.Store
+	b     *broker.Broker
 	// receipts signs the broker's receipts.
 	receipts *receipt.Service
-	s       *Service
-	stepped chan struct{} // receives after each worker step
-	scanned atomic.Int64  // the worker's cursor held in memory, after its last step
-	close   func()        // closes the broker and the store
-	once    sync.Once
+	s        *Service
+	stepped  chan struct{} // receives after each worker step
+	scanned  atomic.Int64  // the worker's cursor held in memory, after its last step
+	close    func()        // closes the broker and the store
+	once     sync.Once
 }
 
 // start opens w and starts a broker and the webhooks on it, all closed
