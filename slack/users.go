@@ -79,7 +79,7 @@ func (s *Service) callerFor(ctx context.Context, api *slack.Client, cfg Config, 
 		if err != nil {
 			return hitl.Caller{}, fmt.Errorf("list hitl users: %w", err)
 		}
-		for _, h := range users {
+		for _, h := range hitl.ActiveUsers(users) {
 			if h.Email != "" && strings.EqualFold(strings.TrimSpace(h.Email), u.email) {
 				return hitl.Caller{Name: h.Name, Groups: h.Groups, Role: hitl.RoleResponder, Channel: hitl.ChannelSlack}, nil
 			}
