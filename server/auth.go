@@ -89,7 +89,8 @@ type AuthOptions struct {
 	StreamRecheck time.Duration
 	// SignOn, when set, signs people in through an OpenID provider
 	// (/login/oidc): the first sign-in creates their user, and each one
-	// refreshes their groups and role.
+	// refreshes their groups and role. Every request needs credentials
+	// from the start (no local mode).
 	SignOn *oidc.Provider
 	// SignOnKey seals the state of a sign-in in progress, kept in a
 	// short-lived cookie so that any replica can finish it: the server's
@@ -153,6 +154,9 @@ func newAuthenticator(o AuthOptions, log *slog.Logger) *authenticator {
 			log.Error("single sign-on turned off: its key cannot seal the sign-in state", "error", err)
 		} else {
 			a.signOn, a.stateSeal = o.SignOn, c
+			// People come through the provider: no local mode, even
+			// before the first of them.
+			a.required.Store(true)
 		}
 	}
 	if a.now == nil {

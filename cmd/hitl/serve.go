@@ -75,6 +75,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.Func("risk-pattern", "mark actions whose command (or arguments) match this `regexp` as risky,\nbesides the built-in checks; \"REGEXP => why\" says why, such as\n\"pulumi (up|destroy) => changes cloud infrastructure\"; repeatable;\none a line in the environment variable (HITL_RISK_PATTERNS)", riskPattern)
 	receiptTTLFlag := fs.String("receipt-ttl", envOr("HITL_RECEIPT_TTL", hitl.DefaultReceiptTTL.String()), "how long the signed receipt of an approved action is valid from its\napproval (a `duration` such as 1h; at most 168h) (HITL_RECEIPT_TTL)")
 	auth := authFlags(fs)
+	auth.signOn = signOnFlags(fs)
 	ch := channelFlags{slack: slackFlags(fs), webhook: webhookFlags(fs), email: emailFlags(fs), push: pushFlags(fs)}
 	for _, line := range strings.Split(os.Getenv("HITL_RISK_PATTERNS"), "\n") {
 		if strings.TrimSpace(line) == "" {
@@ -119,6 +120,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	if err == nil {
 		err = auth.check()
+	}
+	if err == nil {
+		err = auth.signOn.check()
 	}
 	if err == nil {
 		err = ch.check()
@@ -187,7 +191,7 @@ func serve(ctx context.Context, log *slog.Logger, addr, db string, engine *broke
 	} else if err != nil {
 		return fmt.Errorf("cannot open database: %w", err)
 	}
-	authOpts, err := auth.options(ctx, log, ln.Addr(), store, db)
+	authOpts, err := auth.options(ctx, log, ln.Addr(), store, db, ch.slack)
 	if err != nil {
 		store.Close()
 		return err
