@@ -230,7 +230,50 @@ func (p *Provider) Exchange(ctx context.Context, code, verifier, nonce string) (
 	if subtle.ConstantTimeCompare([]byte(idt.Nonce), []byte(nonce)) != 1 || nonce == "" {
 		return nil, hitl.Errorf(hitl.EUNAUTHORIZED, "the ID token was refused: it was not issued for this sign-in (nonce mismatch)")
 	}
-	return p.identity(idt)
+	id, err := p.identity(idt)
+	if err != nil {
+		return nil, err
+	}
+	if id.Email == "" || id.Name == "" {
+		if err := p.addUserInfo(ctx, d, tok, id); err != nil {
+			return nil, err
+		}
+	}
+	return id, nil
+}
+
+// addUserInfo completes id from the provider's userinfo endpoint, for a
+// provider that puts the email and profile claims there rather than in
+// the ID token. The answer must be about the ID token's subject.
+func (p *Provider) addUserInfo(ctx context.Context, d *discovered, tok *oauth2.Token, id *Identity) error {
+	var ep struct {
+		UserInfo string `json:"userinfo_endpoint"`
+	}
+	if err := d.provider.Claims(&ep); err != nil || ep.UserInfo == "" {
+		return nil
+	}
+	info, err := d.provider.UserInfo(ctx, oauth2.StaticTokenSource(tok))
+	if err != nil {
+		return hitl.Errorf(hitl.EUNAVAILABLE, "the identity provider's userinfo endpoint did not answer: %v", err)
+	}
+	if info.Subject != id.Subject {
+		return hitl.Errorf(hitl.EUNAUTHORIZED, "the identity provider's userinfo is about another subject than the ID token")
+	}
+	var c claims
+	if err := info.Claims(&c); err != nil {
+		return hitl.Errorf(hitl.EUNAUTHORIZED, "the identity provider's userinfo could not be read: %v", err)
+	}
+	if id.Email == "" && c.Email != "" {
+		id.Email = strings.TrimSpace(c.Email)
+		id.EmailVerified = c.EmailVerified == nil || *c.EmailVerified
+	}
+	if id.Name == "" {
+		id.Name = c.Name
+	}
+	if id.Username == "" {
+		id.Username = c.Username
+	}
+	return nil
 }
 
 // exchangeError is what the token endpoint said, without the response
