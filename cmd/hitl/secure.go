@@ -103,9 +103,7 @@ func (c *authConfig) options(ctx context.Context, log *slog.Logger, addr net.Add
 		if opts.SignOn, opts.SignOnKey, err = c.signOn.provider(ctx, log, ch, db, c.publicURL, addr); err != nil {
 			return opts, err
 		}
-		if on, given := c.signOn.passwords.given(); given && !on {
-			opts.NoPasswords = true
-		}
+		opts.NoPasswords = c.signOn.noPasswords.on()
 	}
 	switch {
 	case has || opts.SignOn != nil:

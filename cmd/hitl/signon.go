@@ -21,7 +21,7 @@ type signOnConfig struct {
 	issuer, clientID, clientSecret, name string
 	scopes, domains, groupsClaim         string
 	groupRoles, defaultRole              string
-	passwords                            *envBool
+	noPasswords                          *envBool
 }
 
 // signOnFlags adds hitl serve's single sign-on flags to fs.
@@ -38,7 +38,7 @@ func signOnFlags(fs *flag.FlagSet) *signOnConfig {
 	fs.StringVar(&c.groupsClaim, "oidc-groups-claim", envOr("HITL_OIDC_GROUPS_CLAIM", oidc.DefaultGroupsClaim), "the ID token `claim` that lists a person's groups; they become the\nperson's hitl groups at each sign-in (HITL_OIDC_GROUPS_CLAIM)")
 	fs.StringVar(&c.groupRoles, "oidc-group-roles", envOr("HITL_OIDC_GROUP_ROLES", ""), "comma-separated `group=role` pairs mapping provider groups to hitl roles\n(responder or admin), such as ops=responder,platform=admin (HITL_OIDC_GROUP_ROLES)")
 	fs.StringVar(&c.defaultRole, "oidc-default-role", envOr("HITL_OIDC_DEFAULT_ROLE", ""), "the `role` of a person in no mapped group: responder, or none to refuse\nthem; default responder without --oidc-group-roles, else none\n(HITL_OIDC_DEFAULT_ROLE)")
-	c.passwords = envBoolVar(fs, "password-login", "HITL_PASSWORD_LOGIN", "let people log in with a password (the default); --password-login=false\nleaves only the OpenID provider")
+	c.noPasswords = envBoolVar(fs, "no-password-login", "HITL_NO_PASSWORD_LOGIN", "turn logging in with a password off, leaving only the OpenID provider\n(--oidc-issuer)")
 	return c
 }
 
@@ -88,12 +88,12 @@ func (c *signOnConfig) config(base string) (oidc.Config, error) {
 
 // check validates the flags.
 func (c *signOnConfig) check() error {
-	if err := c.passwords.err; err != nil {
+	if err := c.noPasswords.err; err != nil {
 		return err
 	}
 	if !c.enabled() {
-		if on, given := c.passwords.given(); given && !on {
-			return errors.New("--password-login=false needs an OpenID provider (--oidc-issuer): nobody could sign in")
+		if c.noPasswords.on() {
+			return errors.New("--no-password-login needs an OpenID provider (--oidc-issuer): nobody could log in")
 		}
 		return nil
 	}
