@@ -371,7 +371,7 @@ func isPublic(r *http.Request, publicMetrics bool) bool {
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
 		switch p {
-		case "/", "/healthz", "/readyz", "/login", signOnStartPath, oidc.CallbackPath, loginCSSPath, openAPIPath, ui.ServiceWorkerPath, ui.EmbedScriptPath, jwksPath:
+		case "/", "/healthz", "/readyz", "/login", signOnStartPath, oidc.CallbackPath, authMethodsPath, loginCSSPath, openAPIPath, ui.ServiceWorkerPath, ui.EmbedScriptPath, jwksPath:
 			return true
 		case "/metrics":
 			return publicMetrics

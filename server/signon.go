@@ -32,7 +32,33 @@ const (
 	signOnTTL = 10 * time.Minute
 	// signOnSealField is the sealed cookie's field name (additional data).
 	signOnSealField = "sign-in state"
+	// authMethodsPath says how people may sign in.
+	authMethodsPath = "/api/v1/auth/methods"
 )
+
+// authMethods is GET /api/v1/auth/methods: the ways to sign in, for the
+// inbox's sign-in view.
+type authMethods struct {
+	Password bool        `json:"password"`
+	SignOn   *signOnLink `json:"sign_on,omitempty"`
+}
+
+// signOnLink is the OpenID provider's way in.
+type signOnLink struct {
+	Name string `json:"name"`
+	URL  string `json:"url"` // takes ?next=PATH
+}
+
+// handleAuthMethods serves GET /api/v1/auth/methods, to anyone.
+func (s *Server) handleAuthMethods(w http.ResponseWriter, r *http.Request) error {
+	m := authMethods{Password: !s.auth.noPasswords}
+	if s.auth.signOn != nil {
+		m.SignOn = &signOnLink{Name: s.auth.signOn.Name(), URL: signOnStartPath}
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, http.StatusOK, m)
+	return nil
+}
 
 // signOnState is a sign-in in progress, sealed in signOnCookie.
 type signOnState struct {
@@ -43,7 +69,8 @@ type signOnState struct {
 	Expires  time.Time `json:"expires"`
 }
 
-// signOnRoutes registers the sign-in through the provider.
+// signOnRoutes registers the sign-in through the provider (404 pages
+// without one).
 func (s *Server) signOnRoutes() {
 	s.mux.HandleFunc("GET "+signOnStartPath, s.handleSignOnStart)
 	s.mux.HandleFunc("GET /login/oidc/callback", s.handleSignOnCallback)
@@ -66,8 +93,22 @@ func (a *authenticator) publicLoginURL() string {
 	return a.publicURL + "/login"
 }
 
+// notConfigured answers a sign-on route of a server without a provider.
+func (s *Server) notConfigured(w http.ResponseWriter, r *http.Request) bool {
+	if s.auth.signOn != nil {
+		return false
+	}
+	v := s.newLoginView("")
+	v.Error = "Signing in through an identity provider is not set up on this server (hitl serve --oidc-issuer)."
+	renderLogin(w, http.StatusNotFound, v)
+	return true
+}
+
 // handleSignOnStart serves GET /login/oidc: a redirect to the provider.
 func (s *Server) handleSignOnStart(w http.ResponseWriter, r *http.Request) {
+	if s.notConfigured(w, r) {
+		return
+	}
 	a := s.auth
 	st := signOnState{
 		State:    randomToken(),
@@ -110,6 +151,9 @@ func (s *Server) handleSignOnStart(w http.ResponseWriter, r *http.Request) {
 // answer, checked, then a session and a redirect to where the person was
 // going.
 func (s *Server) handleSignOnCallback(w http.ResponseWriter, r *http.Request) {
+	if s.notConfigured(w, r) {
+		return
+	}
 	a := s.auth
 	// The state is for one attempt: whatever happens next, it goes.
 	http.SetCookie(w, &http.Cookie{Name: signOnCookie, Value: "", Path: signOnStartPath, MaxAge: -1,

@@ -49,7 +49,7 @@ const (
 
 // startSSO starts the provider and a hitl server signing people in
 // through it; change, if not nil, adjusts hitl's provider configuration.
-func startSSO(t *testing.T, change func(*oidc.Config)) *ssoEnv {
+func startSSO(t *testing.T, change func(*oidc.Config), auth ...func(*server.AuthOptions)) *ssoEnv {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -76,9 +76,11 @@ func startSSO(t *testing.T, change func(*oidc.Config)) *ssoEnv {
 		t.Fatal(err)
 	}
 	key := bytes.Repeat([]byte{7}, 32)
-	srv := hitltest.Start(t, &hitltest.Options{Addr: addr, NoValidation: true, Server: &server.Options{
-		Auth: server.AuthOptions{SignOn: prov, SignOnKey: key, LoginRate: rate.Inf},
-	}})
+	ao := server.AuthOptions{SignOn: prov, SignOnKey: key, LoginRate: rate.Inf}
+	for _, f := range auth {
+		f(&ao)
+	}
+	srv := hitltest.Start(t, &hitltest.Options{Addr: addr, Server: &server.Options{Auth: ao}})
 	return &ssoEnv{OP: op, HITL: srv, Base: base}
 }
 
@@ -214,6 +216,59 @@ func TestSignOnDisabledUser(t *testing.T) {
 	if resp.StatusCode != http.StatusForbidden || !strings.Contains(body, "disabled") || sessionCookieOf(resp) != nil {
 		t.Errorf("a disabled user signing in: got %s: %s; want 403 saying disabled, no session", resp.Status, body)
 	}
+}
+
+func TestSignOnMethods(t *testing.T) {
+	t.Run("password only", func(t *testing.T) {
+		srv := hitltest.Start(t, &hitltest.Options{People: true})
+		if got := getText(t, srv.URL+"/api/v1/auth/methods"); got != `{"password":true}` {
+			t.Errorf("methods: got %s, want password only", got)
+		}
+		resp, err := http.Get(srv.URL + "/login/oidc")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound || !strings.Contains(string(body), "not set up") {
+			t.Errorf("/login/oidc without a provider: got %s %s, want 404 saying so", resp.Status, body)
+		}
+		if page := getText(t, srv.URL+"/login"); strings.Contains(page, "Sign in with") || !strings.Contains(page, `name="password"`) {
+			t.Errorf("login page without a provider: %s", page)
+		}
+	})
+	t.Run("provider only", func(t *testing.T) {
+		e := startSSO(t, nil, func(o *server.AuthOptions) { o.NoPasswords = true })
+		if got := getText(t, e.Base+"/api/v1/auth/methods"); got != `{"password":false,"sign_on":{"name":"Example ID","url":"/login/oidc"}}` {
+			t.Errorf("methods: got %s, want the provider alone", got)
+		}
+		if page := getText(t, e.Base+"/login"); !strings.Contains(page, "Sign in with Example ID") || strings.Contains(page, `name="password"`) {
+			t.Errorf("login page with the provider alone: %s", page)
+		}
+		// Nobody is signed in yet, on loopback: still no local mode.
+		if status, _ := e.me(t, &http.Cookie{Name: "x", Value: "y"}); status != http.StatusUnauthorized {
+			t.Errorf("/me anonymously: got %d, want 401", status)
+		}
+		if _, err := e.HITL.Store.SignInUser(t.Context(), &hitl.User{Name: "zoe", Issuer: "x", Subject: "y", Groups: []string{}}); err != nil {
+			t.Fatal(err)
+		}
+		resp := postJSON(t, e.Base+"/api/v1/auth/login", `{"username":"zoe","password":"whatever"}`)
+		if resp.StatusCode != http.StatusForbidden {
+			t.Errorf("password login when turned off: got %s, want 403", resp.Status)
+		}
+	})
+}
+
+// getText returns the body of GET u, trimmed.
+func getText(t *testing.T, u string) string {
+	t.Helper()
+	resp, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return strings.TrimSpace(string(b))
 }
 
 // TestSignOnRefusals checks each way a sign-in is refused: the login page

@@ -38,7 +38,7 @@ func newSignOnServer(t *testing.T) (*hitlServer, *oidctest.OP) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := hitltest.Start(t, &hitltest.Options{Addr: addr, NoValidation: true, Server: &server.Options{Auth: server.AuthOptions{
+	s := hitltest.Start(t, &hitltest.Options{Addr: addr, Server: &server.Options{Auth: server.AuthOptions{
 		SignOn: prov, SignOnKey: bytes.Repeat([]byte{9}, 32), LoginRate: rate.Inf,
 	}}})
 	srv := &hitlServer{Server: s.Server, Broker: s.Broker, IDs: s.Store}
