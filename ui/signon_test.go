@@ -18,7 +18,7 @@ import (
 // newSignOnServer starts a real OpenID Provider on loopback (zitadel's
 // example OP) and a hitl server that signs people in through it: alice is
 // in ops (responders), bob in platform (admins).
-func newSignOnServer(t *testing.T) (*hitlServer, *oidctest.OP) {
+func newSignOnServer(t *testing.T, noPasswords bool) (*hitlServer, *oidctest.OP) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -39,21 +39,26 @@ func newSignOnServer(t *testing.T) (*hitlServer, *oidctest.OP) {
 		t.Fatal(err)
 	}
 	s := hitltest.Start(t, &hitltest.Options{Addr: addr, Server: &server.Options{Auth: server.AuthOptions{
-		SignOn: prov, SignOnKey: bytes.Repeat([]byte{9}, 32), LoginRate: rate.Inf,
+		SignOn: prov, SignOnKey: bytes.Repeat([]byte{9}, 32), LoginRate: rate.Inf, NoPasswords: noPasswords,
 	}}})
 	srv := &hitlServer{Server: s.Server, Broker: s.Broker, IDs: s.Store}
 	srv.token = s.Token(t, "build-bot", hitl.RoleAgent)
 	return srv, op
 }
 
-// signInThroughProvider signs username in from the login page: "Sign in
-// with Example ID", then the provider's own login form, filled in the
-// browser.
-func (p *page) signInThroughProvider(username string) {
+// signInThroughProvider signs username in: "Sign in with Example ID" on
+// the inbox's sign-in view (or, fromLoginPage, on the plain /login page),
+// then the provider's own login form, filled in the browser.
+func (p *page) signInThroughProvider(username string, fromLoginPage bool) {
 	p.t.Helper()
+	if fromLoginPage {
+		p.do(chromedp.Navigate(p.srv.URL+"/login"), chromedp.Click(`a.signon`, chromedp.NodeVisible))
+	} else {
+		p.waitJS(`document.getElementById("login-signon").checkVisibility() &&
+			document.getElementById("login-signon").textContent === "Sign in with Example ID"`)
+		p.do(chromedp.Click(`#login-signon`, chromedp.NodeVisible))
+	}
 	p.do(
-		chromedp.Navigate(p.srv.URL+"/login"),
-		chromedp.Click(`a.signon`, chromedp.NodeVisible),
 		chromedp.WaitVisible(`#username`),
 		chromedp.SendKeys(`#username`, username),
 		chromedp.SendKeys(`#password`, oidctest.Password+kb.Enter),
@@ -67,14 +72,14 @@ func (p *page) signInThroughProvider(username string) {
 // for ops reaches alice's inbox and one for security does not; bob, an
 // admin through platform, sees both.
 func TestSignOnInBrowser(t *testing.T) {
-	srv, _ := newSignOnServer(t)
+	srv, _ := newSignOnServer(t, false)
 	forOps := srv.ask(t, map[string]any{"question": "Restart the ops database?", "interaction_type": "approval",
 		"targets": map[string]any{"groups": []string{"ops"}}})
 	forSecurity := srv.ask(t, map[string]any{"question": "Rotate the signing key?", "interaction_type": "approval",
 		"targets": map[string]any{"groups": []string{"security"}}})
 
 	alice := openTab(t, srv, true)
-	alice.signInThroughProvider("alice")
+	alice.signInThroughProvider("alice", false)
 	alice.waitSignedIn("alice@example.com")
 	alice.waitCard(forOps)
 	if alice.meStatus() != 200 {
@@ -85,8 +90,19 @@ func TestSignOnInBrowser(t *testing.T) {
 	}
 
 	bob := openTab(t, srv, true)
-	bob.signInThroughProvider("bob")
+	bob.signInThroughProvider("bob", true)
 	bob.waitSignedIn("bob@example.com")
 	bob.waitCard(forOps)
 	bob.waitCard(forSecurity)
+}
+
+// TestSignOnOnlyInBrowser: with passwords turned off, the inbox's sign-in
+// view offers the provider alone, and it works.
+func TestSignOnOnlyInBrowser(t *testing.T) {
+	srv, _ := newSignOnServer(t, true)
+	p := openTab(t, srv, true)
+	p.waitJS(`document.getElementById("login-signon").checkVisibility() && document.getElementById("login-form").hidden &&
+		document.activeElement === document.getElementById("login-signon")`)
+	p.signInThroughProvider("alice", false)
+	p.waitSignedIn("alice@example.com")
 }
