@@ -454,3 +454,87 @@ func equalGroups(v any, want ...string) bool {
 	}
 	return true
 }
+
+// call makes a request as the holder of ck (or of the bearer token tok)
+// and decodes the JSON answer into out, if given; it returns the status.
+func (e *ssoEnv) call(t *testing.T, method, path string, ck *http.Cookie, tok, body string, out any) int {
+	t.Helper()
+	req, _ := http.NewRequest(method, e.Base+path, strings.NewReader(body))
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if ck != nil {
+		req.AddCookie(ck)
+	}
+	if tok != "" {
+		req.Header.Set("Authorization", "Bearer "+tok)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if out != nil {
+		_ = json.NewDecoder(resp.Body).Decode(out)
+	}
+	return resp.StatusCode
+}
+
+// TestSignOnGroupTargetsInInbox: through the inbox's HTTP API, a person
+// from the provider sees, counts and answers the questions for their
+// provider group and not the others; once the provider takes the group
+// away, their next sign-in takes the questions away too.
+func TestSignOnGroupTargetsInInbox(t *testing.T) {
+	// People in no mapped group are responders here, so that alice stays
+	// one when the provider moves her to security.
+	e := startSSO(t, func(cfg *oidc.Config) { cfg.DefaultRole = hitl.RoleResponder })
+	agent := e.HITL.Token(t, "build-bot", hitl.RoleAgent)
+	ask := func(group string) string {
+		var in struct {
+			ID string `json:"interaction_id"`
+		}
+		body := `{"interaction_type":"approval","question":"For ` + group + `?","targets":{"groups":["` + group + `"]}}`
+		if status := e.call(t, "POST", "/api/v1/interactions", nil, agent, body, &in); status != http.StatusCreated {
+			t.Fatalf("ask: got %d", status)
+		}
+		return in.ID
+	}
+	forOps, forSecurity := ask("ops"), ask("security")
+
+	alice := e.signIn(t, "alice")
+	var list struct {
+		Items []struct {
+			ID string `json:"interaction_id"`
+		} `json:"interactions"`
+	}
+	if status := e.call(t, "GET", "/api/v1/interactions?status=pending", alice, "", "", &list); status != http.StatusOK ||
+		len(list.Items) != 1 || list.Items[0].ID != forOps {
+		t.Errorf("alice's list: got %d %+v; want the question for ops alone", status, list)
+	}
+	var counts hitl.InteractionCounts
+	if status := e.call(t, "GET", "/api/v1/interactions/counts?status=pending", alice, "", "", &counts); status != http.StatusOK || counts.Total != 1 {
+		t.Errorf("alice's counts: got %d %+v; want 1", status, counts)
+	}
+	if status := e.call(t, "POST", "/api/v1/interactions/"+forSecurity+"/respond", alice, "", `{"value":true}`, nil); status != http.StatusNotFound {
+		t.Errorf("alice answering the question for security: got %d, want 404", status)
+	}
+	var answered struct {
+		Result struct {
+			RespondedBy string `json:"responded_by"`
+		} `json:"result"`
+	}
+	if status := e.call(t, "POST", "/api/v1/interactions/"+forOps+"/respond", alice, "", `{"value":true}`, &answered); status != http.StatusOK ||
+		answered.Result.RespondedBy != "alice@example.com" {
+		t.Errorf("alice answering the question for ops: got %d, by %q; want 200 by alice@example.com", status, answered.Result.RespondedBy)
+	}
+
+	// The provider moves alice from ops to security: at her next
+	// sign-in, what is for ops is no longer hers, what is for security is.
+	next := ask("ops")
+	e.OP.SetGroups("sub-alice", "security")
+	alice = e.signIn(t, "alice")
+	if status := e.call(t, "GET", "/api/v1/interactions?status=pending", alice, "", "", &list); status != http.StatusOK ||
+		len(list.Items) != 1 || list.Items[0].ID != forSecurity {
+		t.Errorf("alice's list after moving to security: got %d %+v; want the question for security alone (not %s)", status, list, next)
+	}
+}
