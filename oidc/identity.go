@@ -60,11 +60,13 @@ func (p *Provider) identity(idt *coreos.IDToken) (*Identity, error) {
 		return nil, hitl.Errorf(hitl.EUNAUTHORIZED, "the ID token's %q claim: %v", p.cfg.GroupsClaim, err)
 	}
 	seen := map[string]bool{}
-	for _, g := range groups {
+	for _, raw := range groups {
+		g := GroupName(raw)
 		switch {
+		case g == "":
 		case seen[g]:
 		case hitl.ValidateName("group", g) != nil:
-			id.Dropped = append(id.Dropped, g)
+			id.Dropped = append(id.Dropped, raw)
 		default:
 			id.Groups = append(id.Groups, g)
 		}
@@ -73,14 +75,23 @@ func (p *Provider) identity(idt *coreos.IDToken) (*Identity, error) {
 	return id, nil
 }
 
+// GroupName is the hitl group name of a provider's group: a Keycloak path
+// loses its leading slash, and path and team separators (/ and :) become
+// dots, spaces dashes, so "/eng/ops" is "eng.ops", "my-org:sre" (Dex's
+// GitHub teams) "my-org.sre" and "Platform Admins" "Platform-Admins".
+func GroupName(g string) string {
+	g = strings.TrimPrefix(strings.TrimSpace(g), "/")
+	return strings.NewReplacer("/", ".", ":", ".", " ", "-").Replace(g)
+}
+
 // groupsOf reads a groups claim: an array of strings, or one string of
-// groups separated by spaces or commas; absent is none.
+// groups separated by commas; absent is none.
 func groupsOf(v any) ([]string, error) {
 	switch v := v.(type) {
 	case nil:
 		return nil, nil
 	case string:
-		return strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' }), nil
+		return strings.Split(v, ","), nil
 	case []any:
 		out := make([]string, 0, len(v))
 		for _, g := range v {

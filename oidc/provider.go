@@ -59,9 +59,9 @@ type Config struct {
 	// GroupsClaim is the ID token claim that lists a person's groups;
 	// "" means DefaultGroupsClaim.
 	GroupsClaim string
-	// GroupRoles maps provider groups to hitl roles (responder or admin):
-	// a person in a group mapped to admin is an admin, else one in a
-	// group mapped to responder is a responder.
+	// GroupRoles maps provider groups (as GroupName makes them) to hitl
+	// roles (responder or admin): a person in a group mapped to admin is
+	// an admin, else one in a group mapped to responder is a responder.
 	GroupRoles map[string]hitl.Role
 	// DefaultRole is the role of a person in no mapped group: responder,
 	// or "" to refuse them.
@@ -113,6 +113,11 @@ func New(cfg Config) (*Provider, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	roles := make(map[string]hitl.Role, len(cfg.GroupRoles))
+	for g, r := range cfg.GroupRoles {
+		roles[GroupName(g)] = r
+	}
+	cfg.GroupRoles = roles
 	p := &Provider{cfg: cfg, client: cfg.HTTPClient}
 	if p.client == nil {
 		p.client = http.DefaultClient
