@@ -537,4 +537,40 @@ func TestSignOnGroupTargetsInInbox(t *testing.T) {
 		len(list.Items) != 1 || list.Items[0].ID != forSecurity {
 		t.Errorf("alice's list after moving to security: got %d %+v; want the question for security alone (not %s)", status, list, next)
 	}
+	for _, path := range []string{"/api/v1/interactions/" + next, "/api/v1/interactions/" + next + "/wait?timeout=0"} {
+		if status := e.call(t, "GET", path, alice, "", "", nil); status != http.StatusNotFound {
+			t.Errorf("GET %s after losing ops: got %d, want 404", path, status)
+		}
+	}
+	for _, path := range []string{"/api/v1/interactions/" + next + "/respond", "/api/v1/interactions/" + next + "/claim"} {
+		if status := e.call(t, "POST", path, alice, "", `{"value":true}`, nil); status != http.StatusNotFound {
+			t.Errorf("POST %s after losing ops: got %d, want 404", path, status)
+		}
+	}
+}
+
+// TestSignOnLogout: logging out ends hitl's session and offers the
+// provider's own logout, back to hitl's login page.
+func TestSignOnLogout(t *testing.T) {
+	e := startSSO(t, nil, func(o *server.AuthOptions) { o.PublicURL = "https://hitl.example.com" })
+	ck := e.signIn(t, "alice")
+	req, _ := http.NewRequest("POST", e.Base+"/logout", nil)
+	req.Header.Set("Origin", e.Base)
+	req.AddCookie(ck)
+	resp, err := oidctest.NewBrowserlessClient().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/login?signed_out=1" {
+		t.Fatalf("logout: got %s to %q", resp.Status, resp.Header.Get("Location"))
+	}
+	if status, _ := e.me(t, ck); status != http.StatusUnauthorized {
+		t.Errorf("the session after logout: got %d, want 401", status)
+	}
+	page := getText(t, e.Base+"/login?signed_out=1")
+	want := e.OP.Issuer + "/end_session?client_id=hitl&amp;post_logout_redirect_uri=https%3A%2F%2Fhitl.example.com%2Flogin"
+	if !strings.Contains(page, "You are signed out of hitl.") || !strings.Contains(page, want) {
+		t.Errorf("the page after logout: %s\nwant the provider's logout %s", page, want)
+	}
 }
