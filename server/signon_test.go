@@ -574,3 +574,63 @@ func TestSignOnLogout(t *testing.T) {
 		t.Errorf("the page after logout: %s\nwant the provider's logout %s", page, want)
 	}
 }
+
+// TestSignOnAcrossReplicas: a sign-in started on one replica finishes on
+// another (the state is in a cookie sealed with the key they share), and
+// its answer cannot be used again on the first (the used state is in the
+// shared database).
+func TestSignOnAcrossReplicas(t *testing.T) {
+	db := hitltest.PostgresDB(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addrA := ln.Addr().String()
+	ln.Close()
+	redirect := "http://" + addrA + oidc.CallbackPath
+	op := oidctest.Start(t, []oidctest.Client{{ID: ssoClientID, Secret: ssoSecret, RedirectURIs: []string{redirect}}}, ssoPeople...)
+	prov, err := oidc.New(oidc.Config{Issuer: op.Issuer, ClientID: ssoClientID, ClientSecret: ssoSecret, RedirectURL: redirect,
+		GroupRoles: map[string]hitl.Role{"ops": hitl.RoleResponder}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	auth := server.AuthOptions{SignOn: prov, SignOnKey: bytes.Repeat([]byte{5}, 32), LoginRate: rate.Inf}
+	a := hitltest.Start(t, &hitltest.Options{DB: db, Addr: addrA, Server: &server.Options{Auth: auth}})
+	b := hitltest.Start(t, &hitltest.Options{DB: db, Server: &server.Options{Auth: auth}})
+
+	c := oidctest.NewBrowserlessClient()
+	resp, err := c.Get(a.URL + "/login/oidc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	cb := op.LogIn(t, c, resp.Header.Get("Location"), "alice")
+	state := c.Jar.Cookies(mustURL(t, a.URL+"/login/oidc"))
+
+	// The provider's answer reaches replica b, with the sign-in cookie.
+	atB := *cb
+	atB.Host = mustURL(t, b.URL).Host
+	other := oidctest.NewBrowserlessClient()
+	other.Jar.SetCookies(mustURL(t, b.URL+"/login/oidc"), state)
+	resp, err = other.Get(atB.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	ck := sessionCookieOf(resp)
+	if resp.StatusCode != http.StatusSeeOther || ck == nil {
+		t.Fatalf("callback on replica b: got %s, session %v", resp.Status, ck)
+	}
+	env := &ssoEnv{Base: a.URL}
+	if status, me := env.me(t, ck); status != http.StatusOK || me["name"] != "alice@example.com" {
+		t.Errorf("the session on replica a: got %d %v", status, me)
+	}
+
+	// The same answer again, on replica a.
+	replay := oidctest.NewBrowserlessClient()
+	replay.Jar.SetCookies(mustURL(t, a.URL+"/login/oidc"), state)
+	resp, body := env.callback(t, replay, cb)
+	if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(body, "used already") || sessionCookieOf(resp) != nil {
+		t.Errorf("replay on replica a: got %s: %s; want 401, used already, no session", resp.Status, body)
+	}
+}
