@@ -150,6 +150,9 @@ func newAuthenticator(o AuthOptions, log *slog.Logger) *authenticator {
 	}
 	if o.SignOn != nil {
 		c, err := secret.NewCipher(o.SignOnKey, "signon")
+		if err == nil && o.Identities == nil {
+			err = errors.New("the store keeps no users")
+		}
 		if err != nil {
 			log.Error("single sign-on turned off: its key cannot seal the sign-in state", "error", err)
 		} else {
