@@ -19,7 +19,8 @@ var redirectLogged = regexp.MustCompile(`redirect_url=(http://\S+)`)
 // TestServeWithSignOn runs hitl serve with a real OpenID Provider: it
 // logs the redirect URL to register, never the client secret, and a
 // person signs in through the provider (without a browser) as a
-// responder of their provider group.
+// responder of their provider group; neither the code nor the state
+// reaches the log, even at debug level.
 func TestServeWithSignOn(t *testing.T) {
 	t.Parallel()
 	addr := freeAddr(t)
@@ -30,7 +31,7 @@ func TestServeWithSignOn(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "hitl.db")
 	p := startWith(t, []string{"HITL_OIDC_CLIENT_SECRET=" + secret, "HITL_OIDC_GROUP_ROLES=ops=responder"},
 		"serve", "--addr", addr, "--db", db, "--public-url", base, "--oidc-issuer", op.Issuer, "--oidc-client-id", "hitl",
-		"--oidc-name", "Example ID", "--no-password-login")
+		"--oidc-name", "Example ID", "--no-password-login", "--log-level", "debug")
 	t.Cleanup(func() {
 		p.cmd.Process.Signal(syscall.SIGTERM)
 		<-p.done
@@ -83,8 +84,10 @@ func TestServeWithSignOn(t *testing.T) {
 	if !strings.Contains(out, "alice@example.com") {
 		t.Errorf("user ls after the first sign-in:\n%s", out)
 	}
-	if strings.Contains(p.stderr.String(), secret) {
-		t.Errorf("the client secret is in the log:\n%s", p.stderr)
+	for what, v := range map[string]string{"client secret": secret, "code": cb.Query().Get("code"), "state": cb.Query().Get("state")} {
+		if v == "" || strings.Contains(p.stderr.String(), v) {
+			t.Errorf("the %s (%q) is in the log, or missing:\n%s", what, v, p.stderr)
+		}
 	}
 }
 
