@@ -634,3 +634,42 @@ func TestSignOnAcrossReplicas(t *testing.T) {
 		t.Errorf("replay on replica a: got %s: %s; want 401, used already, no session", resp.Status, body)
 	}
 }
+
+// TestSignOnEscalationAddsProviderGroup: an escalation step that adds a
+// provider's group brings the question to the people the provider put in
+// it.
+func TestSignOnEscalationAddsProviderGroup(t *testing.T) {
+	e := startSSO(t, nil)
+	agent := e.HITL.Token(t, "build-bot", hitl.RoleAgent)
+	var in struct {
+		ID string `json:"interaction_id"`
+	}
+	body := `{"interaction_type":"approval","question":"Roll back?","timeout":600,"targets":{"users":["nobody"]},
+		"escalation":[{"after":"1s","add_targets":{"groups":["ops"]}}]}`
+	if status := e.call(t, "POST", "/api/v1/interactions", nil, agent, body, &in); status != http.StatusCreated {
+		t.Fatalf("ask: got %d", status)
+	}
+	alice := e.signIn(t, "alice")
+	if status := e.call(t, "GET", "/api/v1/interactions/"+in.ID, alice, "", "", nil); status != http.StatusNotFound {
+		t.Fatalf("alice before the escalation: got %d, want 404", status)
+	}
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(20 * time.Second)
+	for e.call(t, "GET", "/api/v1/interactions/"+in.ID, alice, "", "", nil) != http.StatusOK {
+		select {
+		case <-tick.C:
+		case <-deadline:
+			t.Fatal("alice (ops) never saw the question after its escalation to ops")
+		}
+	}
+	var answered struct {
+		Result struct {
+			RespondedBy string `json:"responded_by"`
+		} `json:"result"`
+	}
+	if status := e.call(t, "POST", "/api/v1/interactions/"+in.ID+"/respond", alice, "", `{"value":true}`, &answered); status != http.StatusOK ||
+		answered.Result.RespondedBy != "alice@example.com" {
+		t.Errorf("alice answering after the escalation: got %d by %q", status, answered.Result.RespondedBy)
+	}
+}
