@@ -6,16 +6,24 @@ import (
 	"time"
 )
 
-// User is a person who logs in with a password: a responder, or an admin.
+// User is a person who logs in, with a password or through an OpenID
+// provider: a responder, or an admin.
 type User struct {
 	Name   string   `json:"name"`
 	Email  string   `json:"email,omitempty"`
 	Groups []string `json:"groups"`
 	Admin  bool     `json:"admin"`
 	// PasswordHash is the encoded password hash (argon2id); never the
-	// password.
-	PasswordHash string    `json:"-"`
-	CreatedAt    time.Time `json:"created_at"`
+	// password. Empty for a person who signs in through a provider.
+	PasswordHash string `json:"-"`
+	// Issuer and Subject name the person at the OpenID provider they sign
+	// in with (the ID token's iss and sub); empty for password users. They
+	// stay the same when the person's email or name changes.
+	Issuer  string `json:"issuer,omitempty"`
+	Subject string `json:"subject,omitempty"`
+	// Disabled users cannot sign in and are reached on no channel.
+	Disabled  bool      `json:"disabled,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
 }
 
 // Role returns the user's role: admin or responder.
@@ -111,6 +119,10 @@ type Identities interface {
 	// Embed tokens: short-lived credentials of one person for the
 	// <hitl-prompt> element (embedtoken.go).
 	EmbedTokens
+
+	// People who sign in through an OpenID provider, disabling people,
+	// and single-use sign-in states (signon.go).
+	SignOnUsers
 }
 
 // MaxNameLen bounds user, token and group names.

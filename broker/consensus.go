@@ -105,7 +105,7 @@ func (b *Broker) electorate(ctx context.Context, in *hitl.Interaction) ([]string
 	if err != nil {
 		return nil, fmt.Errorf("count votes: %w", err)
 	}
-	for _, u := range users {
+	for _, u := range hitl.ActiveUsers(users) {
 		add(hitl.Audience{User: u.Name, Groups: u.Groups})
 	}
 	tokens, err := ids.Tokens(ctx)

@@ -61,7 +61,7 @@ func peopleNames(ctx context.Context, ids hitl.Identities) ([]string, error) {
 		return nil, err
 	}
 	var names []string
-	for _, u := range users {
+	for _, u := range hitl.ActiveUsers(users) {
 		names = append(names, u.Name)
 	}
 	for _, t := range tokens {

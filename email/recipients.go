@@ -32,6 +32,7 @@ func recipients(ctx context.Context, ids hitl.Identities, in *hitl.Interaction, 
 		if users, err = ids.Users(ctx); err != nil {
 			return nil, err
 		}
+		users = hitl.ActiveUsers(users)
 	}
 	var out []recipient
 	seen := map[string]bool{}

@@ -40,9 +40,9 @@ func (s *Store) EmbedTokenByHash(ctx context.Context, hash []byte, now time.Time
 	err := s.with(ctx, func(c *pgx.Conn) error {
 		var err error
 		u, err = scanUser(c.QueryRow(ctx, `SELECT e.id, e.user_name, e.session_ids, e.prefix, e.hash, e.created_by, e.created_at, e.expires_at,
-				u.name, u.email, u.member_groups, u.admin, u.password_hash, u.created_at
+				u.name, u.email, u.member_groups, u.admin, u.password_hash, u.created_at, u.issuer, u.subject, u.disabled
 			FROM embed_tokens e JOIN users u ON u.name = e.user_name
-			WHERE e.hash = $1 AND e.expires_at > $2`, hash, now),
+			WHERE e.hash = $1 AND e.expires_at > $2 AND NOT u.disabled`, hash, now),
 			&t.ID, &t.User, &t.SessionIDs, &t.Prefix, &t.Hash, &t.CreatedBy, &t.CreatedAt, &t.ExpiresAt)
 		return err
 	})

@@ -23,7 +23,7 @@ const (
 )
 
 const (
-	userCols  = `name, email, member_groups, admin, password_hash, created_at`
+	userCols  = `name, email, member_groups, admin, password_hash, created_at, issuer, subject, disabled`
 	tokenCols = `id, name, role, member_groups, prefix, hash, created_at`
 )
 
@@ -39,9 +39,11 @@ func (s *Store) HasIdentities(ctx context.Context) (bool, error) {
 
 // CreateUser adds u; ECONFLICT when the name is taken.
 func (s *Store) CreateUser(ctx context.Context, u *hitl.User) error {
-	err := s.exec(ctx, `INSERT INTO users (`+userCols+`) VALUES ($1, $2, $3, $4, $5, $6)`,
-		u.Name, u.Email, groupsArg(u.Groups), u.Admin, u.PasswordHash, s.stamp(u.CreatedAt))
-	if sqlState(err) == uniqueViolation {
+	err := s.exec(ctx, `INSERT INTO users (`+userCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+		u.Name, u.Email, groupsArg(u.Groups), u.Admin, u.PasswordHash, s.stamp(u.CreatedAt), u.Issuer, u.Subject, u.Disabled)
+	if sqlState(err) == uniqueViolation && constraintOf(err) == "users_subject" {
+		return hitl.Errorf(hitl.ECONFLICT, "a user of %s with the subject %q exists already", u.Issuer, u.Subject)
+	} else if sqlState(err) == uniqueViolation {
 		return hitl.Errorf(hitl.ECONFLICT, "user %q exists already", u.Name)
 	} else if err != nil {
 		return fmt.Errorf("create user: %w", badText(err))
@@ -220,9 +222,9 @@ func (s *Store) Session(ctx context.Context, hash []byte, now time.Time) (*hitl.
 	err := s.with(ctx, func(c *pgx.Conn) error {
 		var err error
 		u, err = scanUser(c.QueryRow(ctx, `SELECT s.hash, s.user_name, s.created_at, s.expires_at,
-				u.name, u.email, u.member_groups, u.admin, u.password_hash, u.created_at
+				u.name, u.email, u.member_groups, u.admin, u.password_hash, u.created_at, u.issuer, u.subject, u.disabled
 			FROM sessions s JOIN users u ON u.name = s.user_name
-			WHERE s.hash = $1 AND s.expires_at > $2`, hash, now),
+			WHERE s.hash = $1 AND s.expires_at > $2 AND NOT u.disabled`, hash, now),
 			&sess.Hash, &sess.User, &sess.CreatedAt, &sess.ExpiresAt)
 		return err
 	})
@@ -335,7 +337,7 @@ func queryTokens(ctx context.Context, q querier, sql string, args ...any) ([]*hi
 // before (for a JOIN).
 func scanUser(row pgx.Row, before ...any) (*hitl.User, error) {
 	var u hitl.User
-	if err := row.Scan(append(before, &u.Name, &u.Email, &u.Groups, &u.Admin, &u.PasswordHash, &u.CreatedAt)...); err != nil {
+	if err := row.Scan(append(before, &u.Name, &u.Email, &u.Groups, &u.Admin, &u.PasswordHash, &u.CreatedAt, &u.Issuer, &u.Subject, &u.Disabled)...); err != nil {
 		return nil, err
 	}
 	u.CreatedAt = u.CreatedAt.UTC()

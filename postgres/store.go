@@ -192,3 +192,13 @@ func closeConn(c *pgx.Conn) {
 	defer cancel()
 	_ = c.Close(ctx)
 }
+
+// constraintOf returns the name of the constraint a PostgreSQL error
+// broke, or "".
+func constraintOf(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.ConstraintName
+	}
+	return ""
+}

@@ -15,6 +15,8 @@ import (
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/auth"
+	"github.com/hitl-sh/hitl/oidc"
+	"github.com/hitl-sh/hitl/secret"
 	"github.com/hitl-sh/hitl/ui"
 	mcpauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"golang.org/x/time/rate"
@@ -85,6 +87,18 @@ type AuthOptions struct {
 	// a logout, a removed user, or the first user or token ending local
 	// mode. 0 means DefaultStreamRecheck.
 	StreamRecheck time.Duration
+	// SignOn, when set, signs people in through an OpenID provider
+	// (/login/oidc): the first sign-in creates their user, and each one
+	// refreshes their groups and role. Every request needs credentials
+	// from the start (no local mode).
+	SignOn *oidc.Provider
+	// SignOnKey seals the state of a sign-in in progress, kept in a
+	// short-lived cookie so that any replica can finish it: the server's
+	// 32-byte secret key, the same on every replica. Required with SignOn.
+	SignOnKey []byte
+	// NoPasswords turns signing in with a password off (with SignOn, to
+	// have everyone come through the provider).
+	NoPasswords bool
 	// Now is the clock for sessions and limits; nil means time.Now.
 	Now func() time.Time
 }
@@ -105,6 +119,7 @@ type authenticator struct {
 	log           *slog.Logger
 	now           func() time.Time
 	publicHost    string
+	publicURL     string
 	secureCookie  bool
 	anyHost       bool
 	publicMetrics bool
@@ -113,6 +128,9 @@ type authenticator struct {
 	login         *limiter
 	respond       *limiter
 	hashing       chan struct{} // bounds concurrent password checks (each takes 19 MiB)
+	signOn        *oidc.Provider
+	stateSeal     *secret.Cipher // seals the sign-in state cookie
+	noPasswords   bool
 	dummy         atomic.Pointer[string]
 
 	required atomic.Bool  // credentials exist: every request needs them, from now on
@@ -128,6 +146,21 @@ func newAuthenticator(o AuthOptions, log *slog.Logger) *authenticator {
 		publicMetrics: o.PublicMetrics,
 		ttl:           o.SessionTTL,
 		hashing:       make(chan struct{}, 4),
+		noPasswords:   o.NoPasswords,
+	}
+	if o.SignOn != nil {
+		c, err := secret.NewCipher(o.SignOnKey, "signon")
+		if err == nil && o.Identities == nil {
+			err = errors.New("the store keeps no users")
+		}
+		if err != nil {
+			log.Error("single sign-on turned off: its key cannot seal the sign-in state", "error", err)
+		} else {
+			a.signOn, a.stateSeal = o.SignOn, c
+			// People come through the provider: no local mode, even
+			// before the first of them.
+			a.required.Store(true)
+		}
 	}
 	if a.now == nil {
 		a.now = time.Now
@@ -145,6 +178,7 @@ func newAuthenticator(o AuthOptions, log *slog.Logger) *authenticator {
 			log.Error("public URL is not a URL; ignored", "public_url", o.PublicURL)
 		} else {
 			a.publicHost = strings.ToLower(u.Hostname())
+			a.publicURL = strings.TrimSuffix(o.PublicURL, "/")
 			a.secureCookie = u.Scheme == "https"
 		}
 	}
@@ -340,7 +374,7 @@ func isPublic(r *http.Request, publicMetrics bool) bool {
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
 		switch p {
-		case "/", "/healthz", "/readyz", "/login", loginCSSPath, openAPIPath, ui.ServiceWorkerPath, ui.EmbedScriptPath, jwksPath:
+		case "/", "/healthz", "/readyz", "/login", signOnStartPath, oidc.CallbackPath, authMethodsPath, loginCSSPath, openAPIPath, ui.ServiceWorkerPath, ui.EmbedScriptPath, jwksPath:
 			return true
 		case "/metrics":
 			return publicMetrics

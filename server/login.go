@@ -92,6 +92,9 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request, username, passwor
 	if a.ids == nil {
 		return nil, hitl.Errorf(hitl.EUNAUTHORIZED, "this server's database has no users")
 	}
+	if a.noPasswords {
+		return nil, hitl.Errorf(hitl.EFORBIDDEN, "signing in with a password is turned off on this server; sign in with %s", a.signOnName())
+	}
 	u, reason, err := a.checkPassword(r.Context(), username, password)
 	if err != nil {
 		return nil, err
@@ -106,11 +109,22 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request, username, passwor
 		return nil, errBadLogin
 	}
 
+	if err := s.startSession(w, r, u); err != nil {
+		return nil, fmt.Errorf("login: %w", err)
+	}
+	s.log.Info("login", "username", u.Name, "remote_addr", ip)
+	return u, nil
+}
+
+// startSession starts a session of u: the cookie is set on w, and the
+// session the request came with, if any, ends.
+func (s *Server) startSession(w http.ResponseWriter, r *http.Request, u *hitl.User) error {
+	a := s.auth
 	secret, hash := auth.NewSessionSecret()
 	now := a.now()
 	sess := &hitl.Session{Hash: hash, User: u.Name, CreatedAt: now, ExpiresAt: now.Add(a.ttl)}
 	if err := a.ids.CreateSession(r.Context(), sess); err != nil {
-		return nil, fmt.Errorf("login: %w", err)
+		return err
 	}
 	if old, err := r.Cookie(sessionCookie); err == nil && old.Value != "" {
 		if err := a.ids.DeleteSession(r.Context(), auth.HashSecret(old.Value)); err != nil {
@@ -127,8 +141,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request, username, passwor
 		Secure:   a.secureCookie || r.TLS != nil,
 		SameSite: http.SameSiteLaxMode,
 	})
-	s.log.Info("login", "username", u.Name, "remote_addr", ip)
-	return u, nil
+	return nil
 }
 
 // checkPassword returns the user when password is theirs, or why not
@@ -150,6 +163,10 @@ func (a *authenticator) checkPassword(ctx context.Context, username, password st
 	}
 	ok, err := auth.CheckPassword(u.PasswordHash, password)
 	switch {
+	case u.Disabled:
+		return nil, "disabled user", nil
+	case u.PasswordHash == "" && u.Subject != "":
+		return nil, "signs in through the identity provider", nil
 	case errors.Is(err, auth.ErrBadHash):
 		return nil, "unreadable password hash", nil
 	case err != nil:

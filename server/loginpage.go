@@ -47,6 +47,9 @@ var loginPage = template.Must(template.New("login").Parse(`<!doctype html>
 </form>
 {{else}}
 {{if .Error}}<p class="error" role="alert">{{.Error}}</p>{{end}}
+{{if .SignedOut}}<p role="status">You are signed out of hitl.{{if .EndSession}} <a href="{{.EndSession}}">Sign out of {{.SignOn}} too</a>{{end}}</p>{{end}}
+{{if .SignOn}}<p><a class="signon" href="/login/oidc{{if .Next}}?next={{.Next}}{{end}}">Sign in with {{.SignOn}}</a></p>{{end}}
+{{if .Passwords}}
 <form method="post" action="/login">
 <input type="hidden" name="next" value="{{.Next}}">
 <label for="username">Username</label>
@@ -55,6 +58,7 @@ var loginPage = template.Must(template.New("login").Parse(`<!doctype html>
 <input id="password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit">Log in</button>
 </form>
+{{end}}
 {{end}}
 </main>
 </body>
@@ -68,6 +72,7 @@ form{display:grid;gap:.5rem}
 input,button{font:inherit;padding:.5rem;border:1px solid #b8bcc4;border-radius:4px}
 button{background:#1f5fd1;color:#fff;border-color:#1f5fd1;margin-top:.5rem;cursor:pointer}
 .error{color:#a4161a}
+.signon{display:block;text-align:center;padding:.5rem;border:1px solid #1f5fd1;border-radius:4px;color:#1f5fd1;text-decoration:none}
 @media (prefers-color-scheme:dark){body{background:#15171b;color:#e8eaee}main{background:#1f2228}input{background:#15171b;color:inherit}}
 `
 
@@ -78,6 +83,24 @@ type loginView struct {
 	Error    string
 	Username string
 	Next     string
+	// SignOn is the OpenID provider's name, when people may sign in
+	// through it; Passwords, whether they may with a password.
+	SignOn    string
+	Passwords bool
+	// SignedOut says the person just logged out; EndSession is the
+	// provider's logout URL, if it has one.
+	SignedOut  bool
+	EndSession string
+}
+
+// newLoginView returns the login page's view, with the ways to sign in
+// this server offers, going on to next.
+func (s *Server) newLoginView(next string) loginView {
+	v := loginView{Next: safeNext(next), Passwords: !s.auth.noPasswords}
+	if s.auth.signOn != nil {
+		v.SignOn = s.auth.signOn.Name()
+	}
+	return v
 }
 
 // renderLogin writes the login page with status.
@@ -95,7 +118,13 @@ func renderLogin(w http.ResponseWriter, status int, v loginView) {
 
 // handleLoginPage serves GET /login: the form, or who is logged in.
 func (s *Server) handleLoginPage(w http.ResponseWriter, r *http.Request) {
-	v := loginView{Next: safeNext(r.URL.Query().Get("next"))}
+	v := s.newLoginView(r.URL.Query().Get("next"))
+	if r.URL.Query().Get("signed_out") != "" {
+		v.SignedOut = true
+		if s.auth.signOn != nil {
+			v.EndSession = s.auth.signOn.EndSessionURL(s.auth.publicLoginURL())
+		}
+	}
 	switch credentialFrom(r.Context()).kind {
 	case "local":
 		v.Local = true
@@ -110,11 +139,14 @@ func (s *Server) handleLoginPage(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handleLoginForm(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 	if err := r.ParseForm(); err != nil {
-		renderLogin(w, http.StatusBadRequest, loginView{Error: "The form could not be read."})
+		v := s.newLoginView("")
+		v.Error = "The form could not be read."
+		renderLogin(w, http.StatusBadRequest, v)
 		return
 	}
 	username := r.PostForm.Get("username")
-	v := loginView{Username: username, Next: safeNext(r.PostForm.Get("next"))}
+	v := s.newLoginView(r.PostForm.Get("next"))
+	v.Username = username
 	if _, err := s.login(w, r, username, r.PostForm.Get("password")); err != nil {
 		status, ok := statusOf[hitl.ErrorCode(err)]
 		if !ok || status == http.StatusInternalServerError {
@@ -138,7 +170,11 @@ func (s *Server) handleLogoutForm(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	http.Redirect(w, r, "/login", http.StatusSeeOther)
+	to := "/login"
+	if s.auth.signOn != nil {
+		to = "/login?signed_out=1" // offers the provider's logout too
+	}
+	http.Redirect(w, r, to, http.StatusSeeOther)
 }
 
 // handleLoginCSS serves the login page's stylesheet.

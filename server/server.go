@@ -267,6 +267,8 @@ func (s *Server) authRoutes() {
 	s.mux.HandleFunc("POST /login", s.handleLoginForm)
 	s.mux.HandleFunc("POST /logout", s.handleLogoutForm)
 	s.mux.HandleFunc("GET "+loginCSSPath, s.handleLoginCSS)
+	s.mux.HandleFunc("GET "+authMethodsPath, s.handle(s.handleAuthMethods))
+	s.signOnRoutes()
 }
 
 // Listener wraps l, the listener the server's Handler is served on, so

@@ -170,7 +170,7 @@ func (s *Service) explainPlain(id string, err error) string {
 		return "Too late: this question was already answered, or it ended. See its message in the channel."
 	case hitl.EFORBIDDEN:
 		if hitl.ErrorMessage(err) == "forbidden: not the intended respondent" {
-			return "This question is meant for someone else."
+			return msgNotResponder
 		}
 		return strings.TrimPrefix(hitl.ErrorMessage(err), "forbidden: ")
 	case hitl.EVALUE:
@@ -254,6 +254,10 @@ func (s *Service) respond(ctx context.Context, api *slack.Client, cfg Config, us
 	return err
 }
 
+// msgNotResponder tells a Slack user that a question's targets leave them
+// out.
+const msgNotResponder = "You are not a responder for this question: it is meant for someone else."
+
 // explain turns a refused answer into a sentence for the Slack user.
 func (s *Service) explain(ctx context.Context, id string, err error) string {
 	switch hitl.ErrorCode(err) {
@@ -268,7 +272,7 @@ func (s *Service) explain(ctx context.Context, id string, err error) string {
 		return "Too late: " + outcome(in)
 	case hitl.EFORBIDDEN:
 		if hitl.ErrorMessage(err) == "forbidden: not the intended respondent" {
-			return "This question is meant for someone else."
+			return msgNotResponder
 		}
 		return strings.TrimPrefix(hitl.ErrorMessage(err), "forbidden: ")
 	case hitl.EVALUE:

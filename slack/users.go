@@ -62,7 +62,9 @@ func (s *Service) slackUser(ctx context.Context, api *slack.Client, id string) c
 }
 
 // callerFor returns the caller a Slack user answers as: the hitl user
-// with the same email, with that user's groups; or, unmapped, the
+// with the same email (a password user, or one from the OpenID provider,
+// whose groups are the provider's as of their last sign-in), with that
+// user's groups, or a refusal when that user is disabled; or, unmapped, the
 // pseudo-user "slack:<id>", who may answer only what targets no one in
 // particular (or nothing, when unmapped users are not allowed). Either
 // way the role is responder: Slack is a channel for people to answer on.
@@ -80,14 +82,18 @@ func (s *Service) callerFor(ctx context.Context, api *slack.Client, cfg Config, 
 			return hitl.Caller{}, fmt.Errorf("list hitl users: %w", err)
 		}
 		for _, h := range users {
-			if h.Email != "" && strings.EqualFold(strings.TrimSpace(h.Email), u.email) {
-				return hitl.Caller{Name: h.Name, Groups: h.Groups, Role: hitl.RoleResponder, Channel: hitl.ChannelSlack}, nil
+			if h.Email == "" || !strings.EqualFold(strings.TrimSpace(h.Email), u.email) {
+				continue
 			}
+			if h.Disabled {
+				return hitl.Caller{}, hitl.Errorf(hitl.EFORBIDDEN, "you are not a responder for this question: your hitl user is disabled")
+			}
+			return hitl.Caller{Name: h.Name, Groups: h.Groups, Role: hitl.RoleResponder, Channel: hitl.ChannelSlack}, nil
 		}
 	}
 	if cfg.UnmappedUsers == UnmappedNone {
 		return hitl.Caller{}, hitl.Errorf(hitl.EFORBIDDEN,
-			"your Slack account is not linked to a hitl user (hitl matches them by email address); answer in the web inbox")
+			"you are not a responder for this question: your Slack account is not linked to a hitl user (hitl matches them by email address); answer in the web inbox")
 	}
 	return hitl.Caller{Name: "slack:" + userID, Role: hitl.RoleResponder, Channel: hitl.ChannelSlack}, nil
 }

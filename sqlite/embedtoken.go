@@ -49,7 +49,7 @@ func (s *Store) CreateEmbedToken(ctx context.Context, t *hitl.EmbedToken) error 
 func (s *Store) EmbedTokenByHash(ctx context.Context, hash []byte, now time.Time) (*hitl.EmbedToken, *hitl.User, error) {
 	row := s.r.QueryRowContext(ctx, `SELECT `+prefixed("e.", embedTokenCols)+`, `+prefixed("u.", userCols)+`
 		FROM embed_tokens e JOIN users u ON u.name = e.user_name
-		WHERE e.hash = ? AND e.expires_at > ?`, hash, now.UnixMilli())
+		WHERE e.hash = ? AND e.expires_at > ? AND u.disabled = 0`, hash, now.UnixMilli())
 	t := &hitl.EmbedToken{}
 	var ids string
 	var created, expires int64

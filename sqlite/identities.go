@@ -20,7 +20,7 @@ var _ hitl.Identities = (*Store)(nil)
 const maxLoginFailures = 10000
 
 const (
-	userCols  = `name, email, member_groups, admin, password_hash, created_at`
+	userCols  = `name, email, member_groups, admin, password_hash, created_at, issuer, subject, disabled`
 	tokenCols = `id, name, role, member_groups, prefix, hash, created_at`
 )
 
@@ -31,7 +31,7 @@ var (
 	sqlTokenByHash = `SELECT ` + tokenCols + ` FROM tokens WHERE hash = ?`
 	sqlSession     = `SELECT s.hash, s.user_name, s.created_at, s.expires_at, ` + prefixed("u.", userCols) + `
 		FROM sessions s JOIN users u ON u.name = s.user_name
-		WHERE s.hash = ? AND s.expires_at > ?`
+		WHERE s.hash = ? AND s.expires_at > ? AND u.disabled = 0`
 )
 
 // HasIdentities reports whether any user or token exists.
@@ -55,12 +55,14 @@ func (s *Store) CreateUser(ctx context.Context, u *hitl.User) error {
 		created = s.now()
 	}
 	err = s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO users (`+userCols+`) VALUES (?, ?, ?, ?, ?, ?)`,
-			u.Name, u.Email, groups, u.Admin, u.PasswordHash, created.UnixMilli())
+		_, err := tx.ExecContext(ctx, `INSERT INTO users (`+userCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			u.Name, u.Email, groups, u.Admin, u.PasswordHash, created.UnixMilli(), u.Issuer, u.Subject, u.Disabled)
 		return err
 	})
 	if isConstraint(err, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY) {
 		return hitl.Errorf(hitl.ECONFLICT, "user %q exists already", u.Name)
+	} else if isConstraint(err, sqlite3.SQLITE_CONSTRAINT_UNIQUE) {
+		return hitl.Errorf(hitl.ECONFLICT, "a user of %s with the subject %q exists already", u.Issuer, u.Subject)
 	} else if err != nil {
 		return fmt.Errorf("create user: %w", err)
 	}
@@ -329,7 +331,7 @@ func scanUser(sc scanner, before ...any) (*hitl.User, error) {
 	var u hitl.User
 	var groups string
 	var created int64
-	if err := sc.Scan(append(before, &u.Name, &u.Email, &groups, &u.Admin, &u.PasswordHash, &created)...); err != nil {
+	if err := sc.Scan(append(before, &u.Name, &u.Email, &groups, &u.Admin, &u.PasswordHash, &created, &u.Issuer, &u.Subject, &u.Disabled)...); err != nil {
 		return nil, err
 	}
 	if err := json.Unmarshal([]byte(groups), &u.Groups); err != nil {

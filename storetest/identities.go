@@ -29,6 +29,10 @@ func RunIdentities(t *testing.T, newStore func(t *testing.T) hitl.Identities) {
 		{"LoginFailures", testLoginFailures},
 		{"EmbedTokenRoundTrip", testEmbedTokenRoundTrip},
 		{"EmbedTokenExpiry", testEmbedTokenExpiry},
+		{"SignInCreatesThenRefreshes", testSignInCreatesThenRefreshes},
+		{"SignInNameTaken", testSignInNameTaken},
+		{"DisableUser", testDisableUser},
+		{"SignInStateOnce", testSignInStateOnce},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

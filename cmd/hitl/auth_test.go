@@ -137,6 +137,19 @@ func TestUserCommands(t *testing.T) {
 	}
 
 	mustRun(t, 0, "new-alice-password\n", "user", "passwd", "alice", "--password-stdin", "--db", db)
+	if out := mustRun(t, 0, "", "user", "disable", "carol", "--db", db); !strings.Contains(out, "disabled carol") {
+		t.Errorf("user disable printed %q", out)
+	}
+	if out := mustRun(t, 0, "", "user", "ls", "--db", db); !strings.Contains(out, "admin (disabled)") {
+		t.Errorf("user ls after disable:\n%s\nwant carol shown disabled", out)
+	}
+	if _, stderr, code := hitlRunWith(t, "", nil, "user", "disable", "nobody", "--db", db); code != 1 || !strings.Contains(stderr, "nobody") {
+		t.Errorf("disabling nobody: exit %d, %s; want 1, no user", code, stderr)
+	}
+	mustRun(t, 0, "", "user", "enable", "carol", "--db", db)
+	if out := mustRun(t, 0, "", "user", "ls", "--db", db); strings.Contains(out, "disabled") {
+		t.Errorf("user ls after enable:\n%s\nwant no one disabled", out)
+	}
 	out = mustRun(t, 0, "", "user", "rm", "alice", "--db", db)
 	if !strings.Contains(out, "removed alice") {
 		t.Errorf("user rm printed %q", out)

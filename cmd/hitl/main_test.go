@@ -87,13 +87,19 @@ func cleanEnv() []string {
 // running when the test ends.
 func start(t *testing.T, args ...string) *proc {
 	t.Helper()
+	return startWith(t, nil, args...)
+}
+
+// startWith is start with the variables env added to the environment.
+func startWith(t *testing.T, env []string, args ...string) *proc {
+	t.Helper()
 	p := &proc{
 		cmd:    exec.Command(hitlBin, args...),
 		stdout: &syncBuffer{},
 		stderr: &syncBuffer{},
 		done:   make(chan struct{}),
 	}
-	p.cmd.Env = cleanEnv()
+	p.cmd.Env = append(cleanEnv(), env...)
 	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
 	if err := p.cmd.Start(); err != nil {
 		t.Fatalf("start hitl %s: %v", strings.Join(args, " "), err)

@@ -24,6 +24,8 @@ type authConfig struct {
 	answerRate    string // answers per second per person or token; "0" lifts the limit
 	// embedOrigins may embed the <hitl-prompt> element (--embed-origin).
 	embedOrigins []string
+	// signOn is sign-in through an OpenID provider, and with passwords.
+	signOn *signOnConfig
 }
 
 // authFlags adds hitl serve's authentication flags to fs.
@@ -84,7 +86,7 @@ func (c *authConfig) check() error {
 // every request needs credentials; without, a loopback address runs in
 // local mode (no login), and any other address is refused unless
 // --insecure-no-auth says otherwise.
-func (c *authConfig) options(ctx context.Context, log *slog.Logger, addr net.Addr, store hitl.Store, db string) (server.AuthOptions, error) {
+func (c *authConfig) options(ctx context.Context, log *slog.Logger, addr net.Addr, store hitl.Store, db string, ch *slackConfig) (server.AuthOptions, error) {
 	opts := server.AuthOptions{PublicURL: c.publicURL, PublicMetrics: c.publicMetrics.on()}
 	var err error
 	if opts.RespondRate, opts.RespondBurst, err = c.respondLimit(); err != nil {
@@ -97,8 +99,14 @@ func (c *authConfig) options(ctx context.Context, log *slog.Logger, addr net.Add
 			return opts, fmt.Errorf("look for users and tokens: %w", err)
 		}
 	}
+	if c.signOn != nil && opts.Identities != nil {
+		if opts.SignOn, opts.SignOnKey, err = c.signOn.provider(ctx, log, ch, db, c.publicURL, addr); err != nil {
+			return opts, err
+		}
+		opts.NoPasswords = c.signOn.noPasswords.on()
+	}
 	switch {
-	case has:
+	case has || opts.SignOn != nil:
 		log.Info("authentication on: every request needs an API token or a login")
 	case isLoopback(addr):
 		log.Info("no users or tokens: local mode, no login, for this machine only; add some with hitl user add or hitl token create")

@@ -76,6 +76,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	riskFile := fs.String("risk-patterns-file", envOr("HITL_RISK_PATTERNS_FILE", ""), "read more risk patterns from this `file`: one \"REGEXP => why\" a line, as\n--risk-pattern takes them, # starting a comment; a bad line stops the\nserver from starting (HITL_RISK_PATTERNS_FILE)")
 	receiptTTLFlag := fs.String("receipt-ttl", envOr("HITL_RECEIPT_TTL", hitl.DefaultReceiptTTL.String()), "how long the signed receipt of an approved action is valid from its\napproval (a `duration` such as 1h; at most 168h) (HITL_RECEIPT_TTL)")
 	auth := authFlags(fs)
+	auth.signOn = signOnFlags(fs)
 	ch := channelFlags{slack: slackFlags(fs), webhook: webhookFlags(fs), email: emailFlags(fs), push: pushFlags(fs)}
 	for _, line := range strings.Split(os.Getenv("HITL_RISK_PATTERNS"), "\n") {
 		if strings.TrimSpace(line) == "" {
@@ -128,6 +129,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	if err == nil {
 		err = auth.check()
+	}
+	if err == nil {
+		err = auth.signOn.check()
 	}
 	if err == nil {
 		err = ch.check()
@@ -196,7 +200,7 @@ func serve(ctx context.Context, log *slog.Logger, addr, db string, engine *broke
 	} else if err != nil {
 		return fmt.Errorf("cannot open database: %w", err)
 	}
-	authOpts, err := auth.options(ctx, log, ln.Addr(), store, db)
+	authOpts, err := auth.options(ctx, log, ln.Addr(), store, db, ch.slack)
 	if err != nil {
 		store.Close()
 		return err

@@ -23,6 +23,8 @@ func runUser(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			{"ls", "list people", runUserList},
 			{"rm", "remove a person and end their sessions", runUserRemove},
 			{"passwd", "set a person's password and end their sessions", runUserPasswd},
+			{"disable", "stop a person signing in, ending their sessions at once", runUserDisable},
+			{"enable", "let a disabled person sign in again", runUserEnable},
 			{"failures", "show recent failed logins", runUserFailures},
 		}, args, os.Stdin, stdout, stderr)
 }
@@ -95,7 +97,11 @@ func runUserList(ctx context.Context, args []string, _ io.Reader, stdout, stderr
 		header: "NAME\tROLE\tEMAIL\tGROUPS\tCREATED",
 		fetch:  func(ctx context.Context, ids identityStore) ([]*hitl.User, error) { return ids.Users(ctx) },
 		row: func(u *hitl.User) string {
-			return fmt.Sprintf("%s\t%s\t%s\t%s\t%s", u.Name, u.Role(), orDash(u.Email), orDash(strings.Join(u.Groups, ",")), when(u.CreatedAt))
+			role := string(u.Role())
+			if u.Disabled {
+				role += " (disabled)"
+			}
+			return fmt.Sprintf("%s\t%s\t%s\t%s\t%s", u.Name, role, orDash(u.Email), orDash(strings.Join(u.Groups, ",")), when(u.CreatedAt))
 		},
 	}.run(ctx, args, stdout, stderr)
 }
@@ -159,6 +165,42 @@ func runUserPasswd(ctx context.Context, args []string, stdin io.Reader, stdout, 
 		return 1
 	}
 	fmt.Fprintf(stdout, "password of %s changed\n", name)
+	return 0
+}
+
+// runUserDisable disables a person.
+func runUserDisable(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	return setUserDisabled(ctx, "disable", "Stops a person signing in, with a password or through the OpenID\nprovider: their sessions and embed tokens end at once, and no channel\nreaches them. hitl user enable undoes it.", true, args, stdout, stderr)
+}
+
+// runUserEnable enables a disabled person.
+func runUserEnable(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	return setUserDisabled(ctx, "enable", "Lets a disabled person sign in again.", false, args, stdout, stderr)
+}
+
+// setUserDisabled is hitl user disable and enable.
+func setUserDisabled(ctx context.Context, verb, help string, disabled bool, args []string, stdout, stderr io.Writer) int {
+	name := "user " + verb
+	fs := newFlagSet(name, "hitl "+name+" [flags] NAME", help, stderr)
+	db := dbFlag(fs)
+	if code, ok := parse(fs, args, 2); !ok {
+		return code
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintf(stderr, "hitl %s: give one user name\n", name)
+		return 2
+	}
+	ids, err := openIdentities(ctx, *db, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "hitl %s: %v\n", name, err)
+		return 1
+	}
+	defer ids.Close()
+	if err := ids.SetUserDisabled(ctx, fs.Arg(0), disabled); err != nil {
+		fmt.Fprintf(stderr, "hitl %s: %s\n", name, errText(err))
+		return 1
+	}
+	fmt.Fprintf(stdout, "%sd %s\n", verb, fs.Arg(0))
 	return 0
 }
 

@@ -236,6 +236,7 @@ const signIn = new SignIn({
   error: $("login-error"),
   retry: $("login-retry"),
   help: $("login-help"),
+  signOn: $("login-signon"),
 }, {
   signedIn: (data) => {
     signedIn(data);

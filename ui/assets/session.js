@@ -16,6 +16,11 @@ export function logout() {
   return requestJSON("POST", "/api/v1/auth/logout", undefined, { quiet: true });
 }
 
+// methods asks how people may sign in: {password, sign_on: {name, url}}.
+function methods() {
+  return requestJSON("GET", "/api/v1/auth/methods", undefined, { quiet: true });
+}
+
 function login(username, password) {
   return requestJSON("POST", "/api/v1/auth/login", { username, password }, { quiet: true });
 }
@@ -33,7 +38,7 @@ export function waitText(seconds) {
 // signedIn(me) once the server has set the session cookie.
 export class SignIn {
   // els: {view, form, username, password, submit, notice, error, retry,
-  // help}; hooks: {signedIn(me), retry()}
+  // help, signOn}; hooks: {signedIn(me), retry()}
   constructor(els, hooks) {
     this.els = els;
     this.hooks = hooks;
@@ -64,14 +69,35 @@ export class SignIn {
     this.fieldError(password, "");
     this.setBusy(false);
     if (focus) (this.els.username.value ? password : this.els.username).focus();
+    this.offerMethods(focus);
+  }
+
+  // offerMethods shows "Sign in with <provider>" when the server has an
+  // OpenID provider, and hides the password form when it takes none.
+  async offerMethods(focus) {
+    const r = await methods();
+    const { view, form, help, signOn } = this.els;
+    if (!r.ok || view.hidden || form.hidden) return;
+    const so = r.data.sign_on;
+    if (so) {
+      signOn.href = `${so.url}?next=${encodeURIComponent(location.pathname + location.search)}`;
+      signOn.textContent = `Sign in with ${so.name}`;
+      signOn.hidden = false;
+    }
+    if (so && !r.data.password) {
+      form.hidden = true;
+      help.hidden = true;
+      if (focus) signOn.focus();
+    }
   }
 
   // problem shows why the page cannot go on (the server cannot be
   // reached, or refuses this address), with a Try again button.
   problem(message) {
-    const { view, form, retry, help } = this.els;
+    const { view, form, retry, help, signOn } = this.els;
     view.hidden = false;
     form.hidden = true;
+    signOn.hidden = true;
     help.hidden = true;
     retry.hidden = false;
     this.setNotice("");
