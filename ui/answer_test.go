@@ -95,7 +95,9 @@ func TestSingleChoiceListByArrows(t *testing.T) {
 	}
 	id := srv.ask(t, map[string]any{"interaction_type": "single_choice", "question": "Pick the third", "options": opts})
 	wait := srv.wait(t, id)
-	p := openPage(t, srv)
+	// Without motion: the card's smooth scroll into view, slow on a busy
+	// machine, would move the submit button under the click.
+	p := openPage(t, srv, emulateMedia("light"))
 	p.waitCard(id)
 	if n := eval[int](p, fmt.Sprintf(`document.querySelectorAll(%s).length`, js(card(id)+" .choices-list input[type=radio]"))); n != 7 {
 		t.Fatalf("%d radios in a list, want 7", n)
