@@ -3,6 +3,7 @@ package mcpserver_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/hitl-sh/hitl/internal/mcptest"
 	"strings"
 	"testing"
 
@@ -58,8 +59,8 @@ func resultText(t *testing.T, res map[string]any, id string) (string, bool) {
 func createTask(t *testing.T, a *tsAgent, op map[string]any) (int, map[string]any) {
 	t.Helper()
 	op["op"] = "task"
-	n := a.send(op)
-	task, err := a.reply(n)
+	n := a.Send(op)
+	task, err := a.Reply(n)
 	if err != "" {
 		t.Fatalf("create task %v: %s", op, err)
 	}
@@ -280,12 +281,12 @@ func TestTaskAcrossReplicas(t *testing.T) {
 	if err := otherOnB.fails(taskOp("getTask", id)); !strings.Contains(err, "not found") {
 		t.Errorf("another agent on B: %s, want not found", err)
 	}
-	waiting := onB.send(taskOp("taskResult", id))
+	waiting := onB.Send(taskOp("taskResult", id))
 	hitltest.WaitFor(t, "tasks/result to wait on B", func() bool { return replicaB.Broker.Waiting() == 1 })
 	if _, err := s.person.Respond(context.Background(), id, json.RawMessage(`true`)); err != nil {
 		t.Fatal(err)
 	}
-	res, err := onB.reply(waiting)
+	res, err := onB.Reply(waiting)
 	if err != "" {
 		t.Fatalf("tasks/result on B: %s", err)
 	}
@@ -309,11 +310,11 @@ func TestTaskAcrossReplicas(t *testing.T) {
 func TestTaskExtTasksClient(t *testing.T) {
 	t.Parallel()
 	s := startTaskServer(t, hitltest.DB{})
-	a := startScript(t, tasksAgentScript, s.URL+"/mcp", s.tokenA)
+	a := startScript(t, mcptest.TasksAgentScript, s.URL+"/mcp", s.tokenA)
 	ctx := context.Background()
 
-	call := a.send(map[string]any{"op": "call", "name": "ask_human", "args": map[string]any{"question": "Merge it?", "interaction_type": "approval"}})
-	handle := a.await(func(m map[string]any) bool { return m["event"] == "handle" && m["id"] == float64(call) })
+	call := a.Send(map[string]any{"op": "call", "name": "ask_human", "args": map[string]any{"question": "Merge it?", "interaction_type": "approval"}})
+	handle := a.Await(func(m map[string]any) bool { return m["event"] == "handle" && m["id"] == float64(call) })
 	h, _ := handle["handle"].(map[string]any)
 	id, _ := h["taskId"].(string)
 	if id == "" {
@@ -325,7 +326,7 @@ func TestTaskExtTasksClient(t *testing.T) {
 	if _, err := s.person.Respond(ctx, id, json.RawMessage(`true`)); err != nil {
 		t.Fatal(err)
 	}
-	outcome, err := a.reply(call)
+	outcome, err := a.Reply(call)
 	if err != "" {
 		t.Fatalf("settle: %s", err)
 	}
@@ -336,13 +337,13 @@ func TestTaskExtTasksClient(t *testing.T) {
 		t.Errorf("settled result %q (isError %v), want the approval", text, isError)
 	}
 
-	call = a.send(map[string]any{"op": "call", "name": "ask_human", "args": map[string]any{"question": "Revert it?", "interaction_type": "approval"}})
-	handle = a.await(func(m map[string]any) bool { return m["event"] == "handle" && m["id"] == float64(call) })
+	call = a.Send(map[string]any{"op": "call", "name": "ask_human", "args": map[string]any{"question": "Revert it?", "interaction_type": "approval"}})
+	handle = a.Await(func(m map[string]any) bool { return m["event"] == "handle" && m["id"] == float64(call) })
 	id, _ = handle["handle"].(map[string]any)["taskId"].(string)
-	if _, err := a.reply(a.send(map[string]any{"op": "cancel", "taskId": id})); err != "" {
+	if _, err := a.Reply(a.Send(map[string]any{"op": "cancel", "taskId": id})); err != "" {
 		t.Fatalf("cancel: %s", err)
 	}
-	if outcome, _ := a.reply(call); outcome["status"] != mcpserver.TaskCancelled {
+	if outcome, _ := a.Reply(call); outcome["status"] != mcpserver.TaskCancelled {
 		t.Errorf("outcome after the cancel: %v, want cancelled", outcome)
 	}
 	if in, err := s.Broker.Get(ctx, id); err != nil || in.Status != hitl.StatusCancelled || in.Result.Reason != mcpserver.TaskCancelReason {

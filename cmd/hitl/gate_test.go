@@ -1,23 +1,20 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/internal/claudetest"
+	"github.com/hitl-sh/hitl/internal/mcptest"
 )
 
 // The gate's end-to-end tests: the official TypeScript SDK's client (the
@@ -25,56 +22,26 @@ import (
 // real MCP servers from the npm registry, installed by test.sh into
 // mcpgate/testdata/node_modules; a person answers over hitl's HTTP API.
 
-// gateModules is where test.sh installs the npm packages.
-var gateModules = filepath.Join("..", "..", "mcpgate", "testdata", "node_modules")
-
 // requireGatePackages skips the test when the npm packages are missing,
 // or fails it when HITL_TEST_REQUIRE_MCP_PACKAGES is 1 (test.sh sets it).
 func requireGatePackages(t *testing.T) {
 	t.Helper()
-	_, err := os.Stat(filepath.Join(gateModules, "@modelcontextprotocol", "sdk", "package.json"))
-	_, nodeErr := exec.LookPath("node")
-	if err == nil && nodeErr == nil {
-		return
-	}
-	msg := "the MCP npm packages are not installed in mcpgate/testdata/node_modules (run test.sh), or node is missing"
-	if os.Getenv("HITL_TEST_REQUIRE_MCP_PACKAGES") == "1" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
+	mcptest.Require(t, "@modelcontextprotocol/sdk")
 }
 
 // fsServer is the command line of the filesystem MCP server over dir.
 func fsServer(dir string) []string {
-	return []string{"node", filepath.Join(absModules(), "@modelcontextprotocol", "server-filesystem", "dist", "index.js"), dir}
+	return []string{"node", filepath.Join(mcptest.Modules(), "@modelcontextprotocol", "server-filesystem", "dist", "index.js"), dir}
 }
 
 // everythingServer is the command line of the everything MCP server.
 func everythingServer() []string {
-	return []string{"node", filepath.Join(absModules(), "@modelcontextprotocol", "server-everything", "dist", "index.js"), "stdio"}
+	return []string{"node", filepath.Join(mcptest.Modules(), "@modelcontextprotocol", "server-everything", "dist", "index.js"), "stdio"}
 }
 
-// absModules is gateModules as an absolute path, for servers hitl serve
-// starts.
-func absModules() string {
-	p, err := filepath.Abs(gateModules)
-	if err != nil {
-		panic(err)
-	}
-	return p
-}
-
-// tsAgent is the TypeScript SDK client driving "hitl gate".
-type tsAgent struct {
-	t      *testing.T
-	stdin  io.WriteCloser
-	stderr *syncBuffer
-	mu     sync.Mutex
-	lines  []map[string]any
-	more   chan struct{}
-	nextID int
-	ready  map[string]any
-}
+// tsAgent is the TypeScript SDK client (mcptest.AgentScript) driving
+// "hitl gate", hitl serve's gates or hitl's own MCP server.
+type tsAgent struct{ *mcptest.Agent }
 
 // startTSAgent runs the agent against "hitl gate GATEARGS -- SERVER…",
 // with extra environment variables, and waits until it is connected.
@@ -91,105 +58,13 @@ func startTSAgent(t *testing.T, env []string, gateArgs []string, server []string
 func startAgent(t *testing.T, env []string, target ...string) *tsAgent {
 	t.Helper()
 	requireGatePackages(t)
-	cmd := exec.Command("node", append([]string{filepath.Join(gateModules, "..", "agent.mjs")}, target...)...)
-	cmd.Env = append(cleanEnv(), env...)
-	a := &tsAgent{t: t, stderr: &syncBuffer{}, more: make(chan struct{}, 1)}
-	cmd.Stderr = a.stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a.stdin, err = cmd.StdinPipe(); err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start the agent: %v", err)
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		sc := bufio.NewScanner(stdout)
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			var m map[string]any
-			if json.Unmarshal(sc.Bytes(), &m) != nil {
-				continue
-			}
-			a.mu.Lock()
-			a.lines = append(a.lines, m)
-			a.mu.Unlock()
-			select {
-			case a.more <- struct{}{}:
-			default:
-			}
-		}
-	}()
-	t.Cleanup(func() {
-		a.stdin.Close()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-		}
-		cmd.Wait()
-		if t.Failed() {
-			t.Logf("agent and gate stderr:\n%s", a.stderr)
-		}
-	})
-	a.ready = a.await(func(m map[string]any) bool { return m["event"] == "ready" })
-	return a
-}
-
-// await waits for a line that ok accepts.
-func (a *tsAgent) await(ok func(map[string]any) bool) map[string]any {
-	a.t.Helper()
-	timeout := time.After(60 * time.Second)
-	for {
-		a.mu.Lock()
-		for _, m := range a.lines {
-			if ok(m) {
-				a.mu.Unlock()
-				return m
-			}
-		}
-		a.mu.Unlock()
-		select {
-		case <-a.more:
-		case <-timeout:
-			a.t.Fatalf("the agent did not report in 60s; stderr:\n%s", a.stderr)
-		}
-	}
-}
-
-// send starts an operation and returns its id.
-func (a *tsAgent) send(op map[string]any) int {
-	a.t.Helper()
-	a.mu.Lock()
-	a.nextID++
-	id := a.nextID
-	a.mu.Unlock()
-	op["id"] = id
-	b, _ := json.Marshal(op)
-	if _, err := a.stdin.Write(append(b, '\n')); err != nil {
-		a.t.Fatalf("write to the agent: %v", err)
-	}
-	return id
-}
-
-// outcome waits for operation id's outcome: its result, or fails.
-func (a *tsAgent) outcome(id int) map[string]any {
-	a.t.Helper()
-	m := a.await(func(m map[string]any) bool { return m["id"] == float64(id) && m["event"] == nil })
-	if e, ok := m["error"]; ok {
-		a.t.Fatalf("operation %d failed in the agent: %v", id, e)
-	}
-	r, _ := m["result"].(map[string]any)
-	return r
+	a, _ := mcptest.Start(t, append(cleanEnv(), env...), mcptest.AgentScript, target...)
+	return &tsAgent{a}
 }
 
 // call starts a tool call.
 func (a *tsAgent) call(name string, args map[string]any) int {
-	return a.send(map[string]any{"op": "call", "name": name, "args": args})
+	return a.Send(map[string]any{"op": "call", "name": name, "args": args})
 }
 
 // callResult is a tools/call result as the agent saw it.
@@ -198,9 +73,9 @@ type callResult struct {
 	IsError bool
 }
 
+// result waits for the tool call id's result.
 func (a *tsAgent) result(id int) callResult {
-	a.t.Helper()
-	r := a.outcome(id)
+	r := a.Outcome(id)
 	var c callResult
 	c.IsError, _ = r["isError"].(bool)
 	content, _ := r["content"].([]any)
@@ -253,7 +128,7 @@ func TestGateFilesystem(t *testing.T) {
 	a := startTSAgent(t, []string{"HITL_URL=" + srv.URL}, []string{"--progress-interval", "100ms"}, fsServer(dir))
 
 	// The client sees the upstream's own tools, annotations and all.
-	tools := a.outcome(a.send(map[string]any{"op": "list"}))
+	tools := a.Outcome(a.Send(map[string]any{"op": "list"}))
 	var writeAnnotations map[string]any
 	for _, x := range tools["tools"].([]any) {
 		if m := x.(map[string]any); m["name"] == "write_file" {
@@ -289,7 +164,7 @@ func TestGateFilesystem(t *testing.T) {
 	if _, err := os.Stat(target); err == nil {
 		t.Fatal("the write ran before anyone approved it")
 	}
-	a.await(func(m map[string]any) bool { return m["event"] == "progress" && m["id"] == float64(id) })
+	a.Await(func(m map[string]any) bool { return m["event"] == "progress" && m["id"] == float64(id) })
 	respond(t, person, in.ID, `{"decision": "approve"}`)
 	if r := a.result(id); r.IsError {
 		t.Fatalf("approved write_file = %+v, want success", r)
@@ -354,7 +229,7 @@ func TestGateServe(t *testing.T) {
 	})
 	person := s.client(t)
 	a := startAgent(t, nil, s.URL+"/mcp/gate/fs")
-	a.outcome(a.send(map[string]any{"op": "list"}))
+	a.Outcome(a.Send(map[string]any{"op": "list"}))
 	if r := a.result(a.call("read_text_file", map[string]any{"path": filepath.Join(dir, "notes.txt")})); r.IsError || r.Text != "hello" {
 		t.Fatalf("read_text_file = %+v, want hello", r)
 	}
@@ -414,7 +289,7 @@ func TestGateUpstreamEverything(t *testing.T) {
 	waitFor(t, "the everything server to listen", func() bool { return strings.Contains(upErr.String(), "listening") })
 
 	a := startTSAgent(t, []string{"HITL_URL=" + srv.URL}, []string{"--upstream", "http://" + addr + "/mcp", "--progress-interval", "100ms", "--review", "trigger-long-*"}, nil)
-	tools := a.outcome(a.send(map[string]any{"op": "list"}))
+	tools := a.Outcome(a.Send(map[string]any{"op": "list"}))
 	names := map[string]map[string]any{}
 	for _, x := range tools["tools"].([]any) {
 		m := x.(map[string]any)
@@ -456,7 +331,7 @@ func TestGateUpstreamEverything(t *testing.T) {
 	if r := a.result(id); r.IsError {
 		t.Fatalf("long-running operation = %+v, want success", r)
 	}
-	a.await(func(m map[string]any) bool {
+	a.Await(func(m map[string]any) bool {
 		p, _ := m["progress"].(map[string]any)
 		return m["event"] == "progress" && m["id"] == float64(id) && p["total"] == float64(3)
 	})

@@ -3,9 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -36,20 +34,6 @@ func startCline(t *testing.T, opts clinetest.Options) <-chan *clinetest.Output {
 	return inBackground(t, func() *clinetest.Output { return clinetest.Run(t, opts) })
 }
 
-// clineOut returns the content of name in the run's directory, and
-// whether it exists.
-func clineOut(t *testing.T, r *clinetest.Output, name string) (string, bool) {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(r.Dir, name))
-	if os.IsNotExist(err) {
-		return "", false
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b), true
-}
-
 func TestClineHookApprove(t *testing.T) {
 	t.Parallel()
 	h := startClaudeHitl(t)
@@ -57,7 +41,7 @@ func TestClineHookApprove(t *testing.T) {
 	done := startCline(t, clinetest.Options{API: api, Prompt: "write hi", Hook: clineHook(t), Env: h.env()})
 	in := h.answer(t, `"approve"`)
 	r := <-done
-	if out, _ := clineOut(t, r, "out.txt"); out != "hi\n" || r.Finish() != "completed" {
+	if out, _ := agentFile(t, r.Dir, "out.txt"); out != "hi\n" || r.Finish() != "completed" {
 		t.Errorf("out.txt = %q, finish %q; want the approved command's output and a completed task (exit %d)\n%s", out, r.Finish(), r.ExitCode, r.Stdout)
 	}
 	if in.SourceAgent != "cline" || in.Action.Name != "run_commands" || in.Action.Kind != hitl.KindShell || in.CreatedBy != "claude" {
@@ -82,7 +66,7 @@ func TestClineHookReject(t *testing.T) {
 	done := startCline(t, clinetest.Options{API: api, Prompt: "write hi", Hook: clineHook(t), Env: h.env()})
 	h.answer(t, `{"decision": "reject", "message": "not in this repository"}`)
 	r := <-done
-	if out, ok := clineOut(t, r, "out.txt"); ok || r.Finish() != "aborted" {
+	if out, ok := agentFile(t, r.Dir, "out.txt"); ok || r.Finish() != "aborted" {
 		t.Errorf("out.txt = %q (%v), finish %q; want no file and an aborted task\n%s", out, ok, r.Finish(), r.Stdout)
 	}
 }
@@ -95,10 +79,10 @@ func TestClineHookEdit(t *testing.T) {
 	done := startCline(t, clinetest.Options{API: api, Prompt: "write hi", Hook: clineHook(t), Env: h.env()})
 	h.answer(t, `{"decision": "edit", "args": {"commands": ["echo edited > edited.txt"]}}`)
 	r := <-done
-	if out, ok := clineOut(t, r, "out.txt"); ok {
+	if out, ok := agentFile(t, r.Dir, "out.txt"); ok {
 		t.Errorf("out.txt = %q, want none: the edited command ran instead", out)
 	}
-	if out, _ := clineOut(t, r, "edited.txt"); out != "edited\n" {
+	if out, _ := agentFile(t, r.Dir, "edited.txt"); out != "edited\n" {
 		t.Errorf("edited.txt = %q, want the edited command's output (finish %q)\n%s", out, r.Finish(), r.Stdout)
 	}
 }
@@ -110,7 +94,7 @@ func TestClineHookFailsClosed(t *testing.T) {
 	api := clinetest.NewAPI(t, clinetest.RunCommand("echo hi > out.txt"), chatfake.Text("finished"))
 	r := clinetest.Run(t, clinetest.Options{API: api, Prompt: "write hi", Hook: clineHook(t),
 		Env: []string{"HITL_URL=http://" + freeAddr(t), "HITL_TOKEN=hitl_nobody"}})
-	if out, ok := clineOut(t, r, "out.txt"); ok || r.Finish() != "aborted" {
+	if out, ok := agentFile(t, r.Dir, "out.txt"); ok || r.Finish() != "aborted" {
 		t.Errorf("out.txt = %q (%v), finish %q; want no file and an aborted task\n%s", out, ok, r.Finish(), r.Stdout)
 	}
 }

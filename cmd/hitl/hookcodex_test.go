@@ -66,20 +66,6 @@ func (h *codexHook) start(t *testing.T, api *codextest.API, env []string) <-chan
 	return inBackground(t, func() *codextest.Output { return h.run(t, api, env) })
 }
 
-// codexOut returns the content of name in the run's directory, and
-// whether it exists.
-func codexOut(t *testing.T, r *codextest.Output, name string) (string, bool) {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(r.Dir, name))
-	if os.IsNotExist(err) {
-		return "", false
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b), true
-}
-
 // codexTold returns what the model was told of call n.
 func codexTold(t *testing.T, api *codextest.API, r *codextest.Output, n int) string {
 	t.Helper()
@@ -122,7 +108,7 @@ func TestCodexHookApprove(t *testing.T) {
 	done := hook.start(t, api, h.env())
 	in := h.answer(t, `"approve"`)
 	r := <-done
-	if out, _ := codexOut(t, r, "out.txt"); out != "hi\n" {
+	if out, _ := agentFile(t, r.Dir, "out.txt"); out != "hi\n" {
 		t.Errorf("out.txt = %q, want the approved command's output", out)
 	}
 	if in.SourceAgent != "codex" || in.Action.Name != "Bash" || in.Action.Kind != hitl.KindShell || in.CreatedBy != "claude" {
@@ -156,7 +142,7 @@ func TestCodexHookDeny(t *testing.T) {
 			done := hook.start(t, api, h.env())
 			h.answer(t, tc.answer)
 			r := <-done
-			if out, ok := codexOut(t, r, "out.txt"); ok {
+			if out, ok := agentFile(t, r.Dir, "out.txt"); ok {
 				t.Errorf("out.txt = %q, want none: the call was denied", out)
 			}
 			if got := codexTold(t, api, r, 0); got != tc.want {
@@ -175,10 +161,10 @@ func TestCodexHookEdit(t *testing.T) {
 	done := hook.start(t, api, h.env())
 	h.answer(t, `{"decision": "edit", "args": {"command": "echo edited > edited.txt"}}`)
 	r := <-done
-	if out, ok := codexOut(t, r, "out.txt"); ok {
+	if out, ok := agentFile(t, r.Dir, "out.txt"); ok {
 		t.Errorf("out.txt = %q, want none: the edited command ran instead", out)
 	}
-	if out, _ := codexOut(t, r, "edited.txt"); out != "edited\n" {
+	if out, _ := agentFile(t, r.Dir, "edited.txt"); out != "edited\n" {
 		t.Errorf("edited.txt = %q, want the edited command's output", out)
 	}
 }
@@ -212,7 +198,7 @@ func TestCodexHookFailures(t *testing.T) {
 			hook := printCodexHook(t, tc.args...)
 			api := codextest.NewAPI(t, codextest.Exec("echo hi > out.txt"), codextest.Text("finished"))
 			r := hook.run(t, api, env)
-			if out, ok := codexOut(t, r, "out.txt"); ok {
+			if out, ok := agentFile(t, r.Dir, "out.txt"); ok {
 				t.Errorf("out.txt = %q, want none: the call was denied", out)
 			}
 			if got := codexTold(t, api, r, 0); !strings.HasPrefix(got, tc.want) {

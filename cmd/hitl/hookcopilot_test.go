@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -43,20 +42,6 @@ func startCopilot(t *testing.T, opts copilottest.Options) <-chan *copilottest.Ou
 	return inBackground(t, func() *copilottest.Output { return copilottest.Run(t, opts) })
 }
 
-// copilotOut returns the content of name in the run's directory, and
-// whether it exists.
-func copilotOut(t *testing.T, r *copilottest.Output, name string) (string, bool) {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(r.Dir, name))
-	if os.IsNotExist(err) {
-		return "", false
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b), true
-}
-
 // copilotTold returns what the model was told of call n.
 func copilotTold(t *testing.T, api *chatfake.API, r *copilottest.Output, n int) string {
 	t.Helper()
@@ -76,7 +61,7 @@ func TestCopilotHookApprove(t *testing.T) {
 	done := startCopilot(t, copilottest.Options{API: api, Prompt: "write hi", Settings: copilotHook(t), Env: h.env(), Args: []string{}})
 	in := h.answer(t, `"approve"`)
 	r := <-done
-	if out, _ := copilotOut(t, r, "out.txt"); out != "hi\n" {
+	if out, _ := agentFile(t, r.Dir, "out.txt"); out != "hi\n" {
 		t.Errorf("out.txt = %q, want the approved command's output (exit %d)", out, r.ExitCode)
 	}
 	if told := copilotTold(t, api, r, 0); strings.Contains(told, "Denied") {
@@ -114,7 +99,7 @@ func TestCopilotHookDeny(t *testing.T) {
 			done := startCopilot(t, copilottest.Options{API: api, Prompt: "write hi", Settings: copilotHook(t), Env: h.env()})
 			h.answer(t, tc.answer)
 			r := <-done
-			if out, ok := copilotOut(t, r, "out.txt"); ok {
+			if out, ok := agentFile(t, r.Dir, "out.txt"); ok {
 				t.Errorf("out.txt = %q, want none: the call was denied", out)
 			}
 			if got := copilotTold(t, api, r, 0); got != tc.want {
@@ -149,11 +134,11 @@ func TestCopilotHookEdit(t *testing.T) {
 			done := startCopilot(t, copilottest.Options{API: api, Prompt: "write", Dir: dir, Settings: copilotHook(t), Env: h.env()})
 			h.answer(t, tc.answer)
 			r := <-done
-			if got, _ := copilotOut(t, r, tc.file); got != tc.wantFile {
+			if got, _ := agentFile(t, r.Dir, tc.file); got != tc.wantFile {
 				t.Errorf("%s = %q, want the edit's %q (the model was told %q)", tc.file, got, tc.wantFile, copilotTold(t, api, r, 0))
 			}
 			if tc.file != "out.txt" {
-				if out, ok := copilotOut(t, r, "out.txt"); ok {
+				if out, ok := agentFile(t, r.Dir, "out.txt"); ok {
 					t.Errorf("out.txt = %q, want none: the edited command ran instead", out)
 				}
 			}
@@ -188,7 +173,7 @@ func TestCopilotHookFailures(t *testing.T) {
 			}
 			api := copilottest.NewAPI(t, copilottest.Bash("echo hi > out.txt"), chatfake.Text("finished"))
 			r := copilottest.Run(t, copilottest.Options{API: api, Prompt: "write hi", Settings: copilotHook(t, tc.args...), Env: env})
-			if out, ok := copilotOut(t, r, "out.txt"); ok {
+			if out, ok := agentFile(t, r.Dir, "out.txt"); ok {
 				t.Errorf("out.txt = %q, want none: the call was denied", out)
 			}
 			if got := copilotTold(t, api, r, 0); !strings.HasPrefix(got, tc.want) {

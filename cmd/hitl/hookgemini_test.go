@@ -3,9 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -43,20 +41,6 @@ func startGemini(t *testing.T, opts geminitest.Options) <-chan *geminitest.Outpu
 	return inBackground(t, func() *geminitest.Output { return geminitest.Run(t, opts) })
 }
 
-// geminiOut returns the content of name in the run's directory, and
-// whether it exists.
-func geminiOut(t *testing.T, r *geminitest.Output, name string) (string, bool) {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(r.Dir, name))
-	if os.IsNotExist(err) {
-		return "", false
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b), true
-}
-
 // geminiTold returns what the model was told of call n: its output, or
 // its error.
 func geminiTold(t *testing.T, api *geminitest.API, r *geminitest.Output, n int) (output, errText string) {
@@ -81,7 +65,7 @@ func TestGeminiHookApprove(t *testing.T) {
 	done := startGemini(t, geminitest.Options{API: api, Prompt: "write hi", Settings: geminiHook(t), Env: append(h.env(), "GITHUB_SHA=0000000")})
 	in := h.answer(t, `"approve"`)
 	r := <-done
-	if out, _ := geminiOut(t, r, "out.txt"); out != "hi\n" {
+	if out, _ := agentFile(t, r.Dir, "out.txt"); out != "hi\n" {
 		t.Errorf("out.txt = %q, want the approved command's output (exit %d)", out, r.ExitCode)
 	}
 	if _, errText := geminiTold(t, api, r, 0); errText != "" {
@@ -118,7 +102,7 @@ func TestGeminiHookDeny(t *testing.T) {
 			done := startGemini(t, geminitest.Options{API: api, Prompt: "write hi", Settings: geminiHook(t), Env: h.env()})
 			h.answer(t, tc.answer)
 			r := <-done
-			if out, ok := geminiOut(t, r, "out.txt"); ok {
+			if out, ok := agentFile(t, r.Dir, "out.txt"); ok {
 				t.Errorf("out.txt = %q, want none: the call was denied", out)
 			}
 			if _, got := geminiTold(t, api, r, 0); got != tc.want {
@@ -136,10 +120,10 @@ func TestGeminiHookEdit(t *testing.T) {
 	done := startGemini(t, geminitest.Options{API: api, Prompt: "write hi", Settings: geminiHook(t), Env: h.env()})
 	h.answer(t, `{"decision": "edit", "args": {"command": "echo edited > edited.txt"}}`)
 	r := <-done
-	if out, ok := geminiOut(t, r, "out.txt"); ok {
+	if out, ok := agentFile(t, r.Dir, "out.txt"); ok {
 		t.Errorf("out.txt = %q, want none: the edited command ran instead", out)
 	}
-	if out, _ := geminiOut(t, r, "edited.txt"); out != "edited\n" {
+	if out, _ := agentFile(t, r.Dir, "edited.txt"); out != "edited\n" {
 		t.Errorf("edited.txt = %q, want the edited command's output", out)
 	}
 	if out, _ := geminiTold(t, api, r, 0); !strings.Contains(out, "Tool input parameters were modified by a hook") {
@@ -179,7 +163,7 @@ func TestGeminiHookFailures(t *testing.T) {
 			}
 			api := geminitest.NewAPI(t, geminitest.Shell("echo hi > out.txt"), geminitest.Text("finished"))
 			r := geminitest.Run(t, geminitest.Options{API: api, Prompt: "write hi", Settings: geminiHook(t, tc.args...), Env: env})
-			if out, ok := geminiOut(t, r, "out.txt"); ok {
+			if out, ok := agentFile(t, r.Dir, "out.txt"); ok {
 				t.Errorf("out.txt = %q, want none: the call was denied", out)
 			}
 			if tc.want == "" {

@@ -197,3 +197,17 @@ func closedURL(t *testing.T) string {
 	ln.Close()
 	return "http://" + addr
 }
+
+// agentFile returns the content of name in an agent run's directory dir,
+// and whether it exists.
+func agentFile(t *testing.T, dir, name string) (string, bool) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if os.IsNotExist(err) {
+		return "", false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b), true
+}

@@ -3,9 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -39,20 +37,6 @@ func startOpenCode(t *testing.T, opts opencodetest.Options) <-chan *opencodetest
 	return inBackground(t, func() *opencodetest.Output { return opencodetest.Run(t, opts) })
 }
 
-// openCodeOut returns the content of name in the run's directory, and
-// whether it exists.
-func openCodeOut(t *testing.T, r *opencodetest.Output, name string) (string, bool) {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(r.Dir, name))
-	if os.IsNotExist(err) {
-		return "", false
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b), true
-}
-
 // openCodeTold returns what the model was told of call n.
 func openCodeTold(t *testing.T, api *chatfake.API, r *opencodetest.Output, n int) string {
 	t.Helper()
@@ -70,7 +54,7 @@ func TestOpenCodeHookApprove(t *testing.T) {
 	done := startOpenCode(t, opencodetest.Options{API: api, Prompt: "write hi", Plugins: openCodePlugin(t), Env: h.env()})
 	in := h.answer(t, `"approve"`)
 	r := <-done
-	if out, _ := openCodeOut(t, r, "out.txt"); out != "hi\n" {
+	if out, _ := agentFile(t, r.Dir, "out.txt"); out != "hi\n" {
 		t.Errorf("out.txt = %q, want the approved command's output (exit %d)", out, r.ExitCode)
 	}
 	if told := openCodeTold(t, api, r, 0); told != "(no output)" {
@@ -106,7 +90,7 @@ func TestOpenCodeHookDeny(t *testing.T) {
 			done := startOpenCode(t, opencodetest.Options{API: api, Prompt: "write hi", Plugins: openCodePlugin(t), Env: h.env()})
 			h.answer(t, tc.answer)
 			r := <-done
-			if out, ok := openCodeOut(t, r, "out.txt"); ok {
+			if out, ok := agentFile(t, r.Dir, "out.txt"); ok {
 				t.Errorf("out.txt = %q, want none: the call was denied", out)
 			}
 			if got := openCodeTold(t, api, r, 0); got != tc.want {
@@ -125,10 +109,10 @@ func TestOpenCodeHookEdit(t *testing.T) {
 	done := startOpenCode(t, opencodetest.Options{API: api, Prompt: "write hi", Plugins: openCodePlugin(t), Env: h.env()})
 	h.answer(t, `{"decision": "edit", "args": {"command": "echo edited > edited.txt", "description": "Edited"}}`)
 	r := <-done
-	if out, ok := openCodeOut(t, r, "out.txt"); ok {
+	if out, ok := agentFile(t, r.Dir, "out.txt"); ok {
 		t.Errorf("out.txt = %q, want none: the edited command ran instead", out)
 	}
-	if out, _ := openCodeOut(t, r, "edited.txt"); out != "edited\n" {
+	if out, _ := agentFile(t, r.Dir, "edited.txt"); out != "edited\n" {
 		t.Errorf("edited.txt = %q, want the edited command's output (the model was told %q)", out, openCodeTold(t, api, r, 0))
 	}
 }
@@ -180,7 +164,7 @@ func TestOpenCodeHookFailures(t *testing.T) {
 			}
 			api := opencodetest.NewAPI(t, opencodetest.Bash("echo hi > out.txt"), chatfake.Text("finished"))
 			r := opencodetest.Run(t, opencodetest.Options{API: api, Prompt: "write hi", Plugins: openCodePlugin(t, tc.args...), Env: env})
-			if out, ok := openCodeOut(t, r, "out.txt"); ok {
+			if out, ok := agentFile(t, r.Dir, "out.txt"); ok {
 				t.Errorf("out.txt = %q, want none: the call was denied", out)
 			}
 			if got := openCodeTold(t, api, r, 0); !strings.HasPrefix(got, tc.want) {

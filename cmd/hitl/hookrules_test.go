@@ -37,10 +37,10 @@ func TestHookRuleAcrossAgents(t *testing.T) {
 	done := printCodexHook(t).start(t, capi, h.env())
 	asked := h.answer(t, `{"decision": "reject", "message": "one at a time"}`)
 	cr := <-done
-	if _, ok := codexOut(t, cr, "codex.txt"); !ok {
+	if _, ok := agentFile(t, cr.Dir, "codex.txt"); !ok {
 		t.Error("Codex: codex.txt was not made")
 	}
-	if _, ok := codexOut(t, cr, "a.txt"); ok {
+	if _, ok := agentFile(t, cr.Dir, "a.txt"); ok {
 		t.Error("Codex: a.txt was made; want the chained command asked, and rejected")
 	}
 	checkChainedAsked(t, h, "codex", asked, chained)
@@ -50,10 +50,10 @@ func TestHookRuleAcrossAgents(t *testing.T) {
 	gdone := startGemini(t, geminitest.Options{API: gapi, Prompt: "touch files", Settings: geminiHook(t), Env: h.env()})
 	asked = h.answer(t, `{"decision": "reject", "message": "one at a time"}`)
 	gr := <-gdone
-	if _, ok := geminiOut(t, gr, "gemini.txt"); !ok {
+	if _, ok := agentFile(t, gr.Dir, "gemini.txt"); !ok {
 		t.Error("Gemini CLI: gemini.txt was not made")
 	}
-	if _, ok := geminiOut(t, gr, "a.txt"); ok {
+	if _, ok := agentFile(t, gr.Dir, "a.txt"); ok {
 		t.Error("Gemini CLI: a.txt was made; want the chained command asked, and rejected")
 	}
 	checkChainedAsked(t, h, "gemini-cli", asked, chained)
@@ -63,10 +63,10 @@ func TestHookRuleAcrossAgents(t *testing.T) {
 	pdone := startCopilot(t, copilottest.Options{API: papi, Prompt: "touch files", Settings: copilotHook(t), Env: h.env()})
 	asked = h.answer(t, `{"decision": "reject", "message": "one at a time"}`)
 	pr := <-pdone
-	if _, ok := copilotOut(t, pr, "copilot.txt"); !ok {
+	if _, ok := agentFile(t, pr.Dir, "copilot.txt"); !ok {
 		t.Error("Copilot CLI: copilot.txt was not made")
 	}
-	if _, ok := copilotOut(t, pr, "a.txt"); ok {
+	if _, ok := agentFile(t, pr.Dir, "a.txt"); ok {
 		t.Error("Copilot CLI: a.txt was made; want the chained command asked, and rejected")
 	}
 	checkChainedAsked(t, h, "copilot-cli", asked, chained)
@@ -76,10 +76,10 @@ func TestHookRuleAcrossAgents(t *testing.T) {
 	odone := startOpenCode(t, opencodetest.Options{API: oapi, Prompt: "touch files", Plugins: openCodePlugin(t), Env: h.env()})
 	asked = h.answer(t, `{"decision": "reject", "message": "one at a time"}`)
 	or := <-odone
-	if _, ok := openCodeOut(t, or, "opencode.txt"); !ok {
+	if _, ok := agentFile(t, or.Dir, "opencode.txt"); !ok {
 		t.Error("OpenCode: opencode.txt was not made")
 	}
-	if _, ok := openCodeOut(t, or, "a.txt"); ok {
+	if _, ok := agentFile(t, or.Dir, "a.txt"); ok {
 		t.Error("OpenCode: a.txt was made; want the chained command asked, and rejected")
 	}
 	checkChainedAsked(t, h, "opencode", asked, chained)

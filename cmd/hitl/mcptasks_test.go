@@ -22,7 +22,7 @@ var taskArgs = map[string]any{"question": "Ship the release?", "interaction_type
 // startTask creates a task of ask_human and returns its id.
 func startTask(t *testing.T, a *tsAgent) string {
 	t.Helper()
-	task := a.outcome(a.send(map[string]any{"op": "task", "name": "ask_human", "args": taskArgs}))
+	task := a.Outcome(a.Send(map[string]any{"op": "task", "name": "ask_human", "args": taskArgs}))
 	id, _ := task["taskId"].(string)
 	if id == "" || task["status"] != mcpserver.TaskWorking {
 		t.Fatalf("created task %v: want a working task with an id", task)
@@ -55,7 +55,7 @@ func TestMCPTaskSurvivesRestart(t *testing.T) {
 	addr, db := freeAddr(t), filepath.Join(t.TempDir(), "hitl.db")
 	first := startServerAt(t, addr, db)
 	a := startAgent(t, nil, first.URL+"/mcp")
-	created := a.outcome(a.send(map[string]any{"op": "task", "name": "ask_human", "args": taskArgs}))
+	created := a.Outcome(a.Send(map[string]any{"op": "task", "name": "ask_human", "args": taskArgs}))
 	id, _ := created["taskId"].(string)
 	// The task can be read for the question's lifetime (300 s by default)
 	// and the server's retention of ended questions (90 days by default).
@@ -77,10 +77,10 @@ func TestMCPTaskSurvivesRestart(t *testing.T) {
 	}
 
 	b := startAgent(t, nil, second.URL+"/mcp")
-	if got := b.outcome(b.send(map[string]any{"op": "getTask", "taskId": id})); got["status"] != mcpserver.TaskCompleted {
+	if got := b.Outcome(b.Send(map[string]any{"op": "getTask", "taskId": id})); got["status"] != mcpserver.TaskCompleted {
 		t.Errorf("tasks/get after the restart: %v, want completed", got)
 	}
-	text, isError := taskText(t, b.outcome(b.send(map[string]any{"op": "taskResult", "taskId": id})), id)
+	text, isError := taskText(t, b.Outcome(b.Send(map[string]any{"op": "taskResult", "taskId": id})), id)
 	if isError || !strings.HasPrefix(text, "Approved (value true).") {
 		t.Errorf("tasks/result after the restart: %q (isError %v), want the approval", text, isError)
 	}
@@ -97,26 +97,26 @@ func TestMCPTaskStdio(t *testing.T) {
 	ctx := context.Background()
 
 	id := startTask(t, a)
-	if got := a.outcome(a.send(map[string]any{"op": "getTask", "taskId": id})); got["status"] != mcpserver.TaskWorking {
+	if got := a.Outcome(a.Send(map[string]any{"op": "getTask", "taskId": id})); got["status"] != mcpserver.TaskWorking {
 		t.Errorf("tasks/get: %v, want working", got)
 	}
 	if _, err := person.Respond(ctx, id, json.RawMessage(`false`)); err != nil {
 		t.Fatalf("answer: %v", err)
 	}
-	note := a.await(func(m map[string]any) bool {
+	note := a.Await(func(m map[string]any) bool {
 		p, _ := m["params"].(map[string]any)
 		return m["event"] == "taskStatus" && p["taskId"] == id
 	})
 	if p := note["params"].(map[string]any); p["status"] != mcpserver.TaskCompleted {
 		t.Errorf("status notification %v: want completed", p)
 	}
-	text, isError := taskText(t, a.outcome(a.send(map[string]any{"op": "taskResult", "taskId": id})), id)
+	text, isError := taskText(t, a.Outcome(a.Send(map[string]any{"op": "taskResult", "taskId": id})), id)
 	if isError || !strings.HasPrefix(text, "Rejected (value false).") {
 		t.Errorf("tasks/result: %q (isError %v), want the rejection", text, isError)
 	}
 
 	id = startTask(t, a)
-	cancelled := a.outcome(a.send(map[string]any{"op": "cancelTask", "taskId": id}))
+	cancelled := a.Outcome(a.Send(map[string]any{"op": "cancelTask", "taskId": id}))
 	if cancelled["status"] != mcpserver.TaskCancelled {
 		t.Errorf("tasks/cancel: %v, want cancelled", cancelled)
 	}
@@ -127,7 +127,7 @@ func TestMCPTaskStdio(t *testing.T) {
 	if in.Status != hitl.StatusCancelled || in.Result == nil || in.Result.Reason != mcpserver.TaskCancelReason {
 		t.Errorf("interaction after tasks/cancel: %s %+v, want cancelled with %q", in.Status, in.Result, mcpserver.TaskCancelReason)
 	}
-	text, isError = taskText(t, a.outcome(a.send(map[string]any{"op": "taskResult", "taskId": id})), id)
+	text, isError = taskText(t, a.Outcome(a.Send(map[string]any{"op": "taskResult", "taskId": id})), id)
 	if !isError || !strings.Contains(text, mcpserver.TaskCancelReason) {
 		t.Errorf("tasks/result of a cancelled task: %q (isError %v), want an error with the reason", text, isError)
 	}
@@ -153,14 +153,14 @@ func TestMCPTaskStdioAcrossRestart(t *testing.T) {
 	if _, err := second.client(t).Respond(context.Background(), id, json.RawMessage(`true`)); err != nil {
 		t.Fatalf("answer after the restart: %v", err)
 	}
-	note := a.await(func(m map[string]any) bool {
+	note := a.Await(func(m map[string]any) bool {
 		p, _ := m["params"].(map[string]any)
 		return m["event"] == "taskStatus" && p["taskId"] == id
 	})
 	if p := note["params"].(map[string]any); p["status"] != mcpserver.TaskCompleted {
 		t.Errorf("status notification %v: want completed", p)
 	}
-	text, isError := taskText(t, a.outcome(a.send(map[string]any{"op": "taskResult", "taskId": id})), id)
+	text, isError := taskText(t, a.Outcome(a.Send(map[string]any{"op": "taskResult", "taskId": id})), id)
 	if isError || !strings.HasPrefix(text, "Approved (value true).") {
 		t.Errorf("tasks/result: %q (isError %v), want the approval", text, isError)
 	}
