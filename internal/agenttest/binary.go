@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -16,6 +17,28 @@ func Missing(t testing.TB, requireEnv, msg string) {
 		t.Fatalf("%s; %s=1, so this fails", msg, requireEnv)
 	}
 	t.Skip(msg)
+}
+
+// Installed returns the file at path under the testdata/node_modules
+// directory beside the Go source file src (a harness package's own, from
+// runtime.Caller), where test.sh installs its agent CLI, or "" when it is
+// not there.
+func Installed(src string, path ...string) string {
+	p := filepath.Join(append([]string{filepath.Dir(src), "testdata", "node_modules"}, path...)...)
+	if _, err := os.Stat(p); err != nil {
+		return ""
+	}
+	return p
+}
+
+// Require returns bin, an agent CLI's path, or, when it is "", ends the
+// test as Missing does.
+func Require(t testing.TB, bin, requireEnv, msg string) string {
+	t.Helper()
+	if bin == "" {
+		Missing(t, requireEnv, msg)
+	}
+	return bin
 }
 
 // JSONLines decodes the JSON objects of b, one a line, skipping lines

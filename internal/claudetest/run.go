@@ -28,23 +28,14 @@ func Binary() string {
 	if !ok {
 		return ""
 	}
-	path := filepath.Join(filepath.Dir(file), "testdata", "node_modules", "@anthropic-ai", "claude-code", "bin", "claude.exe")
-	if _, err := os.Stat(path); err != nil {
-		return ""
-	}
-	return path
+	return agenttest.Installed(file, "@anthropic-ai", "claude-code", "bin", "claude.exe")
 }
 
 // RequireBinary returns the Claude Code binary's path. When it is missing it
 // skips the test, or fails it if HITL_TEST_REQUIRE_CLAUDE is 1.
 func RequireBinary(t testing.TB) string {
 	t.Helper()
-	bin := Binary()
-	if bin != "" {
-		return bin
-	}
-	agenttest.Missing(t, RequireEnv, "Claude Code is not installed in internal/claudetest/testdata/node_modules (./test.sh installs @anthropic-ai/claude-code@"+Version+")")
-	return ""
+	return agenttest.Require(t, Binary(), RequireEnv, "Claude Code is not installed in internal/claudetest/testdata/node_modules (./test.sh installs @anthropic-ai/claude-code@"+Version+")")
 }
 
 // Options configures Start and Run.

@@ -38,22 +38,14 @@ func Binary() string {
 	if !ok || !known {
 		return ""
 	}
-	path := filepath.Join(filepath.Dir(file), "testdata", "node_modules", "@cline", pkg, "bin", "cline")
-	if _, err := os.Stat(path); err != nil {
-		return ""
-	}
-	return path
+	return agenttest.Installed(file, "@cline", pkg, "bin", "cline")
 }
 
 // RequireBinary returns the Cline binary's path. When it is missing it
 // skips the test, or fails it if HITL_TEST_REQUIRE_CLINE is 1.
 func RequireBinary(t testing.TB) string {
 	t.Helper()
-	if bin := Binary(); bin != "" {
-		return bin
-	}
-	agenttest.Missing(t, RequireEnv, "Cline is not installed in internal/clinetest/testdata/node_modules (./test.sh installs cline@"+Version+")")
-	return ""
+	return agenttest.Require(t, Binary(), RequireEnv, "Cline is not installed in internal/clinetest/testdata/node_modules (./test.sh installs cline@"+Version+")")
 }
 
 // NewAPI starts a fake Chat Completions API playing turns (see package

@@ -43,23 +43,14 @@ func Binary() string {
 	if !ok || !known {
 		return ""
 	}
-	path := filepath.Join(filepath.Dir(file), "testdata", "node_modules", "@openai", target[0], "vendor", target[1], "bin", "codex")
-	if _, err := os.Stat(path); err != nil {
-		return ""
-	}
-	return path
+	return agenttest.Installed(file, "@openai", target[0], "vendor", target[1], "bin", "codex")
 }
 
 // RequireBinary returns the Codex binary's path. When it is missing it
 // skips the test, or fails it if HITL_TEST_REQUIRE_CODEX is 1.
 func RequireBinary(t testing.TB) string {
 	t.Helper()
-	bin := Binary()
-	if bin != "" {
-		return bin
-	}
-	agenttest.Missing(t, RequireEnv, "Codex is not installed in internal/codextest/testdata/node_modules (./test.sh installs @openai/codex@"+Version+")")
-	return ""
+	return agenttest.Require(t, Binary(), RequireEnv, "Codex is not installed in internal/codextest/testdata/node_modules (./test.sh installs @openai/codex@"+Version+")")
 }
 
 // Trust is how a run has Codex trust the hooks it is configured with.

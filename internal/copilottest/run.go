@@ -45,23 +45,14 @@ func Binary() string {
 	if !ok || !known {
 		return ""
 	}
-	path := filepath.Join(filepath.Dir(file), "testdata", "node_modules", "@github", pkg, "copilot")
-	if _, err := os.Stat(path); err != nil {
-		return ""
-	}
-	return path
+	return agenttest.Installed(file, "@github", pkg, "copilot")
 }
 
 // RequireBinary returns the Copilot CLI binary's path. When it is missing
 // it skips the test, or fails it if HITL_TEST_REQUIRE_COPILOT is 1.
 func RequireBinary(t testing.TB) string {
 	t.Helper()
-	bin := Binary()
-	if bin != "" {
-		return bin
-	}
-	agenttest.Missing(t, RequireEnv, "Copilot CLI is not installed in internal/copilottest/testdata/node_modules (./test.sh installs @github/copilot@"+Version+")")
-	return ""
+	return agenttest.Require(t, Binary(), RequireEnv, "Copilot CLI is not installed in internal/copilottest/testdata/node_modules (./test.sh installs @github/copilot@"+Version+")")
 }
 
 // NewAPI starts a fake Chat Completions API playing turns (see

@@ -29,11 +29,7 @@ func Binary() string {
 	if !ok {
 		return ""
 	}
-	path := filepath.Join(filepath.Dir(file), "testdata", "node_modules", "@google", "gemini-cli", "bundle", "gemini.js")
-	if _, err := os.Stat(path); err != nil {
-		return ""
-	}
-	return path
+	return agenttest.Installed(file, "@google", "gemini-cli", "bundle", "gemini.js")
 }
 
 // RequireBinary returns the Gemini CLI's path. When it (or node) is

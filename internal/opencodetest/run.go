@@ -43,23 +43,14 @@ func Binary() string {
 	if !ok || !known {
 		return ""
 	}
-	path := filepath.Join(filepath.Dir(file), "testdata", "node_modules", pkg, "bin", "opencode")
-	if _, err := os.Stat(path); err != nil {
-		return ""
-	}
-	return path
+	return agenttest.Installed(file, pkg, "bin", "opencode")
 }
 
 // RequireBinary returns the OpenCode binary's path. When it is missing it
 // skips the test, or fails it if HITL_TEST_REQUIRE_OPENCODE is 1.
 func RequireBinary(t testing.TB) string {
 	t.Helper()
-	bin := Binary()
-	if bin != "" {
-		return bin
-	}
-	agenttest.Missing(t, RequireEnv, "OpenCode is not installed in internal/opencodetest/testdata/node_modules (./test.sh installs opencode-ai@"+Version+")")
-	return ""
+	return agenttest.Require(t, Binary(), RequireEnv, "OpenCode is not installed in internal/opencodetest/testdata/node_modules (./test.sh installs opencode-ai@"+Version+")")
 }
 
 // NewAPI starts a fake Chat Completions API playing turns (see package
