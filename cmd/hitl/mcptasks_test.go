@@ -86,6 +86,43 @@ func TestMCPTaskSurvivesRestart(t *testing.T) {
 	}
 }
 
+// TestMCPTaskResultHeldOpen: a tasks/result held open on hitl serve for
+// more than a minute — past the 30 s body deadline and the server's idle
+// bounds — while other questions are asked and answered, returns the
+// answer given at its end.
+func TestMCPTaskResultHeldOpen(t *testing.T) {
+	if testing.Short() {
+		t.Skip("holds a request open for 65 s")
+	}
+	t.Parallel()
+	requireGatePackages(t)
+	srv := startServerAt(t, freeAddr(t), filepath.Join(t.TempDir(), "hitl.db"))
+	a := startAgent(t, nil, srv.URL+"/mcp")
+	id := startTask(t, a)
+	waiting := a.Send(map[string]any{"op": "taskResult", "taskId": id})
+	person := srv.client(t)
+	ctx := context.Background()
+	for start := time.Now(); time.Since(start) < 65*time.Second; time.Sleep(5 * time.Second) {
+		other, _, err := person.Create(ctx, hitl.CreateRequest{Question: "Meanwhile?", Type: hitl.TypeApproval})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := person.Respond(ctx, other.ID, json.RawMessage(`true`)); err != nil {
+			t.Fatal(err)
+		}
+		if got := a.Outcome(a.Send(map[string]any{"op": "getTask", "taskId": id})); got["status"] != mcpserver.TaskWorking {
+			t.Fatalf("tasks/get while held: %v, want working", got)
+		}
+	}
+	if _, err := person.Respond(ctx, id, json.RawMessage(`true`)); err != nil {
+		t.Fatal(err)
+	}
+	text, isError := taskText(t, a.Outcome(waiting), id)
+	if isError || !strings.HasPrefix(text, "Approved (value true).") {
+		t.Errorf("tasks/result held for 65 s: %q (isError %v), want the approval", text, isError)
+	}
+}
+
 // TestMCPTaskStdio: over hitl mcp's stdio a task is created at once, the
 // client is told when it ends (notifications/tasks/status), its result is
 // the tool's, and tasks/cancel withdraws a question with the reason.
