@@ -251,6 +251,12 @@ func (b *Broker) Done() <-chan struct{} { return b.closed }
 // question is a conflict. An action that a rule decides is created
 // answered, by the rule (see ruleAnswer).
 func (b *Broker) Create(ctx context.Context, req hitl.CreateRequest) (*hitl.Interaction, bool, error) {
+	in, created, err := b.create(ctx, req)
+	return b.receipted(in), created, err
+}
+
+// create is Create without the receipt.
+func (b *Broker) create(ctx context.Context, req hitl.CreateRequest) (*hitl.Interaction, bool, error) {
 	caller := hitl.CallerFrom(ctx)
 	if err := hitl.CanCreate(caller); err != nil {
 		return nil, false, err
@@ -290,7 +296,7 @@ func (b *Broker) Create(ctx context.Context, req hitl.CreateRequest) (*hitl.Inte
 		if !in.SameRequest(got.RequestHash) {
 			return nil, false, hitl.Errorf(hitl.ECONFLICT, "feedback request already exists: idempotency_key %q was used for a different question, or for other people (interaction %s)", in.IdempotencyKey, got.ID)
 		}
-		return b.receipted(got), false, nil
+		return got, false, nil
 	}
 	b.log.Info("interaction created", "interaction_id", got.ID, "type", string(got.Type), "source_agent", got.SourceAgent, "by", caller.Name, "channel", caller.Channel)
 	b.recent.put(ev)
@@ -298,7 +304,7 @@ func (b *Broker) Create(ctx context.Context, req hitl.CreateRequest) (*hitl.Inte
 	if ev.Next != nil { // answered by a rule
 		b.resolved(ev.Next)
 		b.log.Info("interaction answered by rule", "interaction_id", got.ID, "rule_id", got.Result.RuleID)
-		return b.receipted(got), true, nil
+		return got, true, nil
 	}
 	b.expiry.scheduled(got.Deadline)
 	b.escalator.created(ctx, got)
@@ -317,6 +323,12 @@ func (b *Broker) Get(ctx context.Context, id string) (*hitl.Interaction, error) 
 // List returns a page of the interactions the caller may see, in f's
 // order (newest first by default).
 func (b *Broker) List(ctx context.Context, f hitl.ListFilter) ([]*hitl.Interaction, string, error) {
+	ins, next, err := b.list(ctx, f)
+	return b.receiptedAll(ins), next, err
+}
+
+// list is List without the receipts.
+func (b *Broker) list(ctx context.Context, f hitl.ListFilter) ([]*hitl.Interaction, string, error) {
 	if err := hitl.CheckListFilter(f); err != nil {
 		return nil, "", err
 	}
@@ -324,8 +336,7 @@ func (b *Broker) List(ctx context.Context, f hitl.ListFilter) ([]*hitl.Interacti
 	if !ok {
 		return nil, "", nil
 	}
-	ins, next, err := b.store.ListInteractions(ctx, f)
-	return b.receiptedAll(ins), next, err
+	return b.store.ListInteractions(ctx, f)
 }
 
 // Respond records the caller's answer to a pending interaction after

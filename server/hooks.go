@@ -80,7 +80,8 @@ func (s *Server) handleClaudeCodeHook(w http.ResponseWriter, r *http.Request) er
 		v = in.ToolCall().Refuse(err)
 		out = tools.HookOutput(in.HookEventName, v, tools.OnErrorDeny)
 	} else {
-		out, v = tools.Hook(r.Context(), s.broker, in, opts)
+		// Claude Code runs the call on this answer: no receipt to sign.
+		out, v = tools.Hook(r.Context(), s.broker.Unreceipted(), in, opts)
 	}
 	s.logHook(r, in, v, time.Since(start))
 	w.Header().Set("Content-Type", "application/json")

@@ -226,7 +226,9 @@ func serve(ctx context.Context, log *slog.Logger, addr, db string, engine *broke
 	if taskRetention == 0 {
 		taskRetention = mcpserver.KeepForever
 	}
-	mcp := mcpserver.New(b, &mcpserver.Options{Logger: log, Version: buildVersion(), TaskRetention: taskRetention})
+	// The MCP tools tell the agent the decision and never a receipt: they
+	// need none signed. The gate (below) hands approved calls their receipt.
+	mcp := mcpserver.New(b.Unreceipted(), &mcpserver.Options{Logger: log, Version: buildVersion(), TaskRetention: taskRetention})
 	opts := &server.Options{Slack: chans.slack, Email: chans.email, Push: chans.push, MCP: mcp.Handler(), Webhooks: chans.hooks, Receipts: receipts, Logger: log, Version: buildVersion(), Auth: authOpts, EmbedOrigins: auth.embedOrigins, UndoWindow: undo}
 	gated, err := gates.handler(b, stderr, log)
 	if err != nil {
