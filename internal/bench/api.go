@@ -29,10 +29,17 @@ type api struct {
 
 // httpConn is one keep-alive connection.
 type httpConn struct {
-	c   net.Conn
-	br  *bufio.Reader
-	buf []byte // the request being written
+	c     net.Conn
+	br    *bufio.Reader
+	buf   []byte    // the request being written
+	since time.Time // idle since
 }
+
+// maxIdle is how long a connection is kept idle for the next request:
+// well below the server's idle timeout (two minutes), so that a request
+// never goes out on a connection the server is closing. A phase that
+// leaves the API idle for longer (the command hooks' runs) then dials.
+const maxIdle = 30 * time.Second
 
 // newAPI returns a client for srv keeping up to conns idle connections.
 func newAPI(srv *Server, conns int) *api {
@@ -102,7 +109,13 @@ func (a *api) roundTrip(ctx context.Context, method, path string, body []byte) (
 	var hc *httpConn
 	select {
 	case hc = <-a.idle:
+		if time.Since(hc.since) > maxIdle {
+			hc.c.Close()
+			hc = nil
+		}
 	default:
+	}
+	if hc == nil {
 		c, err := dialTCP(ctx, a.host, nil)
 		if err != nil {
 			return 0, nil, err
@@ -152,6 +165,7 @@ func (a *api) roundTrip(ctx context.Context, method, path string, body []byte) (
 		}
 		return status, data, nil
 	}
+	hc.since = time.Now()
 	select {
 	case a.idle <- hc:
 	default:
