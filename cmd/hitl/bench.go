@@ -157,7 +157,7 @@ func addBenchFlags(fs *flag.FlagSet) *benchFlags {
 	f.withAuth = fs.Bool("auth", false, "run the servers with authentication on: each gets an admin API token, which every\nrequest carries, and no answer limit (with --server, HITL_TOKEN is sent instead)")
 	f.samples = fs.Int("samples", 0, "sequential latency `samples` (default 2000, 300 with --quick)")
 	f.duration = fs.Duration("duration", 0, "each round-trip run (default 5s, 2s with --quick)")
-	f.pending = fs.Int("pending", 0, "pending questions of the cost curve's last step: it measures at 10,000, 100,000,\n1,000,000 … up to this (default 10000; 100000 adds about a minute, 1000000 about\nfifteen; -1 skips)")
+	f.pending = fs.Int("pending", 0, "pending questions of the cost curve's last step: it measures at 10,000, 100,000,\n1,000,000 … up to this (default 10000; 1000000 adds about a minute on a quiet host,\nfifteen on a busy one; -1 skips)")
 	f.ended = fs.Int("ended", 0, "answered questions of the history's cost curve, purged at its end (default: not\nmeasured; 100000 takes about three minutes)")
 	f.allFloors = fs.Bool("all-floors", false, "also measure, at each concurrency, the loop that commits each question before its id\nis out but does not push it (between the bare and the pushed loop; SQLite)")
 	f.streams = fs.Int("streams", 0, "long-polls, and WebSockets, held open (default 10000, 1000 with --quick; -1 skips)")
