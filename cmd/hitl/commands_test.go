@@ -113,6 +113,57 @@ func TestListAnswerCancel(t *testing.T) {
 	}
 }
 
+// TestListFilters: hitl ls lists one project's, one session's or some
+// agents' questions.
+func TestListFilters(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t)
+	c := srv.client(t)
+	ctx := context.Background()
+	create := func(agent, session, cwd string) string {
+		t.Helper()
+		in, _, err := c.Create(ctx, hitl.CreateRequest{Question: "Go on in " + cwd + "?", SourceAgent: agent, SessionID: session,
+			Metadata: map[string]any{"cwd": cwd}})
+		if err != nil {
+			t.Fatalf("create: %v", err)
+		}
+		return in.ID
+	}
+	shop := create("codex", "s1", "/home/dev/shop")
+	blog := create("codex", "s2", "/home/dev/blog")
+	docs := create("gemini-cli", "s2", "/home/dev/docs")
+	ids := func(args ...string) string {
+		t.Helper()
+		stdout, stderr, code := hitlRun(t, append([]string{"ls", "--server", srv.URL, "--json"}, args...)...)
+		if code != 0 {
+			t.Fatalf("ls %v: exit %d; stderr:\n%s", args, code, stderr)
+		}
+		var list []*hitl.Interaction
+		if err := json.Unmarshal([]byte(stdout), &list); err != nil {
+			t.Fatalf("ls %v: %v", args, err)
+		}
+		var out []string
+		for _, in := range list {
+			out = append(out, in.ID)
+		}
+		return strings.Join(out, " ")
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--project", "/home/dev/shop"}, shop},
+		{[]string{"--session", "s2"}, docs + " " + blog},
+		{[]string{"--agent", "codex"}, blog + " " + shop},
+		{[]string{"--agent", "codex", "--agent", "gemini-cli", "--session", "s2"}, docs + " " + blog},
+		{[]string{"--project", "/home/dev/none"}, ""},
+	} {
+		if got := ids(tc.args...); got != tc.want {
+			t.Errorf("ls %v: %q, want %q", tc.args, got, tc.want)
+		}
+	}
+}
+
 // TestServeGracefulRestart stops "hitl serve" with SIGTERM while an agent
 // long-polls, expects exit 0, restarts it on the same database and address,
 // and expects the pending interaction to be there and the agent's Wait to

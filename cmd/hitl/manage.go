@@ -22,6 +22,13 @@ func runList(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	status := fs.String("status", "pending", "`status` to list: pending, answered, expired, cancelled, or all")
 	limit := fs.Int("limit", 100, "list at most `n` interactions")
 	asJSON := fs.Bool("json", false, "print the interactions as a JSON array")
+	project := fs.String("project", "", "only a project's: its `directory` (metadata project, else the agent's cwd)")
+	session := fs.String("session", "", "only a session's: its `id` (session_id)")
+	var agents []string
+	fs.Func("agent", "only an agent's: its `name` (source_agent); repeatable", func(v string) error {
+		agents = append(agents, v)
+		return nil
+	})
 	base := serverFlag(fs)
 	if code, ok := parse(fs, args, exitError); !ok {
 		return code
@@ -34,7 +41,7 @@ func runList(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "hitl ls: --limit must be at least 1")
 		return exitError
 	}
-	f := hitl.ListFilter{Status: hitl.Status(*status)}
+	f := hitl.ListFilter{Status: hitl.Status(*status), Project: *project, SessionID: *session, Agents: agents}
 	if *status == "all" {
 		f.Status = ""
 	}
