@@ -66,6 +66,11 @@ func Ask(ctx context.Context, svc hitl.Service, req hitl.CreateRequest) (*hitl.I
 		}
 		return nil, fmt.Errorf("ask: create interaction: %w", err)
 	}
+	if in.Status.Terminal() {
+		// Ended as it was asked (a rule decided it, or it repeats an ended
+		// question's idempotency key): nothing to wait for.
+		return in, Outcome(in)
+	}
 	for {
 		got, err := svc.Wait(ctx, in.ID)
 		if got != nil && got.ID != in.ID {

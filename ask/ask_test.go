@@ -336,6 +336,44 @@ func TestAskWaitsAgainWhenHandedBackPending(t *testing.T) {
 	}
 }
 
+// countWaits is a Service that counts its Waits.
+type countWaits struct {
+	hitl.Service
+	waits int
+}
+
+func (c *countWaits) Wait(ctx context.Context, id string) (*hitl.Interaction, error) {
+	c.waits++
+	return c.Service.Wait(ctx, id)
+}
+
+// TestAskDoesNotWaitForWhatEndedAtOnce: a question that ends as it is
+// asked (here the repeat of an answered one's idempotency key; a rule's
+// decision is the other case) is returned from the create, with no wait:
+// over HTTP a wait is one more request.
+func TestAskDoesNotWaitForWhatEndedAtOnce(t *testing.T) {
+	t.Parallel()
+	for _, e := range newEnvs(t) {
+		t.Run(e.name, func(t *testing.T) {
+			req := hitl.CreateRequest{Type: hitl.TypeApproval, Question: "Ship it?", IdempotencyKey: "ship-" + e.name}
+			ch := async(func() (*hitl.Interaction, error) { return ask.Ask(context.Background(), e.agent, req) })
+			e.answer(t, "true")
+			first := receive(t, ch)
+			if first.err != nil {
+				t.Fatal(first.err)
+			}
+			svc := &countWaits{Service: e.agent}
+			in, err := ask.Ask(context.Background(), svc, req)
+			if err != nil || in.ID != first.v.ID || in.Status != hitl.StatusAnswered {
+				t.Fatalf("Ask again: %v, %v; want %s answered", in, err, first.v.ID)
+			}
+			if svc.waits != 0 {
+				t.Errorf("Wait called %d times for a question answered before it was asked again, want 0", svc.waits)
+			}
+		})
+	}
+}
+
 // TestAskSurvivesRestart stops the server while a helper waits over HTTP,
 // starts a new one on the same SQLite file and address, answers there, and
 // expects the helper to return that answer.
