@@ -22,6 +22,7 @@ import (
 const (
 	devChannelsDialog = "I am using this for local development"
 	permissionDialog  = "Do you want to proceed?"
+	mcpConnected      = "✔ hitl" // /mcp's line for the connected server
 )
 
 // startChannel starts Claude Code in tmux with hitl mcp --channel as the
@@ -36,6 +37,13 @@ func startChannel(t *testing.T, h *claudeHitl, api *claudetest.API, prompt strin
 	term.WaitFor(devChannelsDialog)
 	term.Press("Enter")
 	term.WaitFor("? for shortcuts")
+	// Claude Code relays a permission prompt only to a channel already
+	// connected: on a busy machine hitl mcp can connect after the prompt
+	// shows. /mcp lists it with a check mark once it has.
+	term.Type("/mcp")
+	term.Press("Enter")
+	term.WaitFor(mcpConnected)
+	term.PressUntilGone(mcpConnected, "Escape")
 	term.Type(prompt)
 	term.Press("Enter")
 	term.WaitFor(permissionDialog)
