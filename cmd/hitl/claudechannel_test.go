@@ -37,9 +37,9 @@ func startChannel(t *testing.T, h *claudeHitl, api *claudetest.API, prompt strin
 	term.WaitFor(devChannelsDialog)
 	term.Press("Enter")
 	term.WaitFor("? for shortcuts")
-	// Claude Code relays a permission prompt only to a channel already
-	// connected: on a busy machine hitl mcp can connect after the prompt
-	// shows. /mcp lists it with a check mark once it has.
+	// A permission prompt shown before the channel has connected may not
+	// be relayed, and on a busy machine hitl mcp can connect after the
+	// prompt shows. /mcp lists it with a check mark once it has.
 	term.Type("/mcp")
 	term.Press("Enter")
 	term.WaitFor(mcpConnected)
