@@ -142,7 +142,12 @@ func Run(t testing.TB, opts Options) *Output {
 	return out
 }
 
-// Env returns the environment Cline runs in: HOME, PATH and TMPDIR.
+// Env returns the environment Cline runs in: HOME, PATH and TMPDIR, and
+// the session backend "local", so that each Cline runs its task in its
+// own process. By default Cline hands tasks to a hub daemon on a fixed
+// port, which the first Cline of the machine starts with its HOME and
+// working directory and which outlives it: parallel tests would share one
+// (with another test's HOME), and it would outlive the test.
 func Env(home string) []string {
-	return []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TMPDIR=" + os.TempDir()}
+	return []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TMPDIR=" + os.TempDir(), "CLINE_SESSION_BACKEND_MODE=local"}
 }
