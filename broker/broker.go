@@ -298,14 +298,15 @@ func (b *Broker) create(ctx context.Context, req hitl.CreateRequest) (*hitl.Inte
 		}
 		return got, false, nil
 	}
-	b.log.Info("interaction created", "interaction_id", got.ID, "type", string(got.Type), "source_agent", got.SourceAgent, "by", caller.Name, "channel", caller.Channel)
 	b.recent.put(ev)
 	b.feed.publish(ev)
-	if ev.Next != nil { // answered by a rule
+	if ev.Next != nil { // answered by a rule: one line for both
 		b.resolved(ev.Next)
-		b.log.Info("interaction answered by rule", "interaction_id", got.ID, "rule_id", got.Result.RuleID)
+		b.log.Info("interaction created and answered by rule", "interaction_id", got.ID, "type", string(got.Type), "source_agent", got.SourceAgent,
+			"by", caller.Name, "channel", caller.Channel, "rule_id", got.Result.RuleID)
 		return got, true, nil
 	}
+	b.log.Info("interaction created", "interaction_id", got.ID, "type", string(got.Type), "source_agent", got.SourceAgent, "by", caller.Name, "channel", caller.Channel)
 	b.expiry.scheduled(got.Deadline)
 	b.escalator.created(ctx, got)
 	if unreachable != nil {
