@@ -188,23 +188,29 @@ func taskID(params json.RawMessage) (string, *jsonrpc.Error) {
 	return p.TaskID, nil
 }
 
-// task returns the caller's task id: the interaction, if it is a task the
-// caller made. Anything else is "not found", as another's task is.
-func (s *Server) task(ctx context.Context, id string) (*hitl.Interaction, taskMark, *jsonrpc.Error) {
+// task returns the task params names (the taskId of a tasks/get,
+// tasks/result or tasks/cancel): its id and the interaction, if it is a
+// task the caller made. Anything else is "not found", as another's task
+// is.
+func (s *Server) task(ctx context.Context, params json.RawMessage) (string, *hitl.Interaction, taskMark, *jsonrpc.Error) {
+	id, werr := taskID(params)
+	if werr != nil {
+		return "", nil, taskMark{}, werr
+	}
 	in, err := s.svc.Get(ctx, id)
 	switch {
 	case hitl.ErrorCode(err) == hitl.ENOTFOUND || hitl.ErrorCode(err) == hitl.EFORBIDDEN:
-		return nil, taskMark{}, taskError(jsonrpc.CodeInvalidParams, "task %s not found", id)
+		return "", nil, taskMark{}, taskError(jsonrpc.CodeInvalidParams, "task %s not found", id)
 	case err != nil:
-		return nil, taskMark{}, s.internal(ctx, "read task", id, err)
+		return "", nil, taskMark{}, s.internal(ctx, "read task", id, err)
 	case in == nil || in.ID != id:
-		return nil, taskMark{}, taskError(jsonrpc.CodeInternalError, "the hitl server answered about another interaction than %s", id)
+		return "", nil, taskMark{}, taskError(jsonrpc.CodeInternalError, "the hitl server answered about another interaction than %s", id)
 	}
 	m, ok := markOf(in)
 	if !ok || m.Owner != owner(ctx) {
-		return nil, taskMark{}, taskError(jsonrpc.CodeInvalidParams, "task %s not found", id)
+		return "", nil, taskMark{}, taskError(jsonrpc.CodeInvalidParams, "task %s not found", id)
 	}
-	return in, m, nil
+	return id, in, m, nil
 }
 
 // internal logs err and returns the JSON-RPC error for it, saying what
@@ -231,11 +237,7 @@ func logLevel(ctx context.Context, err error) slog.Level {
 
 // getTask answers tasks/get.
 func (s *Server) getTask(ctx context.Context, params json.RawMessage) (any, *jsonrpc.Error) {
-	id, werr := taskID(params)
-	if werr != nil {
-		return nil, werr
-	}
-	in, _, werr := s.task(ctx, id)
+	_, in, _, werr := s.task(ctx, params)
 	if werr != nil {
 		return nil, werr
 	}
@@ -245,11 +247,7 @@ func (s *Server) getTask(ctx context.Context, params json.RawMessage) (any, *jso
 // taskResult answers tasks/result: it waits until the question ends, then
 // returns what the tool call would have returned, tied to its task.
 func (s *Server) taskResult(ctx context.Context, params json.RawMessage) (any, *jsonrpc.Error) {
-	id, werr := taskID(params)
-	if werr != nil {
-		return nil, werr
-	}
-	in, m, werr := s.task(ctx, id)
+	id, in, m, werr := s.task(ctx, params)
 	if werr != nil {
 		return nil, werr
 	}
@@ -296,11 +294,7 @@ func (s *Server) renderTask(tool string, in *hitl.Interaction) *mcp.CallToolResu
 // cancelTask answers tasks/cancel: the question is cancelled, with
 // TaskCancelReason, and leaves the person's inbox.
 func (s *Server) cancelTask(ctx context.Context, params json.RawMessage) (any, *jsonrpc.Error) {
-	id, werr := taskID(params)
-	if werr != nil {
-		return nil, werr
-	}
-	in, m, werr := s.task(ctx, id)
+	id, in, m, werr := s.task(ctx, params)
 	if werr != nil {
 		return nil, werr
 	}

@@ -38,23 +38,6 @@ func startTaskServer(t *testing.T, db hitltest.DB) *taskServer {
 // taskOp is an operation on a task.
 func taskOp(op, id string) map[string]any { return map[string]any{"op": op, "taskId": id} }
 
-// resultText returns the text of a CallToolResult, whether it is an
-// error, and checks that it is tied to task id.
-func resultText(t *testing.T, res map[string]any, id string) (string, bool) {
-	t.Helper()
-	meta, _ := res["_meta"].(map[string]any)
-	if rel, _ := meta["io.modelcontextprotocol/related-task"].(map[string]any); rel["taskId"] != id {
-		t.Errorf("result _meta %v: want the related task %s", res["_meta"], id)
-	}
-	content, _ := res["content"].([]any)
-	if len(content) != 1 {
-		t.Fatalf("result %v: want one content item", res)
-	}
-	text, _ := content[0].(map[string]any)["text"].(string)
-	isError, _ := res["isError"].(bool)
-	return text, isError
-}
-
 // createTask creates a task and returns its operation id and task.
 func createTask(t *testing.T, a *tsAgent, op map[string]any) (int, map[string]any) {
 	t.Helper()
@@ -135,7 +118,7 @@ func TestTaskAnswered(t *testing.T) {
 		t.Errorf("tasks/get after the answer: %v, want completed", got)
 	}
 	res := a.do(taskOp("taskResult", id))
-	text, isError := resultText(t, res, id)
+	text, isError := mcptest.TaskResultText(t, res, id)
 	if want := "Chose Blue (value \"blue\").\n(answered by alice via web)"; text != want || isError {
 		t.Errorf("tasks/result: %q (isError %v), want %q", text, isError, want)
 	}
@@ -157,7 +140,7 @@ func TestTaskOtherTools(t *testing.T) {
 	if _, err := s.person.Respond(ctx, id, json.RawMessage(`"424242"`)); err != nil {
 		t.Fatal(err)
 	}
-	if text, isError := resultText(t, a.do(taskOp("taskResult", id)), id); text != "424242" || isError {
+	if text, isError := mcptest.TaskResultText(t, a.do(taskOp("taskResult", id)), id); text != "424242" || isError {
 		t.Errorf("human_feedback result %q (isError %v), want the code", text, isError)
 	}
 
@@ -166,7 +149,7 @@ func TestTaskOtherTools(t *testing.T) {
 	if _, err := s.person.Respond(ctx, id, json.RawMessage(`"approve"`)); err != nil {
 		t.Fatal(err)
 	}
-	if text, _ := resultText(t, a.do(taskOp("taskResult", id)), id); text != `{"behavior":"allow","updatedInput":{"command":"make deploy"}}` {
+	if text, _ := mcptest.TaskResultText(t, a.do(taskOp("taskResult", id)), id); text != `{"behavior":"allow","updatedInput":{"command":"make deploy"}}` {
 		t.Errorf("permission_prompt result %s, want allow", text)
 	}
 
@@ -200,7 +183,7 @@ func TestTaskCancelled(t *testing.T) {
 	if err := a.fails(taskOp("cancelTask", id)); !strings.Contains(err, "already cancelled") {
 		t.Errorf("second tasks/cancel: %s", err)
 	}
-	text, isError := resultText(t, a.do(taskOp("taskResult", id)), id)
+	text, isError := mcptest.TaskResultText(t, a.do(taskOp("taskResult", id)), id)
 	if !isError || !strings.Contains(text, mcpserver.TaskCancelReason) {
 		t.Errorf("tasks/result: %q (isError %v), want an error with the reason", text, isError)
 	}
@@ -221,7 +204,7 @@ func TestTaskTTL(t *testing.T) {
 		t.Errorf("ttl %v, want 1500", task["ttl"])
 	}
 	res := a.do(taskOp("taskResult", id)) // blocks until the question expires
-	if text, isError := resultText(t, res, id); !isError || !strings.Contains(text, "timeout waiting for feedback") {
+	if text, isError := mcptest.TaskResultText(t, res, id); !isError || !strings.Contains(text, "timeout waiting for feedback") {
 		t.Errorf("tasks/result: %q (isError %v), want the expiry", text, isError)
 	}
 	if got := a.do(taskOp("getTask", id)); got["status"] != mcpserver.TaskFailed || !strings.Contains(got["statusMessage"].(string), "nobody answered before the deadline") {
@@ -290,7 +273,7 @@ func TestTaskAcrossReplicas(t *testing.T) {
 	if err != "" {
 		t.Fatalf("tasks/result on B: %s", err)
 	}
-	if text, isError := resultText(t, res, id); isError || !strings.HasPrefix(text, "Approved (value true).") {
+	if text, isError := mcptest.TaskResultText(t, res, id); isError || !strings.HasPrefix(text, "Approved (value true).") {
 		t.Errorf("tasks/result on B: %q (isError %v), want the approval", text, isError)
 	}
 
@@ -333,7 +316,7 @@ func TestTaskExtTasksClient(t *testing.T) {
 	if outcome["status"] != mcpserver.TaskCompleted {
 		t.Fatalf("outcome %v, want completed", outcome)
 	}
-	if text, isError := resultText(t, outcome["result"].(map[string]any), id); isError || !strings.HasPrefix(text, "Approved (value true).") {
+	if text, isError := mcptest.TaskResultText(t, outcome["result"].(map[string]any), id); isError || !strings.HasPrefix(text, "Approved (value true).") {
 		t.Errorf("settled result %q (isError %v), want the approval", text, isError)
 	}
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/internal/mcptest"
 	"github.com/hitl-sh/hitl/mcpserver"
 )
 
@@ -28,23 +29,6 @@ func startTask(t *testing.T, a *tsAgent) string {
 		t.Fatalf("created task %v: want a working task with an id", task)
 	}
 	return id
-}
-
-// taskText returns the text of a tasks/result, checking that it is tied
-// to its task.
-func taskText(t *testing.T, res map[string]any, id string) (string, bool) {
-	t.Helper()
-	meta, _ := res["_meta"].(map[string]any)
-	if rel, _ := meta["io.modelcontextprotocol/related-task"].(map[string]any); rel["taskId"] != id {
-		t.Errorf("result _meta %v: want the related task %s", res["_meta"], id)
-	}
-	content, _ := res["content"].([]any)
-	if len(content) != 1 {
-		t.Fatalf("result %v: want one content item", res)
-	}
-	text, _ := content[0].(map[string]any)["text"].(string)
-	isError, _ := res["isError"].(bool)
-	return text, isError
 }
 
 // TestMCPTaskSurvivesRestart: a task created over /mcp of hitl serve on a
@@ -80,7 +64,7 @@ func TestMCPTaskSurvivesRestart(t *testing.T) {
 	if got := b.Outcome(b.Send(map[string]any{"op": "getTask", "taskId": id})); got["status"] != mcpserver.TaskCompleted {
 		t.Errorf("tasks/get after the restart: %v, want completed", got)
 	}
-	text, isError := taskText(t, b.Outcome(b.Send(map[string]any{"op": "taskResult", "taskId": id})), id)
+	text, isError := mcptest.TaskResultText(t, b.Outcome(b.Send(map[string]any{"op": "taskResult", "taskId": id})), id)
 	if isError || !strings.HasPrefix(text, "Approved (value true).") {
 		t.Errorf("tasks/result after the restart: %q (isError %v), want the approval", text, isError)
 	}
@@ -117,7 +101,7 @@ func TestMCPTaskResultHeldOpen(t *testing.T) {
 	if _, err := person.Respond(ctx, id, json.RawMessage(`true`)); err != nil {
 		t.Fatal(err)
 	}
-	text, isError := taskText(t, a.Outcome(waiting), id)
+	text, isError := mcptest.TaskResultText(t, a.Outcome(waiting), id)
 	if isError || !strings.HasPrefix(text, "Approved (value true).") {
 		t.Errorf("tasks/result held for 65 s: %q (isError %v), want the approval", text, isError)
 	}
@@ -147,7 +131,7 @@ func TestMCPTaskStdio(t *testing.T) {
 	if p := note["params"].(map[string]any); p["status"] != mcpserver.TaskCompleted {
 		t.Errorf("status notification %v: want completed", p)
 	}
-	text, isError := taskText(t, a.Outcome(a.Send(map[string]any{"op": "taskResult", "taskId": id})), id)
+	text, isError := mcptest.TaskResultText(t, a.Outcome(a.Send(map[string]any{"op": "taskResult", "taskId": id})), id)
 	if isError || !strings.HasPrefix(text, "Rejected (value false).") {
 		t.Errorf("tasks/result: %q (isError %v), want the rejection", text, isError)
 	}
@@ -164,7 +148,7 @@ func TestMCPTaskStdio(t *testing.T) {
 	if in.Status != hitl.StatusCancelled || in.Result == nil || in.Result.Reason != mcpserver.TaskCancelReason {
 		t.Errorf("interaction after tasks/cancel: %s %+v, want cancelled with %q", in.Status, in.Result, mcpserver.TaskCancelReason)
 	}
-	text, isError = taskText(t, a.Outcome(a.Send(map[string]any{"op": "taskResult", "taskId": id})), id)
+	text, isError = mcptest.TaskResultText(t, a.Outcome(a.Send(map[string]any{"op": "taskResult", "taskId": id})), id)
 	if !isError || !strings.Contains(text, mcpserver.TaskCancelReason) {
 		t.Errorf("tasks/result of a cancelled task: %q (isError %v), want an error with the reason", text, isError)
 	}
@@ -197,7 +181,7 @@ func TestMCPTaskStdioAcrossRestart(t *testing.T) {
 	if p := note["params"].(map[string]any); p["status"] != mcpserver.TaskCompleted {
 		t.Errorf("status notification %v: want completed", p)
 	}
-	text, isError := taskText(t, a.Outcome(a.Send(map[string]any{"op": "taskResult", "taskId": id})), id)
+	text, isError := mcptest.TaskResultText(t, a.Outcome(a.Send(map[string]any{"op": "taskResult", "taskId": id})), id)
 	if isError || !strings.HasPrefix(text, "Approved (value true).") {
 		t.Errorf("tasks/result: %q (isError %v), want the approval", text, isError)
 	}

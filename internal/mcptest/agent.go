@@ -210,3 +210,21 @@ func (b *syncBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+// TaskResultText returns the text of a task's tasks/result (a
+// CallToolResult) and whether it is an error, checking that the result is
+// tied to task id.
+func TaskResultText(t testing.TB, res map[string]any, id string) (text string, isError bool) {
+	t.Helper()
+	meta, _ := res["_meta"].(map[string]any)
+	if rel, _ := meta["io.modelcontextprotocol/related-task"].(map[string]any); rel["taskId"] != id {
+		t.Errorf("result _meta %v: want the related task %s", res["_meta"], id)
+	}
+	content, _ := res["content"].([]any)
+	if len(content) != 1 {
+		t.Fatalf("result %v: want one content item", res)
+	}
+	text, _ = content[0].(map[string]any)["text"].(string)
+	isError, _ = res["isError"].(bool)
+	return text, isError
+}
