@@ -31,6 +31,19 @@ func startTask(t *testing.T, a *tsAgent) string {
 	return id
 }
 
+// awaitTaskStatus waits for the agent's next status notification of task
+// id and checks its status.
+func awaitTaskStatus(t *testing.T, a *tsAgent, id, want string) {
+	t.Helper()
+	note := a.Await(func(m map[string]any) bool {
+		p, _ := m["params"].(map[string]any)
+		return m["event"] == "taskStatus" && p["taskId"] == id
+	})
+	if p := note["params"].(map[string]any); p["status"] != want {
+		t.Errorf("status notification %v: want %s", p, want)
+	}
+}
+
 // TestMCPTaskSurvivesRestart: a task created over /mcp of hitl serve on a
 // SQLite file is answered after the server restarts, and a new client
 // connection reads its status and result.
@@ -124,13 +137,7 @@ func TestMCPTaskStdio(t *testing.T) {
 	if _, err := person.Respond(ctx, id, json.RawMessage(`false`)); err != nil {
 		t.Fatalf("answer: %v", err)
 	}
-	note := a.Await(func(m map[string]any) bool {
-		p, _ := m["params"].(map[string]any)
-		return m["event"] == "taskStatus" && p["taskId"] == id
-	})
-	if p := note["params"].(map[string]any); p["status"] != mcpserver.TaskCompleted {
-		t.Errorf("status notification %v: want completed", p)
-	}
+	awaitTaskStatus(t, a, id, mcpserver.TaskCompleted)
 	text, isError := mcptest.TaskResultText(t, a.Outcome(a.Send(map[string]any{"op": "taskResult", "taskId": id})), id)
 	if isError || !strings.HasPrefix(text, "Rejected (value false).") {
 		t.Errorf("tasks/result: %q (isError %v), want the rejection", text, isError)
@@ -174,13 +181,7 @@ func TestMCPTaskStdioAcrossRestart(t *testing.T) {
 	if _, err := second.client(t).Respond(context.Background(), id, json.RawMessage(`true`)); err != nil {
 		t.Fatalf("answer after the restart: %v", err)
 	}
-	note := a.Await(func(m map[string]any) bool {
-		p, _ := m["params"].(map[string]any)
-		return m["event"] == "taskStatus" && p["taskId"] == id
-	})
-	if p := note["params"].(map[string]any); p["status"] != mcpserver.TaskCompleted {
-		t.Errorf("status notification %v: want completed", p)
-	}
+	awaitTaskStatus(t, a, id, mcpserver.TaskCompleted)
 	text, isError := mcptest.TaskResultText(t, a.Outcome(a.Send(map[string]any{"op": "taskResult", "taskId": id})), id)
 	if isError || !strings.HasPrefix(text, "Approved (value true).") {
 		t.Errorf("tasks/result: %q (isError %v), want the approval", text, isError)
