@@ -51,12 +51,7 @@ const (
 // through it; change, if not nil, adjusts hitl's provider configuration.
 func startSSO(t *testing.T, change func(*oidc.Config), auth ...func(*server.AuthOptions)) *ssoEnv {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := hitltest.FreeAddr(t)
 	base := "http://" + addr
 	redirect := base + oidc.CallbackPath
 	op := oidctest.Start(t, []oidctest.Client{

@@ -2,7 +2,6 @@ package ui_test
 
 import (
 	"bytes"
-	"net"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -20,12 +19,7 @@ import (
 // in ops (responders), bob in platform (admins).
 func newSignOnServer(t *testing.T, noPasswords bool) (*hitlServer, *oidctest.OP) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := hitltest.FreeAddr(t)
 	redirect := "http://" + addr + oidc.CallbackPath
 	op := oidctest.Start(t, []oidctest.Client{{ID: "hitl", Secret: "hitl-secret", RedirectURIs: []string{redirect}}},
 		oidctest.Person{ID: "sub-alice", Username: "alice", Email: "alice@example.com", Name: "Alice Example", Groups: []string{"ops"}},

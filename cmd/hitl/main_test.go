@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -149,15 +148,7 @@ func hitlRun(t *testing.T, args ...string) (stdout, stderr string, code int) {
 
 // freeAddr returns a loopback address with a port that was free a moment
 // ago.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("find a free port: %v", err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
+func freeAddr(t *testing.T) string { return hitltest.FreeAddr(t) }
 
 // hitlServer is a "hitl serve" subprocess.
 type hitlServer struct {
