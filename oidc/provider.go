@@ -181,7 +181,11 @@ func (p *Provider) discover(ctx context.Context) (*discovered, error) {
 	var extra struct {
 		EndSession string `json:"end_session_endpoint"`
 	}
-	_ = prov.Claims(&extra)
+	// Optional: a discovery document that states it in another shape only
+	// leaves sign-out at hitl (no link to the provider's sign-out).
+	if err := prov.Claims(&extra); err != nil {
+		extra.EndSession = ""
+	}
 	d := &discovered{
 		provider: prov,
 		verifier: prov.Verifier(&coreos.Config{ClientID: p.cfg.ClientID, Now: p.cfg.Now}),
