@@ -50,9 +50,9 @@ func TestBenchSmoke(t *testing.T) {
 			t.Errorf("roundtrips_per_s[%q] = %v, want a rate (positive for one agent)", c, rts[c])
 		}
 	}
-	// The three floors (--all-floors) are measured at every concurrency
+	// The four floors (--all-floors) are measured at every concurrency
 	// above one.
-	for _, key := range []string{"floor_roundtrips_per_s", "floor_durable_create_roundtrips_per_s", "floor_pushed_roundtrips_per_s"} {
+	for _, key := range []string{"floor_roundtrips_per_s", "floor_durable_create_roundtrips_per_s", "floor_pushed_roundtrips_per_s", "floor_rows_roundtrips_per_s"} {
 		floors, _ := got[key].(map[string]any)
 		for _, c := range []string{"16", "256"} {
 			if _, ok := floors[c].(float64); !ok {
@@ -204,7 +204,7 @@ func TestBenchHooksSmoke(t *testing.T) {
 	}
 	var flat map[string]any
 	_ = json.Unmarshal(stdout.Bytes(), &flat)
-	for _, key := range []string{"http_hook_rule_p50_ms", "http_hook_floor_p50_ms", "http_hook_commit_floor_p50_ms", "start_p50_ms", "floor_start_p50_ms"} {
+	for _, key := range []string{"http_hook_rule_p50_ms", "http_hook_floor_p50_ms", "http_hook_commit_floor_p50_ms", "http_hook_rows_floor_p50_ms", "start_p50_ms", "floor_start_p50_ms"} {
 		if v, ok := flat[key].(float64); !ok || v <= 0 {
 			t.Errorf("%s is %v", key, flat[key])
 		}

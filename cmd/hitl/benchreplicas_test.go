@@ -37,6 +37,8 @@ func TestBenchReplicasSmoke(t *testing.T) {
 		FloorLoop   *float64                         `json:"floor_unblock_ms"`
 		PGFloor     map[string]float64               `json:"pg_floor_roundtrips_per_s"`
 		VsPGFloor   map[string]float64               `json:"roundtrips_vs_pg_floor"`
+		PGRowsFloor map[string]float64               `json:"pg_rows_floor_roundtrips_per_s"`
+		VsPGRows    map[string]float64               `json:"roundtrips_vs_pg_rows_floor"`
 	}
 	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
 		t.Fatalf("decode report: %v\n%s", err, stdout.String())
@@ -46,6 +48,9 @@ func TestBenchReplicasSmoke(t *testing.T) {
 	}
 	if got.FloorLoop == nil || *got.FloorLoop <= 0 || got.PGFloor["1"] <= 0 || got.VsPGFloor["1"] <= 0 {
 		t.Errorf("PostgreSQL floor: unblock %v, round trips %v, hitl's ratio %v; want each measured", got.FloorLoop, got.PGFloor, got.VsPGFloor)
+	}
+	if got.PGRowsFloor["1"] <= 0 || got.VsPGRows["1"] <= 0 {
+		t.Errorf("PostgreSQL floor with hitl's rows: round trips %v, hitl's ratio %v; want each measured", got.PGRowsFloor, got.VsPGRows)
 	}
 	if p := got.Pending["120"]; p == nil || p.DBBytesPerInteraction == nil || *p.DBBytesPerInteraction <= 0 || p.StartupS == nil {
 		t.Errorf("pending curve %+v: want the step of 120 with its database size and startup", got.Pending)

@@ -154,6 +154,14 @@ type Result struct {
 	FloorPushedRoundTrips      map[string]float64 `json:"floor_pushed_roundtrips_per_s,omitempty"`
 	RoundTripsVsFloorPushed    map[string]float64 `json:"roundtrips_vs_floor_pushed,omitempty"`
 	FloorPushedCPUPerRoundTrip map[string]float64 `json:"floor_pushed_cpu_us_per_roundtrip,omitempty"`
+	// FloorRowsRoundTrips and the two after it are the same for the
+	// pushed loop writing hitl's own record of each question and answer
+	// (floorrows.go): hitl's schema, row and events. Between the pushed
+	// loop and it is what that record costs; between it and hitl, what
+	// hitl's server does besides.
+	FloorRowsRoundTrips      map[string]float64 `json:"floor_rows_roundtrips_per_s,omitempty"`
+	RoundTripsVsFloorRows    map[string]float64 `json:"roundtrips_vs_floor_rows,omitempty"`
+	FloorRowsCPUPerRoundTrip map[string]float64 `json:"floor_rows_cpu_us_per_roundtrip,omitempty"`
 	// DatabaseCPUPerRoundTrip is the same for the PostgreSQL processes on
 	// this machine, with --db (they are also in OtherCPUSeconds).
 	DatabaseCPUPerRoundTrip map[string]float64 `json:"database_cpu_us_per_roundtrip,omitempty"`
@@ -170,6 +178,17 @@ type Result struct {
 	PGFloorCPUPerRoundTrip         map[string]float64 `json:"pg_floor_cpu_us_per_roundtrip,omitempty"`
 	PGFloorDatabaseCPUPerRoundTrip map[string]float64 `json:"pg_floor_database_cpu_us_per_roundtrip,omitempty"`
 	DatabaseCPUVsPGFloor           map[string]float64 `json:"database_cpu_vs_pg_floor,omitempty"`
+	// PGRowsFloorRoundTrips and the four after it are the same for the
+	// PostgreSQL floor writing hitl's rows (floorrowspostgres.go: hitl's
+	// schema, and hitl's one statement for a question and for an answer,
+	// each with its event and NOTIFY). Between the floor and it is what
+	// hitl's record costs the database; between it and hitl, the reads and
+	// writes hitl makes besides.
+	PGRowsFloorRoundTrips              map[string]float64 `json:"pg_rows_floor_roundtrips_per_s,omitempty"`
+	RoundTripsVsPGRowsFloor            map[string]float64 `json:"roundtrips_vs_pg_rows_floor,omitempty"`
+	PGRowsFloorCPUPerRoundTrip         map[string]float64 `json:"pg_rows_floor_cpu_us_per_roundtrip,omitempty"`
+	PGRowsFloorDatabaseCPUPerRoundTrip map[string]float64 `json:"pg_rows_floor_database_cpu_us_per_roundtrip,omitempty"`
+	DatabaseCPUVsPGRowsFloor           map[string]float64 `json:"database_cpu_vs_pg_rows_floor,omitempty"`
 
 	RSS100kPending         *float64 `json:"rss_100k_pending_mib"`
 	RSSWaitersSubscribers  *float64 `json:"rss_10k_waiters_10k_subscribers_mib"`
@@ -243,22 +262,30 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		ServerCPUPerRoundTrip:     map[string]float64{},
 		DriverCPUPerRoundTrip:     map[string]float64{},
 		// The floors' maps stay empty, and out of the JSON, on PostgreSQL.
-		FloorRoundTrips:                   map[string]float64{},
-		RoundTripsVsFloor:                 map[string]float64{},
-		FloorCPUPerRoundTrip:              map[string]float64{},
-		FloorDurableCreateRoundTrips:      map[string]float64{},
-		RoundTripsVsFloorDurableCreate:    map[string]float64{},
-		FloorDurableCreateCPUPerRoundTrip: map[string]float64{},
-		FloorPushedRoundTrips:             map[string]float64{},
-		RoundTripsVsFloorPushed:           map[string]float64{},
-		FloorPushedCPUPerRoundTrip:        map[string]float64{},
-		PGFloorRoundTrips:                 map[string]float64{},
-		RoundTripsVsPGFloor:               map[string]float64{},
-		PGFloorCPUPerRoundTrip:            map[string]float64{},
-		PGFloorDatabaseCPUPerRoundTrip:    map[string]float64{},
-		DatabaseCPUVsPGFloor:              map[string]float64{},
-		LoadAvgStart:                      loadAverage(),
-		Started:                           began.UTC().Format(time.RFC3339),
+		FloorRoundTrips:                    map[string]float64{},
+		RoundTripsVsFloor:                  map[string]float64{},
+		FloorCPUPerRoundTrip:               map[string]float64{},
+		FloorDurableCreateRoundTrips:       map[string]float64{},
+		RoundTripsVsFloorDurableCreate:     map[string]float64{},
+		FloorDurableCreateCPUPerRoundTrip:  map[string]float64{},
+		FloorPushedRoundTrips:              map[string]float64{},
+		RoundTripsVsFloorPushed:            map[string]float64{},
+		FloorPushedCPUPerRoundTrip:         map[string]float64{},
+		FloorRowsRoundTrips:                map[string]float64{},
+		RoundTripsVsFloorRows:              map[string]float64{},
+		FloorRowsCPUPerRoundTrip:           map[string]float64{},
+		PGFloorRoundTrips:                  map[string]float64{},
+		RoundTripsVsPGFloor:                map[string]float64{},
+		PGRowsFloorRoundTrips:              map[string]float64{},
+		RoundTripsVsPGRowsFloor:            map[string]float64{},
+		PGRowsFloorCPUPerRoundTrip:         map[string]float64{},
+		PGRowsFloorDatabaseCPUPerRoundTrip: map[string]float64{},
+		DatabaseCPUVsPGRowsFloor:           map[string]float64{},
+		PGFloorCPUPerRoundTrip:             map[string]float64{},
+		PGFloorDatabaseCPUPerRoundTrip:     map[string]float64{},
+		DatabaseCPUVsPGFloor:               map[string]float64{},
+		LoadAvgStart:                       loadAverage(),
+		Started:                            began.UTC().Format(time.RFC3339),
 	}
 	busy0, own0 := machineBusy(), ownCPU()
 	defer func() {
@@ -414,6 +441,9 @@ func runLatency(ctx context.Context, cfg Config, res *Result, progress func(stri
 				if f := res.PGFloorDatabaseCPUPerRoundTrip[key]; f > 0 {
 					res.DatabaseCPUVsPGFloor[key] = round3(res.DatabaseCPUPerRoundTrip[key] / f)
 				}
+				if f := res.PGRowsFloorDatabaseCPUPerRoundTrip[key]; f > 0 {
+					res.DatabaseCPUVsPGRowsFloor[key] = round3(res.DatabaseCPUPerRoundTrip[key] / f)
+				}
 			}
 			if f := res.FloorRoundTrips[key]; f > 0 {
 				res.RoundTripsVsFloor[key] = round3(lr.perSecond() / f)
@@ -424,8 +454,14 @@ func runLatency(ctx context.Context, cfg Config, res *Result, progress func(stri
 			if f := res.FloorPushedRoundTrips[key]; f > 0 {
 				res.RoundTripsVsFloorPushed[key] = round3(lr.perSecond() / f)
 			}
+			if f := res.FloorRowsRoundTrips[key]; f > 0 {
+				res.RoundTripsVsFloorRows[key] = round3(lr.perSecond() / f)
+			}
 			if f := res.PGFloorRoundTrips[key]; f > 0 {
 				res.RoundTripsVsPGFloor[key] = round3(lr.perSecond() / f)
+			}
+			if f := res.PGRowsFloorRoundTrips[key]; f > 0 {
+				res.RoundTripsVsPGRowsFloor[key] = round3(lr.perSecond() / f)
 			}
 			res.PersonReconnects += lr.Reconnects
 			if lr.Reconnects > 0 {
@@ -455,9 +491,9 @@ func runFloorLoad(ctx context.Context, cfg Config, res *Result, c int, progress 
 		return nil
 	}
 	key := strconv.Itoa(c)
-	kinds := []loopKind{loopAnswers, loopPushed}
+	kinds := []loopKind{loopAnswers, loopPushed, loopRows}
 	if cfg.AllFloors {
-		kinds = []loopKind{loopAnswers, loopQuestions, loopPushed}
+		kinds = []loopKind{loopAnswers, loopQuestions, loopPushed, loopRows}
 	}
 	for _, kind := range kinds {
 		what, rates, cpus := "the bare answer loop", res.FloorRoundTrips, res.FloorCPUPerRoundTrip
@@ -466,6 +502,8 @@ func runFloorLoad(ctx context.Context, cfg Config, res *Result, c int, progress 
 			what, rates, cpus = "the bare answer loop with each question committed too", res.FloorDurableCreateRoundTrips, res.FloorDurableCreateCPUPerRoundTrip
 		case loopPushed:
 			what, rates, cpus = "the bare answer loop with each question committed and pushed to the person", res.FloorPushedRoundTrips, res.FloorPushedCPUPerRoundTrip
+		case loopRows:
+			what, rates, cpus = "the pushed loop writing hitl's rows", res.FloorRowsRoundTrips, res.FloorRowsCPUPerRoundTrip
 		}
 		progress("floor: %s at concurrency %d for %s", what, c, cfg.Duration)
 		fl, err := floorRoundTrips(ctx, cfg.Dir, c, kind, cfg.Duration/5, cfg.Duration)
@@ -484,20 +522,31 @@ func runFloorLoad(ctx context.Context, cfg Config, res *Result, c int, progress 
 // concurrency c, with its own and the database's CPU per round trip.
 func runPostgresFloorLoad(ctx context.Context, cfg Config, res *Result, c int, progress func(string, ...any)) error {
 	key := strconv.Itoa(c)
-	progress("floor: the bare answer loop on PostgreSQL, each question pushed to the person, at concurrency %d for %s", c, cfg.Duration)
-	fl, err := postgresFloorRoundTrips(ctx, cfg.PostgresURL, c, cfg.Duration/5, cfg.Duration)
-	if err != nil {
-		return err
+	for _, f := range []struct {
+		what, done      string
+		run             func(ctx context.Context, url string, c int, warm, window time.Duration) (loadResult, error)
+		rates, cpus, db map[string]float64
+	}{
+		{"the bare answer loop on PostgreSQL, each question pushed to the person", "PostgreSQL loop",
+			postgresFloorRoundTrips, res.PGFloorRoundTrips, res.PGFloorCPUPerRoundTrip, res.PGFloorDatabaseCPUPerRoundTrip},
+		{"the PostgreSQL loop writing hitl's rows", "PostgreSQL loop with hitl's rows",
+			postgresRowsFloorRoundTrips, res.PGRowsFloorRoundTrips, res.PGRowsFloorCPUPerRoundTrip, res.PGRowsFloorDatabaseCPUPerRoundTrip},
+	} {
+		progress("floor: %s, at concurrency %d for %s", f.what, c, cfg.Duration)
+		fl, err := f.run(ctx, cfg.PostgresURL, c, cfg.Duration/5, cfg.Duration)
+		if err != nil {
+			return err
+		}
+		cpu := fl.cpuPerRoundTrip(fl.DriverCPU)
+		f.rates[key], f.cpus[key] = fl.perSecond(), float64(cpu.Microseconds())
+		db := ""
+		if fl.DatabaseRead {
+			f.db[key] = float64(fl.cpuPerRoundTrip(fl.DatabaseCPU).Microseconds())
+			db = fmt.Sprintf(", PostgreSQL's %s", fl.cpuPerRoundTrip(fl.DatabaseCPU).Round(time.Microsecond))
+		}
+		progress("floor: %s, concurrency %d: %.0f/s, round trip p99 %.3f ms, CPU per round trip %s%s",
+			f.done, c, fl.perSecond(), ms(fl.RoundTrip.P99), cpu.Round(time.Microsecond), db)
 	}
-	cpu := fl.cpuPerRoundTrip(fl.DriverCPU)
-	res.PGFloorRoundTrips[key], res.PGFloorCPUPerRoundTrip[key] = fl.perSecond(), float64(cpu.Microseconds())
-	db := ""
-	if fl.DatabaseRead {
-		res.PGFloorDatabaseCPUPerRoundTrip[key] = float64(fl.cpuPerRoundTrip(fl.DatabaseCPU).Microseconds())
-		db = fmt.Sprintf(", PostgreSQL's %s", fl.cpuPerRoundTrip(fl.DatabaseCPU).Round(time.Microsecond))
-	}
-	progress("floor: PostgreSQL loop, concurrency %d: %.0f/s, round trip p99 %.3f ms, CPU per round trip %s%s",
-		c, fl.perSecond(), ms(fl.RoundTrip.P99), cpu.Round(time.Microsecond), db)
 	return nil
 }
 

@@ -19,8 +19,11 @@ import (
 // is driven as hitl is (floorPushedRoundTrips). The CPU it reports is this
 // process's, the loop's server and its driver together.
 func floorRoundTrips(ctx context.Context, dir string, c int, kind loopKind, warm, window time.Duration) (loadResult, error) {
-	if kind == loopPushed {
+	switch kind {
+	case loopPushed:
 		return floorPushedRoundTrips(ctx, dir, c, warm, window)
+	case loopRows:
+		return floorRowsRoundTrips(ctx, dir, c, warm, window)
 	}
 	name := fmt.Sprintf("floor-load-c%d.db", c)
 	if kind == loopQuestions {

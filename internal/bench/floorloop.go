@@ -42,8 +42,9 @@ func floorLoop(ctx context.Context, dir string, n int, progress func(string, ...
 type loopServer struct {
 	store  loopStore
 	kind   loopKind
-	people people       // the person's WebSockets (loopPushed)
-	next   atomic.Int64 // the last id given out
+	people people        // the person's WebSockets (loopPushed)
+	next   atomic.Int64  // the last id given out
+	newID  func() string // gives out a question's id; nil means the next number
 	hs     *http.Server
 	ln     net.Listener
 	mu     sync.Mutex
@@ -55,8 +56,10 @@ type loopServer struct {
 // release function the store was opened with, once the answer is
 // committed.
 type loopStore interface {
-	// question commits the question id (loopQuestions and loopPushed).
-	question(id string) error
+	// question commits the question q.InteractionID (loopQuestions and
+	// loopPushed; the pushed loop's q also carries its question and
+	// asking agent).
+	question(q questionPush) error
 	// answer commits the answer to id.
 	answer(id string) error
 	close()
@@ -77,18 +80,21 @@ const (
 	// committed, pushes it to the person's WebSockets (GET /ws), as hitl
 	// does: the person learns of it there, not from the agent.
 	loopPushed
+	// loopRows is loopPushed writing hitl's own rows (rowsLoop), not the
+	// least rows a loop needs.
+	loopRows
 )
 
 // startLoopServer serves the loop floor of the kind on a loopback port,
 // with its database in the new SQLite file path.
 func startLoopServer(ctx context.Context, path string, kind loopKind) (*loopServer, error) {
-	return serveLoop(func(release func(string)) (loopStore, error) { return openSQLiteLoop(ctx, path, release) }, kind)
+	return serveLoop(func(release func(string)) (loopStore, error) { return openSQLiteLoop(ctx, path, release) }, kind, nil)
 }
 
 // serveLoop serves the loop floor of the kind on a loopback port, on the
-// store open makes.
-func serveLoop(open func(release func(string)) (loopStore, error), kind loopKind) (*loopServer, error) {
-	s := &loopServer{kind: kind, people: people{conns: map[net.Conn]struct{}{}}, waits: map[string]chan struct{}{}}
+// store open makes, giving out the ids newID makes (nil: numbers).
+func serveLoop(open func(release func(string)) (loopStore, error), kind loopKind, newID func() string) (*loopServer, error) {
+	s := &loopServer{kind: kind, newID: newID, people: people{conns: map[net.Conn]struct{}{}}, waits: map[string]chan struct{}{}}
 	store, err := open(s.release)
 	if err != nil {
 		return nil, fmt.Errorf("floor loop: %w", err)
@@ -103,7 +109,7 @@ func serveLoop(open func(release func(string)) (loopStore, error), kind loopKind
 	mux.HandleFunc("POST /api/v1/interactions", s.create)
 	mux.HandleFunc("GET /api/v1/interactions/{id}/wait", s.wait)
 	mux.HandleFunc("POST /api/v1/interactions/{id}/respond", s.respond)
-	if kind == loopPushed {
+	if kind >= loopPushed {
 		mux.HandleFunc("GET /ws", s.people.serve)
 	}
 	s.hs = &http.Server{Handler: mux}
@@ -113,6 +119,14 @@ func serveLoop(open func(release func(string)) (loopStore, error), kind loopKind
 
 // URL is the server's base URL.
 func (s *loopServer) URL() string { return "http://" + s.ln.Addr().String() }
+
+// nextID gives out the next question's id.
+func (s *loopServer) nextID() string {
+	if s.newID != nil {
+		return s.newID()
+	}
+	return strconv.FormatInt(s.next.Add(1), 10)
+}
 
 // close stops the server and closes its database.
 func (s *loopServer) close() {
@@ -135,23 +149,23 @@ func (s *loopServer) channel(id string) chan struct{} {
 
 func (s *loopServer) create(w http.ResponseWriter, r *http.Request) {
 	var q questionPush
-	if s.kind == loopPushed {
+	if s.kind >= loopPushed {
 		var err error
 		if q, err = readQuestion(r); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
 	}
-	id := strconv.FormatInt(s.next.Add(1), 10)
+	id := s.nextID()
+	q.InteractionID = id
 	if s.kind >= loopQuestions {
-		if err := s.store.question(id); err != nil {
+		if err := s.store.question(q); err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
 	}
 	s.channel(id)
-	if s.kind == loopPushed {
-		q.InteractionID = id
+	if s.kind >= loopPushed {
 		if err := s.people.push(q); err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return

@@ -75,7 +75,7 @@ func TestFloorLoop(t *testing.T) {
 // moment: round trips complete and are timed. It asserts on what was
 // done, never on speed.
 func TestFloorRoundTrips(t *testing.T) {
-	for _, kind := range []loopKind{loopAnswers, loopQuestions, loopPushed} {
+	for _, kind := range []loopKind{loopAnswers, loopQuestions, loopPushed, loopRows} {
 		lr, err := floorRoundTrips(t.Context(), t.TempDir(), 8, kind, 50*time.Millisecond, 400*time.Millisecond)
 		if err != nil {
 			t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -25,13 +26,18 @@ import (
 type postgresLoop struct {
 	pool     *pgxpool.Pool
 	listener *pgx.Conn
-	table    string // the scratch table, dropped on close
+	table    string // the scratch table, or schema (hitl's rows)
+	drop     string // the statement that drops the scratch table or schema, on close
 	insert   string
 	update   string
-	release  func(id string)
-	cancel   context.CancelFunc
-	done     chan struct{} // closed when the listener has ended
-	err      atomic.Pointer[error]
+	// insertArgs and updateArgs are the arguments of a question's insert
+	// and an answer's update; nil: the id alone.
+	insertArgs func(q questionPush) []any
+	updateArgs func(id string) []any
+	release    func(id string)
+	cancel     context.CancelFunc
+	done       chan struct{} // closed when the listener has ended
+	err        atomic.Pointer[error]
 }
 
 // postgresLoops numbers the scratch tables of one process.
@@ -40,23 +46,13 @@ var postgresLoops atomic.Int64
 // openPostgresLoop creates the loop's scratch table on the database at
 // url, and starts listening to its channel.
 func openPostgresLoop(ctx context.Context, url string, release func(string)) (*postgresLoop, error) {
-	pcfg, err := pgxpool.ParseConfig(url)
+	pool, listener, err := connectPostgresLoop(ctx, url, "")
 	if err != nil {
-		return nil, err
-	}
-	pcfg.MaxConns = int32(max(4, runtime.GOMAXPROCS(0)))
-	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
-	if err != nil {
-		return nil, err
-	}
-	listener, err := pgx.Connect(ctx, url)
-	if err != nil {
-		pool.Close()
 		return nil, err
 	}
 	name := fmt.Sprintf("hitl_bench_loop_%d_%d", os.Getpid(), postgresLoops.Add(1))
 	l := &postgresLoop{
-		pool: pool, listener: listener, table: name, release: release, done: make(chan struct{}),
+		pool: pool, listener: listener, table: name, drop: `DROP TABLE IF EXISTS ` + name, release: release, done: make(chan struct{}),
 		insert: `INSERT INTO ` + name + ` (id, status) VALUES ($1, 'pending')`,
 		update: `WITH a AS (UPDATE ` + name + ` SET status = 'answered', answer = 'true' WHERE id = $1 AND status = 'pending' RETURNING id)
 			SELECT pg_notify('` + name + `', id) FROM a`,
@@ -71,6 +67,37 @@ func openPostgresLoop(ctx context.Context, url string, release func(string)) (*p
 		_, err := listener.Exec(ctx, `LISTEN `+name)
 		return err
 	}
+	return l.start(ctx, setup)
+}
+
+// connectPostgresLoop opens a loop's pool (the size of hitl's) and its
+// listening connection on the database at url, in schema when it is not
+// "".
+func connectPostgresLoop(ctx context.Context, url, schema string) (*pgxpool.Pool, *pgx.Conn, error) {
+	pcfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, nil, err
+	}
+	if schema != "" {
+		pcfg.ConnConfig.RuntimeParams["search_path"] = pgx.Identifier{schema}.Sanitize()
+	}
+	pcfg.MaxConns = int32(max(4, runtime.GOMAXPROCS(0)))
+	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	listener, err := pgx.ConnectConfig(ctx, pcfg.ConnConfig.Copy())
+	if err != nil {
+		pool.Close()
+		return nil, nil, err
+	}
+	return pool, listener, nil
+}
+
+// start runs setup on the listening connection and then listens, or
+// closes the loop's connections when setup fails.
+func (l *postgresLoop) start(ctx context.Context, setup func() error) (*postgresLoop, error) {
+	pool, listener := l.pool, l.listener
 	if err := setup(); err != nil {
 		listener.Close(context.WithoutCancel(ctx))
 		pool.Close()
@@ -82,7 +109,10 @@ func openPostgresLoop(ctx context.Context, url string, release func(string)) (*p
 	return l, nil
 }
 
-// listen releases the wait of each answer notified, until ctx ends.
+// listen releases the wait of each answer notified, until ctx ends. A
+// notification whose payload begins with "created " tells of a new
+// question (to other replicas, which the loop has none of) and releases
+// nothing.
 func (l *postgresLoop) listen(ctx context.Context) {
 	defer close(l.done)
 	for {
@@ -93,12 +123,18 @@ func (l *postgresLoop) listen(ctx context.Context) {
 			}
 			return
 		}
-		l.release(n.Payload)
+		if !strings.HasPrefix(n.Payload, "created ") {
+			l.release(n.Payload)
+		}
 	}
 }
 
-func (l *postgresLoop) question(id string) error {
-	_, err := l.pool.Exec(context.Background(), l.insert, id)
+func (l *postgresLoop) question(q questionPush) error {
+	args := []any{q.InteractionID}
+	if l.insertArgs != nil {
+		args = l.insertArgs(q)
+	}
+	_, err := l.pool.Exec(context.Background(), l.insert, args...)
 	return err
 }
 
@@ -106,7 +142,11 @@ func (l *postgresLoop) answer(id string) error {
 	if p := l.err.Load(); p != nil {
 		return fmt.Errorf("the listening connection failed: %w", *p)
 	}
-	rows, err := l.pool.Query(context.Background(), l.update, id)
+	args := []any{id}
+	if l.updateArgs != nil {
+		args = l.updateArgs(id)
+	}
+	rows, err := l.pool.Query(context.Background(), l.update, args...)
 	if err != nil {
 		return err
 	}
@@ -129,11 +169,11 @@ func (l *postgresLoop) close() {
 	<-l.done
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	_, err := l.listener.Exec(ctx, `DROP TABLE IF EXISTS `+l.table)
+	_, err := l.listener.Exec(ctx, l.drop)
 	_ = l.listener.Close(ctx)
 	l.pool.Close()
 	if err != nil && !errors.Is(err, context.Canceled) {
-		fmt.Fprintf(os.Stderr, "floor loop: drop the scratch table %s: %v\n", l.table, err)
+		fmt.Fprintf(os.Stderr, "floor loop: %s: %v\n", l.drop, err)
 	}
 }
 
@@ -145,7 +185,7 @@ func startPostgresLoopServer(ctx context.Context, url string, kind loopKind) (*l
 	if kind < loopQuestions {
 		return nil, errors.New("floor loop: the PostgreSQL loop stores its questions")
 	}
-	return serveLoop(func(release func(string)) (loopStore, error) { return openPostgresLoop(ctx, url, release) }, kind)
+	return serveLoop(func(release func(string)) (loopStore, error) { return openPostgresLoop(ctx, url, release) }, kind, nil)
 }
 
 // postgresFloorRoundTrips runs c agents and one person against the pushed

@@ -19,12 +19,12 @@ type sqliteLoop struct {
 	done    chan struct{} // closed when the committer has ended
 }
 
-// loopWrite is a question or an answer on its way to the committer; err
-// says how its commit went.
+// loopWrite is a question or an answer on its way to the committer: the
+// statements it runs in the batch's transaction; err says how its commit
+// went.
 type loopWrite struct {
-	insert string // the statement, with the id as its one parameter
-	id     string
-	err    chan error
+	do  func(tx *sql.Tx) error
+	err chan error
 }
 
 // The loop's two writes.
@@ -46,15 +46,22 @@ func openSQLiteLoop(ctx context.Context, path string, release func(string)) (*sq
 			return nil, err
 		}
 	}
-	s := &sqliteLoop{db: db, release: release, writes: make(chan loopWrite, 256), stop: make(chan struct{}), done: make(chan struct{})}
-	go s.commit()
-	return s, nil
+	return startSQLiteLoop(db, release), nil
 }
 
-func (s *sqliteLoop) question(id string) error { return s.write(insertQuestion, id) }
+// startSQLiteLoop starts the committer of the loop's store on db.
+func startSQLiteLoop(db *sql.DB, release func(string)) *sqliteLoop {
+	s := &sqliteLoop{db: db, release: release, writes: make(chan loopWrite, 256), stop: make(chan struct{}), done: make(chan struct{})}
+	go s.commit()
+	return s
+}
+
+func (s *sqliteLoop) question(q questionPush) error {
+	return s.write(func(tx *sql.Tx) error { _, err := tx.Exec(insertQuestion, q.InteractionID); return err })
+}
 
 func (s *sqliteLoop) answer(id string) error {
-	if err := s.write(insertAnswer, id); err != nil {
+	if err := s.write(func(tx *sql.Tx) error { _, err := tx.Exec(insertAnswer, id); return err }); err != nil {
 		return err
 	}
 	s.release(id)
@@ -95,14 +102,14 @@ func (s *sqliteLoop) commit() {
 	}
 }
 
-// commitBatch inserts the batch's rows in one durable transaction.
+// commitBatch runs the batch's writes in one durable transaction.
 func (s *sqliteLoop) commitBatch(batch []loopWrite) error {
 	tx, err := s.db.Begin()
 	if err != nil {
 		return err
 	}
 	for _, w := range batch {
-		if _, err := tx.Exec(w.insert, w.id); err != nil {
+		if err := w.do(tx); err != nil {
 			tx.Rollback()
 			return err
 		}
@@ -110,9 +117,9 @@ func (s *sqliteLoop) commitBatch(batch []loopWrite) error {
 	return tx.Commit()
 }
 
-// write hands one row to the committer and waits for its commit.
-func (s *sqliteLoop) write(insert, id string) error {
-	w := loopWrite{insert: insert, id: id, err: make(chan error, 1)}
+// write hands one write to the committer and waits for its commit.
+func (s *sqliteLoop) write(do func(tx *sql.Tx) error) error {
+	w := loopWrite{do: do, err: make(chan error, 1)}
 	select {
 	case s.writes <- w:
 	case <-s.stop:

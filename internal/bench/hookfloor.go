@@ -64,15 +64,22 @@ func buildFloorHook(ctx context.Context, dir string) (string, error) {
 // prepared SELECT of one row by key, in a WAL file in dir with
 // synchronous=FULL, through the driver hitl's store uses) and writes a
 // fixed response of respLen bytes; on /commit it also inserts the body
-// as a row, committed durably, before it answers.
+// as a row, committed durably, before it answers; on /rows it commits
+// hitl's own record of a call a rule allowed instead (hookRecord).
 // It returns the server's base URL and a function that stops it.
 func floorHTTPHook(dir string, respLen int) (string, func(), error) {
 	db, err := openFloorDB(filepath.Join(dir, "floorhook.db"))
 	if err != nil {
 		return "", nil, fmt.Errorf("floor http hook: %w", err)
 	}
+	rec, err := openHookRecord(filepath.Join(dir, "floorhook-rows.db"))
+	if err != nil {
+		db.Close()
+		return "", nil, fmt.Errorf("floor http hook: %w", err)
+	}
 	fail := func(err error) (string, func(), error) {
 		db.Close()
+		rec.close()
 		return "", nil, fmt.Errorf("floor http hook: %w", err)
 	}
 	if _, err := db.Exec(`CREATE TABLE IF NOT EXISTS rules (id INTEGER PRIMARY KEY, agent TEXT NOT NULL, body TEXT NOT NULL)`); err != nil {
@@ -115,11 +122,15 @@ func floorHTTPHook(dir string, respLen int) (string, func(), error) {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
-		if r.URL.Path == "/commit" {
-			if _, err := record.ExecContext(r.Context(), string(in)); err != nil {
-				http.Error(w, err.Error(), http.StatusInternalServerError)
-				return
-			}
+		switch r.URL.Path {
+		case "/commit":
+			_, err = record.ExecContext(r.Context(), string(in))
+		case "/rows":
+			err = rec.write(r.Context())
+		}
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
 		}
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Content-Length", strconv.Itoa(len(resp)))
@@ -131,5 +142,6 @@ func floorHTTPHook(dir string, respLen int) (string, func(), error) {
 		read.Close()
 		record.Close()
 		db.Close()
+		rec.close()
 	}, nil
 }

@@ -102,6 +102,12 @@ type HooksResult struct {
 	// before it answers.
 	HTTPHookCommitFloorP50   float64 `json:"http_hook_commit_floor_p50_ms"`
 	HTTPHookVsCommitFloorP50 float64 `json:"http_hook_vs_commit_floor_p50"`
+	// HTTPHookRowsFloorP50 is the HTTP floor that commits hitl's own
+	// record of the call instead (hookRecord: its interaction row and two
+	// events, in hitl's schema): between it and the HTTP hook is what hitl
+	// does besides writing its record.
+	HTTPHookRowsFloorP50   float64 `json:"http_hook_rows_floor_p50_ms"`
+	HTTPHookVsRowsFloorP50 float64 `json:"http_hook_vs_rows_floor_p50"`
 	// OtherCPU is the CPU time (s) the rest of the machine used during the
 	// phase: a busy machine's figures are not comparable.
 	OtherCPU float64 `json:"other_cpu_s"`
@@ -291,7 +297,7 @@ func httpHook(ctx context.Context, cfg HooksConfig, a *api, res *HooksResult) er
 		return time.Since(t0), nil
 	}
 	warm := max(cfg.Samples/10, 3)
-	var hook, floor, commit []time.Duration
+	var hook, floor, commit, rows []time.Duration
 	for i := range warm + cfg.Samples {
 		input := hookInput("claude-code", nextCall(), benchCommand)
 		t0 := time.Now()
@@ -307,15 +313,20 @@ func httpHook(ctx context.Context, cfg HooksConfig, a *api, res *HooksResult) er
 		if err != nil {
 			return err
 		}
+		rw, err := floorCall("/rows", input)
+		if err != nil {
+			return err
+		}
 		if i >= warm {
-			hook, floor, commit = append(hook, d), append(floor, f), append(commit, c)
+			hook, floor, commit, rows = append(hook, d), append(floor, f), append(commit, c), append(rows, rw)
 		}
 	}
-	h, fl, fc := summarize(hook), summarize(floor), summarize(commit)
+	h, fl, fc, fr := summarize(hook), summarize(floor), summarize(commit), summarize(rows)
 	res.HTTPHookRuleP50, res.HTTPHookRuleP99 = ms(h.P50), ms(h.P99)
 	res.HTTPHookFloorP50, res.HTTPHookFloorP99 = ms(fl.P50), ms(fl.P99)
 	res.HTTPHookVsFloorP50 = ratio(h.P50, fl.P50)
 	res.HTTPHookCommitFloorP50, res.HTTPHookVsCommitFloorP50 = ms(fc.P50), ratio(h.P50, fc.P50)
+	res.HTTPHookRowsFloorP50, res.HTTPHookVsRowsFloorP50 = ms(fr.P50), ratio(h.P50, fr.P50)
 	return nil
 }
 

@@ -205,9 +205,21 @@ func (r *Result) writeThroughput(tw *table) {
 			fmt.Fprintf(tw, "    PostgreSQL floor (insert, compare-and-set, NOTIFY; pushed), %s agent(s) (hitl %.2f× it)%s\t%s/s\t\t\t\n",
 				c, r.RoundTripsVsPGFloor[c], db, num(f))
 		}
+		if f, ok := r.PGRowsFloorRoundTrips[c]; ok {
+			db := ""
+			if d, ok := r.PGRowsFloorDatabaseCPUPerRoundTrip[c]; ok {
+				db = fmt.Sprintf("; PostgreSQL CPU per round trip %s µs (hitl %.2f× it)", num(d), r.DatabaseCPUVsPGRowsFloor[c])
+			}
+			fmt.Fprintf(tw, "    … writing hitl's rows (its schema, row, events), %s agent(s) (hitl %.2f× it)%s\t%s/s\t\t\t\n",
+				c, r.RoundTripsVsPGRowsFloor[c], db, num(f))
+		}
 		if f, ok := r.FloorPushedRoundTrips[c]; ok {
 			fmt.Fprintf(tw, "    … and pushing each question to the person's WebSocket, %s agent(s) (hitl %.2f× it); CPU per round trip %s µs\t%s/s\t\t\t\n",
 				c, r.RoundTripsVsFloorPushed[c], num(r.FloorPushedCPUPerRoundTrip[c]), num(f))
+		}
+		if f, ok := r.FloorRowsRoundTrips[c]; ok {
+			fmt.Fprintf(tw, "    … and writing hitl's rows (its schema, row and events), %s agent(s) (hitl %.2f× it); CPU per round trip %s µs\t%s/s\t\t\t\n",
+				c, r.RoundTripsVsFloorRows[c], num(r.FloorRowsCPUPerRoundTrip[c]), num(f))
 		}
 	}
 	if len(r.RoundTrips) > 0 || r.FanoutP99 != nil || r.LostWakeups > 0 {

@@ -24,6 +24,7 @@ func (r *HooksResult) WriteTable(w io.Writer) error {
 	fmt.Fprintln(tw, "http hook\tp50\tp99\tfloor p50\tfloor p99\t÷ floor p50")
 	fmt.Fprintf(tw, "POST %s (a rule allows)\t%.3f ms\t%.3f ms\t%.3f ms\t%.3f ms\t%.2f×\n", claudeHookPath, r.HTTPHookRuleP50, r.HTTPHookRuleP99, r.HTTPHookFloorP50, r.HTTPHookFloorP99, r.HTTPHookVsFloorP50)
 	fmt.Fprintf(tw, "floor + a durable commit per call\t\t\t%.3f ms\t\t%.2f×\n", r.HTTPHookCommitFloorP50, r.HTTPHookVsCommitFloorP50)
+	fmt.Fprintf(tw, "floor + hitl's record of the call, committed\t\t\t%.3f ms\t\t%.2f×\n", r.HTTPHookRowsFloorP50, r.HTTPHookVsRowsFloorP50)
 	if r.Rules10kVs10P50 != nil {
 		var parts []string
 		for _, n := range []string{"10", maxKey(r.RulesP50)} {
