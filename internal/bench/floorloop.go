@@ -33,12 +33,13 @@ func floorLoop(ctx context.Context, dir string, n int, progress func(string, ...
 // server must do to serve it durably, with the same HTTP server and
 // database driver as hitl. A create gives out an id, a wait holds its
 // request until the id is answered, and an answer commits one small row
-// durably and then releases the wait. Nothing is validated, authorised,
-// logged or recorded as an event, and no JSON is decoded but a pushed
-// question's (loopPushed).
+// durably and then releases the wait. Nothing is validated, authorised
+// or logged, no event is recorded but in hitl's rows (loopRows), and no
+// JSON is decoded but a pushed question's (loopPushed, loopRows).
 //
-// Its store is a SQLite file (sqliteLoop) or a PostgreSQL database
-// (postgresLoop); its kind adds what hitl must do besides (loopKind).
+// Its store is a SQLite file (sqliteLoop, rowsLoop) or a PostgreSQL
+// database (postgresLoop); its kind adds what hitl must do besides
+// (loopKind).
 type loopServer struct {
 	store  loopStore
 	kind   loopKind

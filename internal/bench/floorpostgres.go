@@ -196,18 +196,7 @@ func startPostgresLoopServer(ctx context.Context, url string, kind loopKind) (*l
 // compared with it.
 func postgresFloorRoundTrips(ctx context.Context, url string, c int, warm, window time.Duration) (loadResult, error) {
 	s, err := startPostgresLoopServer(ctx, url, loopPushed)
-	if err != nil {
-		return loadResult{}, err
-	}
-	defer s.close()
-	lr, err := roundTrips(ctx, []*Server{{URL: s.URL()}}, c, warm, window, postgresCPU)
-	if err != nil {
-		return loadResult{}, fmt.Errorf("floor, PostgreSQL: %w", err)
-	}
-	if lr.Lost > 0 {
-		return loadResult{}, fmt.Errorf("floor, PostgreSQL: %d wake-ups lost", lr.Lost)
-	}
-	return lr, nil
+	return loopRoundTrips(ctx, "PostgreSQL", s, err, c, warm, window, postgresCPU)
 }
 
 // postgresFloorLoop measures the answer → unblock loop of unblock, n

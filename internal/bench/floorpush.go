@@ -125,16 +125,24 @@ func readQuestion(r *http.Request) (questionPush, error) {
 // lives it. The CPU it reports is this process's, server and driver.
 func floorPushedRoundTrips(ctx context.Context, dir string, c int, warm, window time.Duration) (loadResult, error) {
 	s, err := startLoopServer(ctx, filepath.Join(dir, fmt.Sprintf("floor-load-pushed-c%d.db", c)), loopPushed)
+	return loopRoundTrips(ctx, "pushed", s, err, c, warm, window, nil)
+}
+
+// loopRoundTrips runs c agents and one person against the loop server s
+// (started, unless err says why not) with the driver of hitl's load runs,
+// reading the database's CPU with dbCPU when it is not nil, and closes
+// s. No wake-up may be lost.
+func loopRoundTrips(ctx context.Context, what string, s *loopServer, err error, c int, warm, window time.Duration, dbCPU func() (time.Duration, bool)) (loadResult, error) {
 	if err != nil {
 		return loadResult{}, err
 	}
 	defer s.close()
-	lr, err := roundTrips(ctx, []*Server{{URL: s.URL()}}, c, warm, window, nil)
+	lr, err := roundTrips(ctx, []*Server{{URL: s.URL()}}, c, warm, window, dbCPU)
 	if err != nil {
-		return loadResult{}, fmt.Errorf("floor, pushed: %w", err)
+		return loadResult{}, fmt.Errorf("floor, %s: %w", what, err)
 	}
 	if lr.Lost > 0 {
-		return loadResult{}, fmt.Errorf("floor, pushed: %d wake-ups lost", lr.Lost)
+		return loadResult{}, fmt.Errorf("floor, %s: %d wake-ups lost", what, lr.Lost)
 	}
 	return lr, nil
 }

@@ -47,6 +47,28 @@ const (
 // openRowsLoop makes hitl's schema in the new file path and opens the
 // loop's store on it.
 func openRowsLoop(ctx context.Context, path string, release func(string)) (*rowsLoop, error) {
+	db, err := openHitlSchema(path)
+	if err != nil {
+		return nil, err
+	}
+	l := &rowsLoop{sqliteLoop: startSQLiteLoop(db, release)}
+	for _, p := range []struct {
+		stmt **sql.Stmt
+		sql  string
+	}{{&l.insert, rowsInsert}, {&l.event, rowsEvent}, {&l.answered, rowsAnswered}} {
+		if *p.stmt, err = db.PrepareContext(ctx, p.sql); err != nil {
+			l.close()
+			return nil, fmt.Errorf("prepare: %w", err)
+		}
+	}
+	return l, nil
+}
+
+// openHitlSchema makes hitl's SQLite schema in the new file path, with
+// hitl's migrations, and opens it as hitl's store's writer does (WAL,
+// synchronous=FULL, foreign keys on, immediate transactions), on one
+// connection.
+func openHitlSchema(path string) (*sql.DB, error) {
 	st, err := sqlite.Open(path, nil)
 	if err != nil {
 		return nil, fmt.Errorf("hitl's schema: %w", err)
@@ -59,17 +81,7 @@ func openRowsLoop(ctx context.Context, path string, release func(string)) (*rows
 		return nil, err
 	}
 	db.SetMaxOpenConns(1)
-	l := &rowsLoop{sqliteLoop: startSQLiteLoop(db, release)}
-	for _, p := range []struct {
-		stmt **sql.Stmt
-		sql  string
-	}{{&l.insert, rowsInsert}, {&l.event, rowsEvent}, {&l.answered, rowsAnswered}} {
-		if *p.stmt, err = db.PrepareContext(ctx, p.sql); err != nil {
-			l.close()
-			return nil, fmt.Errorf("prepare: %w", err)
-		}
-	}
-	return l, nil
+	return db, nil
 }
 
 // question commits q's interaction row and its created event.
@@ -122,16 +134,5 @@ func startRowsLoopServer(ctx context.Context, path string) (*loopServer, error) 
 // (rowsLoop).
 func floorRowsRoundTrips(ctx context.Context, dir string, c int, warm, window time.Duration) (loadResult, error) {
 	s, err := startRowsLoopServer(ctx, filepath.Join(dir, fmt.Sprintf("floor-load-rows-c%d.db", c)))
-	if err != nil {
-		return loadResult{}, err
-	}
-	defer s.close()
-	lr, err := roundTrips(ctx, []*Server{{URL: s.URL()}}, c, warm, window, nil)
-	if err != nil {
-		return loadResult{}, fmt.Errorf("floor, hitl's rows: %w", err)
-	}
-	if lr.Lost > 0 {
-		return loadResult{}, fmt.Errorf("floor, hitl's rows: %d wake-ups lost", lr.Lost)
-	}
-	return lr, nil
+	return loopRoundTrips(ctx, "hitl's rows", s, err, c, warm, window, nil)
 }

@@ -23,22 +23,7 @@ func TestRowsLoopWritesHitlsRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &Server{URL: s.URL()}
-	a := newAPI(srv, 2)
-	id, err := a.create(ctx, "floor", 7)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := a.respond(ctx, id); err != nil {
-		t.Fatal(err)
-	}
-	if status, err := a.wait(ctx, id, 5*time.Second); err != nil || status != "answered" {
-		t.Fatalf("wait: %q, %v; want answered", status, err)
-	}
-	if err := a.respond(ctx, id); err == nil {
-		t.Error("a second answer to the same question was accepted; want it refused (compare-and-set)")
-	}
-	a.close()
+	id := askAndAnswer(t, s)
 	s.close()
 
 	st, err := sqlite.Open(path, nil)
@@ -75,21 +60,7 @@ func TestPostgresRowsLoopWritesHitlsRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	schema := s.store.(*postgresLoop).table
-	a := newAPI(&Server{URL: s.URL()}, 2)
-	id, err := a.create(ctx, "floor", 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := a.respond(ctx, id); err != nil {
-		t.Fatal(err)
-	}
-	if status, err := a.wait(ctx, id, 5*time.Second); err != nil || status != "answered" {
-		t.Fatalf("wait: %q, %v; want answered", status, err)
-	}
-	if err := a.respond(ctx, id); err == nil {
-		t.Error("a second answer to the same question was accepted; want it refused (compare-and-set)")
-	}
-	a.close()
+	id := askAndAnswer(t, s)
 
 	st, err := postgres.Open(ctx, url, &postgres.Options{Schema: schema})
 	if err != nil {
@@ -166,4 +137,28 @@ func TestHookRecordIsHitlsRecord(t *testing.T) {
 			t.Errorf("events %+v, %v; want created, answered", evs, err)
 		}
 	}
+}
+
+// askAndAnswer asks the loop server s one question from the agent
+// "floor", answers it, waits for it to be answered, and checks that a
+// second answer is refused. It returns the question's id.
+func askAndAnswer(t *testing.T, s *loopServer) string {
+	t.Helper()
+	ctx := t.Context()
+	a := newAPI(&Server{URL: s.URL()}, 2)
+	defer a.close()
+	id, err := a.create(ctx, "floor", 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.respond(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if status, err := a.wait(ctx, id, 5*time.Second); err != nil || status != "answered" {
+		t.Fatalf("wait: %q, %v; want answered", status, err)
+	}
+	if err := a.respond(ctx, id); err == nil {
+		t.Error("a second answer to the same question was accepted; want it refused (compare-and-set)")
+	}
+	return id
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -31,13 +32,14 @@ func openPostgresRowsLoop(ctx context.Context, url string, release func(string))
 		return nil, fmt.Errorf("hitl's schema: %w", err)
 	}
 	st.Close()
+	drop := `DROP SCHEMA IF EXISTS ` + pgx.Identifier{schema}.Sanitize() + ` CASCADE`
 	pool, listener, err := connectPostgresLoop(ctx, url, schema)
 	if err != nil {
-		return nil, err
+		return nil, errors.Join(err, dropScratch(ctx, url, drop))
 	}
 	l := &postgresLoop{
 		pool: pool, listener: listener, table: schema, release: release, done: make(chan struct{}),
-		drop: `DROP SCHEMA IF EXISTS ` + pgx.Identifier{schema}.Sanitize() + ` CASCADE`,
+		drop: drop,
 		insert: `WITH ins AS (
 				INSERT INTO interactions (id, type, question, options, timeout, deadline, on_timeout,
 					source_agent, created_by, created_via, created_at, request_hash, status)
@@ -69,10 +71,27 @@ func openPostgresRowsLoop(ctx context.Context, url string, release func(string))
 		},
 		updateArgs: func(id string) []any { return []any{id, time.Now().Truncate(time.Millisecond)} },
 	}
-	return l.start(ctx, func() error {
+	l, err = l.start(ctx, func() error {
 		_, err := listener.Exec(ctx, `LISTEN `+pgx.Identifier{schema}.Sanitize())
 		return err
 	})
+	if err != nil {
+		return nil, errors.Join(err, dropScratch(ctx, url, drop))
+	}
+	return l, nil
+}
+
+// dropScratch runs drop, the statement that drops a loop's scratch table
+// or schema, on a connection of its own: for a loop that failed to start.
+func dropScratch(ctx context.Context, url, drop string) error {
+	ctx = context.WithoutCancel(ctx)
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, drop)
+	return err
 }
 
 // startPostgresRowsLoopServer serves the pushed loop writing hitl's rows
@@ -86,16 +105,5 @@ func startPostgresRowsLoopServer(ctx context.Context, url string) (*loopServer, 
 // rows.
 func postgresRowsFloorRoundTrips(ctx context.Context, url string, c int, warm, window time.Duration) (loadResult, error) {
 	s, err := startPostgresRowsLoopServer(ctx, url)
-	if err != nil {
-		return loadResult{}, err
-	}
-	defer s.close()
-	lr, err := roundTrips(ctx, []*Server{{URL: s.URL()}}, c, warm, window, postgresCPU)
-	if err != nil {
-		return loadResult{}, fmt.Errorf("floor, PostgreSQL with hitl's rows: %w", err)
-	}
-	if lr.Lost > 0 {
-		return loadResult{}, fmt.Errorf("floor, PostgreSQL with hitl's rows: %d wake-ups lost", lr.Lost)
-	}
-	return lr, nil
+	return loopRoundTrips(ctx, "PostgreSQL with hitl's rows", s, err, c, warm, window, postgresCPU)
 }

@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-
-	"github.com/hitl-sh/hitl/sqlite"
 )
 
 // hookRecord writes hitl's own record of a tool call a rule allowed, as
@@ -46,18 +44,10 @@ const (
 // openHookRecord makes hitl's schema in the new file path and prepares
 // the record's statements, with hitl's connection settings.
 func openHookRecord(path string) (*hookRecord, error) {
-	st, err := sqlite.Open(path, nil)
-	if err != nil {
-		return nil, fmt.Errorf("hitl's schema: %w", err)
-	}
-	if err := st.Close(); err != nil {
-		return nil, fmt.Errorf("hitl's schema: %w", err)
-	}
-	db, err := sql.Open("sqlite", "file:"+path+"?_journal_mode=WAL&_synchronous=FULL&_txlock=immediate&_busy_timeout=5000&_foreign_keys=1")
+	db, err := openHitlSchema(path)
 	if err != nil {
 		return nil, err
 	}
-	db.SetMaxOpenConns(1)
 	h := &hookRecord{db: db}
 	for _, p := range []struct {
 		stmt **sql.Stmt
