@@ -27,12 +27,12 @@ import (
 // log from).
 func openPostgresRowsLoop(ctx context.Context, url string, release func(string)) (*postgresLoop, error) {
 	schema := fmt.Sprintf("hitl_bench_rows_%d_%d", os.Getpid(), postgresLoops.Add(1))
+	drop := `DROP SCHEMA IF EXISTS ` + pgx.Identifier{schema}.Sanitize() + ` CASCADE`
 	st, err := postgres.Open(ctx, url, &postgres.Options{Schema: schema})
 	if err != nil {
-		return nil, fmt.Errorf("hitl's schema: %w", err)
+		return nil, errors.Join(fmt.Errorf("hitl's schema: %w", err), dropScratch(ctx, url, drop))
 	}
 	st.Close()
-	drop := `DROP SCHEMA IF EXISTS ` + pgx.Identifier{schema}.Sanitize() + ` CASCADE`
 	pool, listener, err := connectPostgresLoop(ctx, url, schema)
 	if err != nil {
 		return nil, errors.Join(err, dropScratch(ctx, url, drop))
