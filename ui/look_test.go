@@ -125,7 +125,14 @@ func runAxe(t *testing.T, p *page) []axeViolation {
 			t.Fatalf("inject axe-core: %v", err)
 		}
 	}
-	return eval[[]axeViolation](p, `axe.run(document, {resultTypes: ["violations"]}).then(r => r.violations.map(v => ({
+	// A card fades in (0.28 s): checked before its animation ends, its
+	// text is still partly transparent and fails the contrast check.
+	// Finite animations end first; an endless one (the reconnecting dot's
+	// pulse) is not waited for.
+	return eval[[]axeViolation](p, `Promise.all(document.getAnimations()
+		.filter(a => isFinite(a.effect?.getComputedTiming().endTime))
+		.map(a => a.finished.catch(() => {})))
+	.then(() => axe.run(document, {resultTypes: ["violations"]})).then(r => r.violations.map(v => ({
 		id: v.id, impact: v.impact || "", help: v.help,
 		nodes: v.nodes.slice(0, 5).map(n => n.target.join(" ") + (n.failureSummary ? " — " + n.failureSummary.replace(/\s+/g, " ") : "")),
 	})))`)
@@ -219,4 +226,32 @@ func writeDoc(t *testing.T, name string, data []byte) {
 		t.Fatal(err)
 	}
 	t.Logf("wrote %s", path)
+}
+
+// TestAxeWaitsForTheCardsToFadeIn: a card fades in, and axe-core run
+// while it is still partly transparent finds its text too faint. With
+// the card's entry slowed to two seconds and restarted, checkAxe finds
+// nothing serious: it waits for the animation to end (it failed on the
+// contrast of the fading card before it did).
+func TestAxeWaitsForTheCardsToFadeIn(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	id := srv.ask(t, map[string]any{"interaction_type": "approval", "question": "Deploy build 42 to production?", "source_agent": "deploy-bot"})
+	// Motion as a person has it: emulateMedia asks for reduced motion,
+	// which turns the animations off (the pages of the sign-in tests
+	// keep them, and their axe-core checks failed on a fading card).
+	p := openPage(t, srv, chromedp.EmulateViewport(960, 900))
+	p.waitCard(id)
+	p.do(chromedp.Evaluate[chromedp.Void](`(() => {
+		for (const w of document.querySelectorAll(".card-wrap")) {
+			w.style.animation = "none";
+			w.offsetWidth;
+			w.style.animation = "card-in 2s linear";
+		}
+		document.activeElement.blur();
+	})()`))
+	if !eval[bool](p, `document.getAnimations().some(a => a.animationName === "card-in" && a.playState === "running")`) {
+		t.Fatal("the card's entry is not running; the test would prove nothing")
+	}
+	checkAxe(t, p)
 }
