@@ -54,6 +54,13 @@ func TestTwoPane(t *testing.T) {
 			p.waitJS(fmt.Sprintf(`document.activeElement?.dataset?.id === %s`, js(ids[0])))
 			p.do(chromedp.Evaluate[chromedp.Void](buttonByText("Two panes") + `.click()`))
 			p.waitJS(`document.getElementById("triage-panes").getAttribute("aria-pressed") === "true"`)
+			// The choice is kept for the next page: a run that ends early
+			// (axe-core not installed skips it) leaves one column behind.
+			t.Cleanup(func() {
+				if t.Skipped() || t.Failed() {
+					_, _ = chromedp.Run(p.ctx, chromedp.Evaluate[chromedp.Void](`document.getElementById("triage-panes").getAttribute("aria-pressed") === "true" && `+buttonByText("Two panes")+`.click()`))
+				}
+			})
 			p.waitJS(fmt.Sprintf(`%s === %s`, paneID, js(ids[0])))
 			if !eval[bool](p, `document.activeElement === document.querySelector("#pane article.card")`) {
 				t.Error("the focused card did not keep the focus on its way to the right pane")
