@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/hitl-sh/hitl/broker"
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/internal/hitltest"
+	"github.com/hitl-sh/hitl/internal/refused"
 	"github.com/hitl-sh/hitl/tools"
 )
 
@@ -130,7 +130,7 @@ func (panicking) Create(context.Context, hitl.CreateRequest) (*hitl.Interaction,
 // deny on stdout as well.
 func TestRun(t *testing.T) {
 	t.Parallel()
-	down := client.New(closedURL(t), nil)
+	down := client.New(refused.URL(t), nil)
 	codexDeny := `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":`
 	cases := []struct {
 		name   string
@@ -227,18 +227,6 @@ func sameJSON(t *testing.T, got []byte, want string) bool {
 	gb, _ := json.Marshal(g)
 	wb, _ := json.Marshal(w)
 	return string(gb) == string(wb)
-}
-
-// closedURL returns the URL of a loopback port nothing listens on.
-func closedURL(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return "http://" + addr
 }
 
 // TestWaitAtMost: with WaitAtMost, a call nobody has decided on yet is

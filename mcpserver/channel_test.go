@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +14,7 @@ import (
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/internal/hitltest"
+	"github.com/hitl-sh/hitl/internal/refused"
 	"github.com/hitl-sh/hitl/mcpserver"
 	"github.com/hitl-sh/hitl/tools"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -301,7 +301,7 @@ func TestChannelFailsClosed(t *testing.T) {
 	})
 	t.Run("hitl down", func(t *testing.T) {
 		t.Parallel()
-		down := client.New(closedURL(t), nil)
+		down := client.New(refused.URL(t), nil)
 		var logs lockedBuffer
 		c := channelRun(t, mcpserver.New(down, &mcpserver.Options{Channel: true, Logger: slog.New(slog.NewTextHandler(&logs, nil))}))
 		c.request("abcde", "Bash", "", preview)
@@ -341,18 +341,6 @@ func TestChannelAnsweredAtTerminal(t *testing.T) {
 	if ended.Status != hitl.StatusCancelled || reason(ended) != mcpserver.ReasonSessionEnded {
 		t.Errorf("second question %s (%q), want cancelled: %q", ended.Status, reason(ended), mcpserver.ReasonSessionEnded)
 	}
-}
-
-// closedURL returns the URL of a loopback port nothing listens on.
-func closedURL(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return "http://" + addr
 }
 
 // lockedBuffer is a buffer safe to log to and read at once.

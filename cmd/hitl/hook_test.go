@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/hitl-sh/hitl/internal/refused"
 )
 
 // runHookWith runs hitl hook claude-code with args and stdin.
@@ -56,7 +58,7 @@ func TestHookPrintSettings(t *testing.T) {
 // which Claude Code reports and ignores.
 func TestHookExitCodes(t *testing.T) {
 	t.Parallel()
-	down := closedURL(t)
+	down := refused.URL(t)
 	preToolUse := `{"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}, "tool_use_id": "toolu_01"}`
 	cases := []struct {
 		name, stdin string

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/internal/claudetest"
+	"github.com/hitl-sh/hitl/internal/refused"
 )
 
 // hitl hook claude-code as Claude Code's PreToolUse command hook, against
@@ -171,17 +172,17 @@ func TestClaudeCodeHookFailures(t *testing.T) {
 		event string
 		want  string // the start of what the model reads
 	}{
-		{name: "hitl down", env: func(h *claudeHitl) []string { return []string{"HITL_URL=" + closedURL(t)} },
+		{name: "hitl down", env: func(h *claudeHitl) []string { return []string{"HITL_URL=" + refused.URL(t)} },
 			want: "PreToolUse:Bash hook error: hitl could not get a decision on this Bash call, so it is denied: cannot reach the hitl server (POST http://127.0.0.1:"},
 		{name: "nobody answers", args: []string{"--timeout", "1s"},
 			want: "PreToolUse:Bash hook error: hitl could not get a decision on this Bash call, so it is denied: nobody answered before the deadline."},
 		{name: "no token", env: func(h *claudeHitl) []string { return []string{"HITL_URL=" + h.URL} },
 			want: "PreToolUse:Bash hook error: hitl could not get a decision on this Bash call, so it is denied: hitl refused the credentials (authentication required"},
-		{name: "hitl down, ask", env: func(h *claudeHitl) []string { return []string{"HITL_URL=" + closedURL(t)} }, args: []string{"--on-error", "ask"},
+		{name: "hitl down, ask", env: func(h *claudeHitl) []string { return []string{"HITL_URL=" + refused.URL(t)} }, args: []string{"--on-error", "ask"},
 			want: "hitl could not get a decision on this Bash call, so it is denied: cannot reach the hitl server"},
-		{name: "PermissionRequest, hitl down", env: func(h *claudeHitl) []string { return []string{"HITL_URL=" + closedURL(t)} }, event: "PermissionRequest",
+		{name: "PermissionRequest, hitl down", env: func(h *claudeHitl) []string { return []string{"HITL_URL=" + refused.URL(t)} }, event: "PermissionRequest",
 			want: "hitl could not get a decision on this Bash call, so it is denied: cannot reach the hitl server"},
-		{name: "PermissionRequest, hitl down, ask", env: func(h *claudeHitl) []string { return []string{"HITL_URL=" + closedURL(t)} }, event: "PermissionRequest", args: []string{"--on-error", "ask"},
+		{name: "PermissionRequest, hitl down, ask", env: func(h *claudeHitl) []string { return []string{"HITL_URL=" + refused.URL(t)} }, event: "PermissionRequest", args: []string{"--on-error", "ask"},
 			want: "Output redirection to '$CWD/out.txt' needs approval."},
 	}
 	for _, tc := range cases {

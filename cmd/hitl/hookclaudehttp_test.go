@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hitl-sh/hitl/internal/claudetest"
+	"github.com/hitl-sh/hitl/internal/refused"
 )
 
 // hitl's HTTP hook endpoint and its permission_prompt MCP tool, against
@@ -65,7 +66,7 @@ func TestClaudeCodeHTTPHookFailsOpen(t *testing.T) {
 	h := startClaudeHitl(t)
 	api := claudetest.NewAPI(t, bash("echo hi > out.txt")...)
 	r := claudetest.Run(t, claudetest.Options{API: api, Prompt: "write hi", Env: h.env(),
-		Settings: httpHook(t, "PreToolUse", closedURL(t)), Args: []string{"--permission-mode", "acceptEdits"}})
+		Settings: httpHook(t, "PreToolUse", refused.URL(t)), Args: []string{"--permission-mode", "acceptEdits"}})
 	checkRun(t, r)
 	if out, _ := readFile(t, r, "out.txt"); out != "hi\n" {
 		t.Errorf("out.txt = %q; want the command's output (Claude Code ignored the failing hook)", out)
@@ -149,7 +150,7 @@ func TestClaudeCodePermissionPromptToolDown(t *testing.T) {
 	t.Parallel()
 	h := startClaudeHitl(t)
 	api := claudetest.NewAPI(t, bash("echo hi > out.txt")...)
-	r := claudetest.Run(t, claudetest.Options{API: api, Prompt: "write hi", MCPConfig: mcpHitl(t, "stdio", closedURL(t)), Args: permissionPrompt, Env: h.env()})
+	r := claudetest.Run(t, claudetest.Options{API: api, Prompt: "write hi", MCPConfig: mcpHitl(t, "stdio", refused.URL(t)), Args: permissionPrompt, Env: h.env()})
 	checkRun(t, r, "toolu_00")
 	if out, ok := readFile(t, r, "out.txt"); ok {
 		t.Errorf("out.txt = %q, want none: the call was denied", out)
@@ -167,7 +168,7 @@ func TestClaudeCodePermissionPromptToolUnreachable(t *testing.T) {
 	t.Parallel()
 	h := startClaudeHitl(t)
 	api := claudetest.NewAPI(t, bash("echo hi > out.txt")...)
-	r := claudetest.Run(t, claudetest.Options{API: api, Prompt: "write hi", MCPConfig: mcpHitl(t, "http", closedURL(t)), Args: permissionPrompt, Env: h.env()})
+	r := claudetest.Run(t, claudetest.Options{API: api, Prompt: "write hi", MCPConfig: mcpHitl(t, "http", refused.URL(t)), Args: permissionPrompt, Env: h.env()})
 	if r.ExitCode == 0 || !strings.Contains(string(r.Stderr), "mcp__hitl__permission_prompt (passed via --permission-prompt-tool) not found") {
 		t.Errorf("exit %d, stderr %s; want the run ended: the tool is not found", r.ExitCode, r.Stderr)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/internal/codextest"
+	"github.com/hitl-sh/hitl/internal/refused"
 )
 
 // hitl hook codex as Codex's PreToolUse command hook, against the real
@@ -179,7 +180,7 @@ func TestCodexHookFailures(t *testing.T) {
 		want string // the start of what the model reads
 	}{
 		{name: "hitl down", env: func(h *claudeHitl) []string {
-			return []string{"HITL_URL=" + closedURL(t), "HITL_TOKEN=" + h.agentToken}
+			return []string{"HITL_URL=" + refused.URL(t), "HITL_TOKEN=" + h.agentToken}
 		},
 			want: "Command blocked by PreToolUse hook: hitl could not get a decision on this Bash call, so it is denied: cannot reach the hitl server (POST http://127.0.0.1:"},
 		{name: "no token", env: func(h *claudeHitl) []string { return []string{"HITL_URL=" + h.URL} },

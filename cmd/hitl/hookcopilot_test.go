@@ -11,6 +11,7 @@ import (
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/internal/chatfake"
 	"github.com/hitl-sh/hitl/internal/copilottest"
+	"github.com/hitl-sh/hitl/internal/refused"
 )
 
 // hitl hook copilot-cli as GitHub Copilot CLI's preToolUse command hook,
@@ -157,7 +158,7 @@ func TestCopilotHookFailures(t *testing.T) {
 		want string // the start of what the model reads
 	}{
 		{name: "hitl down", env: func(h *claudeHitl) []string {
-			return []string{"HITL_URL=" + closedURL(t), "HITL_TOKEN=" + h.agentToken}
+			return []string{"HITL_URL=" + refused.URL(t), "HITL_TOKEN=" + h.agentToken}
 		}, want: prefix + "cannot reach the hitl server (POST http://127.0.0.1:"},
 		{name: "no token", env: func(h *claudeHitl) []string { return []string{"HITL_URL=" + h.URL} },
 			want: prefix + "hitl refused the credentials (authentication required"},

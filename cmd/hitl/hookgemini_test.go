@@ -9,6 +9,7 @@ import (
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/internal/geminitest"
+	"github.com/hitl-sh/hitl/internal/refused"
 )
 
 // hitl hook gemini-cli as Gemini CLI's BeforeTool command hook, against
@@ -142,7 +143,7 @@ func TestGeminiHookFailures(t *testing.T) {
 		want string // the start of what the model reads; "" when the run ends
 	}{
 		{name: "hitl down", env: func(h *claudeHitl) []string {
-			return []string{"HITL_URL=" + closedURL(t), "HITL_TOKEN=" + h.agentToken}
+			return []string{"HITL_URL=" + refused.URL(t), "HITL_TOKEN=" + h.agentToken}
 		},
 			want: "Tool execution blocked: hitl could not get a decision on this run_shell_command call, so it is denied: cannot reach the hitl server (POST http://127.0.0.1:"},
 		{name: "no token", env: func(h *claudeHitl) []string { return []string{"HITL_URL=" + h.URL} },
@@ -150,7 +151,7 @@ func TestGeminiHookFailures(t *testing.T) {
 		{name: "nobody answers", args: []string{"--timeout", "1s"},
 			want: "Tool execution blocked: hitl could not get a decision on this run_shell_command call, so it is denied: nobody answered before the deadline."},
 		{name: "hitl down, ask", env: func(h *claudeHitl) []string {
-			return []string{"HITL_URL=" + closedURL(t), "HITL_TOKEN=" + h.agentToken}
+			return []string{"HITL_URL=" + refused.URL(t), "HITL_TOKEN=" + h.agentToken}
 		}, args: []string{"--on-error", "ask"}},
 	}
 	for _, tc := range cases {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -184,18 +183,6 @@ func checkRun(t *testing.T, r *claudetest.Output, denied ...string) {
 	if fmt.Sprint(got) != fmt.Sprint(denied) {
 		t.Errorf("permission_denials %v, want %v", got, denied)
 	}
-}
-
-// closedURL returns the URL of a loopback port nothing listens on.
-func closedURL(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return "http://" + addr
 }
 
 // agentFile returns the content of name in an agent run's directory dir,
