@@ -32,7 +32,9 @@ func openPostgresRowsLoop(ctx context.Context, url string, release func(string))
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("hitl's schema: %w", err), dropScratch(ctx, url, drop))
 	}
-	st.Close()
+	if err := st.Close(); err != nil {
+		return nil, errors.Join(fmt.Errorf("hitl's schema: %w", err), dropScratch(ctx, url, drop))
+	}
 	pool, listener, err := connectPostgresLoop(ctx, url, schema)
 	if err != nil {
 		return nil, errors.Join(err, dropScratch(ctx, url, drop))
