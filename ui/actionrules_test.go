@@ -16,8 +16,7 @@ import (
 // list is loaded.
 func (p *page) openRules() {
 	p.t.Helper()
-	p.waitJS(`!document.getElementById("rules-btn").hidden`)
-	p.do(chromedp.Click(chromedp.CSS("#rules-btn")))
+	p.clickTopBar("rules-btn")
 	p.waitRules()
 }
 

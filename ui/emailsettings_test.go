@@ -102,8 +102,7 @@ func TestEmailSettingsDialog(t *testing.T) {
 	sink := newSMTPSink(t)
 	srv := newServerWith(t, serverOptions{email: true, push: true})
 	p := openPage(t, srv, chromedp.EmulateViewport(1000, 980))
-	p.waitJS(`!document.getElementById("email-btn").hidden`)
-	p.do(chromedp.Click(chromedp.CSS("#email-btn")))
+	p.clickTopBar("email-btn")
 	p.waitJS(`document.getElementById("email-dialog").open`)
 
 	// A closed port: the test fails, and says so.
@@ -153,7 +152,7 @@ func TestEmailSettingsDialog(t *testing.T) {
 	}
 	p.do(chromedp.Click(chromedp.CSS("#email-close")))
 	p.waitJS(`!document.getElementById("email-dialog").open`)
-	p.do(chromedp.Click(chromedp.CSS("#email-btn")))
+	p.clickTopBar("email-btn")
 	p.waitJS(`document.getElementById("email-smtp-url").value === "smtp://hitl:xxxxx@` + sink.addr + `"`)
 	if eval[bool](p, `document.documentElement.outerHTML.includes("pa55-w0rd") || document.getElementById("email-smtp-url").value.includes("pa55")`) {
 		t.Error("the page holds the SMTP password in clear")

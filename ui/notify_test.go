@@ -33,10 +33,7 @@ func TestNotifications(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t)
 	p := openPage(t, srv, fakeNotifications())
-	// Clicked where it is once shown: a click at coordinates taken while the
-	// top bar still moves (its other controls appear) can miss it.
-	p.waitJS(`document.getElementById("notify-btn").checkVisibility()`)
-	p.do(chromedp.Evaluate[chromedp.Void](`document.getElementById("notify-btn").click()`))
+	p.clickTopBar("notify-btn")
 	p.waitJS(`document.getElementById("notify-state").textContent === "Notifications on"`)
 
 	id := srv.ask(t, map[string]any{"question": "Enter the 2FA code sent to your phone"})

@@ -39,7 +39,7 @@ func TestPushOnThisDevice(t *testing.T) {
 	if label := eval[string](p, `document.getElementById("push-btn").textContent`); label != "Notify me on this device" {
 		t.Errorf("button = %q; want Notify me on this device", label)
 	}
-	p.do(chromedp.Click(chromedp.CSS("#push-btn")))
+	p.clickTopBar("push-btn")
 	// Registering the service worker and trying the browser's push service
 	// (there is none headless) takes about 12 s alone, longer on a busy machine.
 	p.waitJSFor(`["on", "failed"].includes(document.getElementById("push").dataset.state)`, time.Minute)

@@ -53,8 +53,7 @@ func (s *hitlServer) saveSlackConfig(t *testing.T, body map[string]any) {
 // dialog.
 func (p *page) openSlack() {
 	p.t.Helper()
-	p.waitJS(`!document.getElementById("slack-btn").hidden`)
-	p.do(chromedp.Click(chromedp.CSS("#slack-btn")))
+	p.clickTopBar("slack-btn")
 	p.waitJS(`document.getElementById("slack-dialog").open && document.getElementById("slack-dialog").contains(document.activeElement)`)
 }
 

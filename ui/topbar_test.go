@@ -2,8 +2,11 @@ package ui_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/chromedp"
 )
 
@@ -72,4 +75,58 @@ func TestTopBar(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestTopBarControlsAppearTogether: which of an admin's top-bar controls
+// show is known only once their probes answer, and one appearing moves
+// the others (the bar is right-aligned). With the Email settings' probe
+// held back 300 ms, the Rules button is not shown early and then moved
+// under a pointer about to click it: it is first seen where it stays,
+// beside the Email button.
+func TestTopBarControlsAppearTogether(t *testing.T) {
+	t.Parallel()
+	srv := newServerWith(t, serverOptions{auth: true, push: true, email: true})
+	p := openSignIn(t, srv)
+
+	paused := chromedp.Events(p.ctx, fetch.RequestPaused)
+	if _, err := chromedp.Call(p.ctx, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*/api/v1/email/config"}}}); err != nil {
+		t.Fatalf("intercept the email settings' probe: %v", err)
+	}
+	go func() {
+		for ev, err := range paused {
+			if err != nil {
+				return
+			}
+			time.Sleep(300 * time.Millisecond)
+			_, _ = chromedp.Call(p.ctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
+		}
+	}()
+	// Every frame, where the Rules button is while it can be seen, and
+	// whether the Email button could be seen in that frame.
+	p.do(chromedp.Evaluate[chromedp.Void](`window.rulesSeen = []; (function frame() {
+		const seen = (id) => document.getElementById(id)?.checkVisibility({visibilityProperty: true});
+		if (seen("rules-btn")) {
+			const r = document.getElementById("rules-btn").getBoundingClientRect();
+			const at = Math.round(r.left) + "," + Math.round(r.top) + (seen("email-btn") ? " with Email" : " without Email");
+			if (window.rulesSeen.at(-1) !== at) window.rulesSeen.push(at);
+		}
+		requestAnimationFrame(frame);
+	})()`))
+
+	p.signIn("carol", carolPassword)
+	p.waitSignedIn("carol")
+	p.clickTopBar("email-btn")
+	p.waitJS(`document.getElementById("email-dialog").open`)
+	seen := eval[[]string](p, `window.rulesSeen`)
+	if len(seen) != 1 || !strings.HasSuffix(seen[0], " with Email") {
+		t.Errorf("the Rules button was seen at %q; want one place, with the Email button beside it", seen)
+	}
+}
+
+// clickTopBar clicks the top bar's control of id with the mouse once it
+// is in sight, which is once the bar has settled (app.js, settleTopBar).
+func (p *page) clickTopBar(id string) {
+	p.t.Helper()
+	p.waitJS(fmt.Sprintf(`!document.getElementById("topbar-end").dataset.settling && document.getElementById(%s)?.checkVisibility({visibilityProperty: true})`, js(id)))
+	p.do(chromedp.Click(chromedp.CSS("#" + id)))
 }

@@ -396,19 +396,35 @@ function signedIn(data) {
     $("account-name").title = data.name;
     $("account-initial").textContent = [...data.name][0]?.toUpperCase() || "?";
   }
+  const probes = [push.probe()];
   if (data.role === "admin") {
-    slack.probe();
-    emailSettings.probe();
+    probes.push(slack.probe(), emailSettings.probe());
   } else {
     slack.hide();
     emailSettings.hide();
   }
-  push.probe();
   rules.show();
+  settleTopBar(probes);
   view = "";
   route(false);
   inbox.render();
   if (!live) startLive();
+}
+
+// The top bar's controls are right-aligned, and which of them show
+// (Slack, Email, Web Push) is known only once their probes answer: one
+// appearing moves the others. settleTopBar keeps the bar's buttons out of
+// sight until the probes have answered, at most SETTLE_MS, so they appear
+// together and none moves under a pointer about to click it.
+const SETTLE_MS = 2000;
+let settleGen = 0;
+function settleTopBar(probes) {
+  const gen = ++settleGen;
+  const bar = $("topbar-end");
+  bar.dataset.settling = "true";
+  Promise.race([Promise.allSettled(probes), sleep(SETTLE_MS)]).then(() => {
+    if (gen === settleGen) delete bar.dataset.settling;
+  });
 }
 
 // signedOut closes the inbox and shows the sign-in view with notice.
