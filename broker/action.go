@@ -3,6 +3,7 @@ package broker
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -22,19 +23,61 @@ import (
 // {"rule_created":"…"}. An answer a rule gave names it as its actor,
 // "rule:<id>", on channel rule.
 
-// decidingRule returns the rule that decides the action in now, or nil
-// (also for every other type). The rules' version is read from the store
-// on every action (see ruleCache), so one made on another replica applies
-// at once.
-func (b *Broker) decidingRule(ctx context.Context, in *hitl.Interaction) (*hitl.Rule, error) {
+// decide decides in, an action, by the rules in force (deny beats
+// allow): a rule that decides it answers it (ruleAnswer). It returns the
+// rules' version it was decided at, and whether the store checks that
+// version in the transaction that writes in (hitl.RulesCheckedCreator).
+// Such a store lets the rules cached be used as they are, and read again
+// only when they changed (again, after createDecided found so); any other
+// has the version read before each action (ruleCache.current). Either
+// way a rule made or revoked on another replica applies at once. Other
+// types are not decided.
+func (b *Broker) decide(ctx context.Context, in *hitl.Interaction, again bool) (version int64, checked bool, err error) {
 	if in.Type != hitl.TypeAction {
-		return nil, nil
+		return 0, false, nil
 	}
-	rules, err := b.rules.current(ctx, b.store, in.CreatedAt)
-	if err != nil {
-		return nil, fmt.Errorf("create interaction: read rules: %w", err)
+	_, checked = b.store.(hitl.RulesCheckedCreator)
+	var rules *hitl.RuleIndex
+	if checked && !again {
+		rules, version = b.rules.cached()
 	}
-	return rules.Decide(in, in.CreatedAt), nil
+	if rules == nil {
+		if rules, version, err = b.rules.current(ctx, b.store, in.CreatedAt); err != nil {
+			return 0, false, fmt.Errorf("create interaction: read rules: %w", err)
+		}
+	}
+	if again {
+		in.Status, in.Result = hitl.StatusPending, nil
+	}
+	if r := rules.Decide(in, in.CreatedAt); r != nil {
+		ruleAnswer(in, r)
+	}
+	return version, checked, nil
+}
+
+// maxRulesRaces bounds how often an action is decided again because the
+// rules changed between its decision and its write.
+const maxRulesRaces = 5
+
+// createDecided writes in, decided by the rules at version (decide),
+// checking in the write's transaction that the version still holds where
+// checked: when it does not, in is decided again by the rules as they are
+// now and written at their version.
+func (b *Broker) createDecided(ctx context.Context, in *hitl.Interaction, version int64, checked bool) (*hitl.Interaction, *hitl.Event, bool, error) {
+	if !checked {
+		return b.store.CreateInteraction(ctx, in)
+	}
+	store := b.store.(hitl.RulesCheckedCreator)
+	for range maxRulesRaces {
+		got, ev, existed, err := store.CreateInteractionAtRulesVersion(ctx, in, version)
+		if !errors.Is(err, hitl.ErrRulesChanged) {
+			return got, ev, existed, err
+		}
+		if version, _, err = b.decide(ctx, in, true); err != nil {
+			return nil, nil, false, err
+		}
+	}
+	return nil, nil, false, hitl.Errorf(hitl.EUNAVAILABLE, "the rules changed %d times while this action was being asked; ask again", maxRulesRaces)
 }
 
 // ruleAnswer makes in, an action about to be created, answered by rule

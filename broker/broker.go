@@ -272,12 +272,9 @@ func (b *Broker) create(ctx context.Context, req hitl.CreateRequest) (*hitl.Inte
 	}
 	in.DefaultEscalation(req, b.defaultEscalation)
 	b.risk.Mark(in)
-	rule, err := b.decidingRule(ctx, in)
+	version, checked, err := b.decide(ctx, in, false)
 	if err != nil {
 		return nil, false, err
-	}
-	if rule != nil {
-		ruleAnswer(in, rule)
 	}
 	unreachable, err := b.openCount(ctx, in)
 	if err != nil {
@@ -288,7 +285,7 @@ func (b *Broker) create(ctx context.Context, req hitl.CreateRequest) (*hitl.Inte
 		return nil, false, fmt.Errorf("create interaction: mint id: %w", err)
 	}
 	in.ID = id.String()
-	got, ev, existed, err := b.store.CreateInteraction(ctx, in)
+	got, ev, existed, err := b.createDecided(ctx, in, version, checked)
 	if err != nil {
 		return nil, false, fmt.Errorf("create interaction: %w", err)
 	}

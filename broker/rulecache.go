@@ -9,10 +9,13 @@ import (
 )
 
 // ruleCache keeps the rules in force, indexed (hitl.RuleIndex), at the
-// rules' version it read them at. Every action reads the version, one row,
-// and the rules again only when it changed: a rule made or revoked on any
-// replica, or by another process on the same file, applies to the next
-// action, and an action's cost does not grow with the number of rules.
+// rules' version it read them at. An action is decided by the rules
+// cached, and they are read again only when the version changed: a rule
+// made or revoked on any replica, or by another process on the same file,
+// applies to the next action, and an action's cost does not grow with the
+// number of rules. The version is read before each action (current), or,
+// where the store checks it as it writes the action, not at all until
+// that check finds it changed (Broker.decide).
 type ruleCache struct {
 	mu      sync.Mutex
 	version int64
@@ -25,27 +28,35 @@ type ruleCache struct {
 // force then. Each rule's expiry is checked at the action's time.
 const expiredMargin = time.Minute
 
+// cached returns the index of the rules last read and their version; a
+// nil index when none was read yet.
+func (c *ruleCache) cached() (*hitl.RuleIndex, int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.index, c.version
+}
+
 // current returns the index of the rules at the store's current version,
-// reading them when the version changed.
-func (c *ruleCache) current(ctx context.Context, store hitl.RuleStore, now time.Time) (*hitl.RuleIndex, error) {
+// and that version, reading the rules when the version changed.
+func (c *ruleCache) current(ctx context.Context, store hitl.RuleStore, now time.Time) (*hitl.RuleIndex, int64, error) {
 	// The version is read before the rules: rules read after it are at
 	// least that version, so a change made in between is read again next
 	// time, never missed.
 	v, err := store.RulesVersion(ctx)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.index != nil && c.version == v {
-		return c.index, nil
+		return c.index, v, nil
 	}
 	var rules []*hitl.Rule
 	f := hitl.RuleFilter{ActiveAt: now.Add(-expiredMargin), Limit: hitl.MaxListLimit}
 	for {
 		page, next, err := store.Rules(ctx, f)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		rules = append(rules, page...)
 		if next == "" {
@@ -54,5 +65,5 @@ func (c *ruleCache) current(ctx context.Context, store hitl.RuleStore, now time.
 		f.Cursor = next
 	}
 	c.index, c.version = hitl.NewRuleIndex(rules), v
-	return c.index, nil
+	return c.index, v, nil
 }

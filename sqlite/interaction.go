@@ -25,6 +25,20 @@ import (
 // answered (see hitl.Store) is inserted so, with its answered event (the
 // created event's Next) in the same transaction.
 func (s *Store) CreateInteraction(ctx context.Context, in *hitl.Interaction) (*hitl.Interaction, *hitl.Event, bool, error) {
+	return s.createInteraction(ctx, in, nil)
+}
+
+// CreateInteractionAtRulesVersion implements hitl.RulesCheckedCreator: the
+// version is read in the write transaction, which holds the database's
+// write lock and sees every write committed before it, by any process,
+// and those of the batch before it.
+func (s *Store) CreateInteractionAtRulesVersion(ctx context.Context, in *hitl.Interaction, version int64) (*hitl.Interaction, *hitl.Event, bool, error) {
+	return s.createInteraction(ctx, in, &version)
+}
+
+// createInteraction is CreateInteraction, only while the rules' version is
+// *rulesVersion when that is not nil.
+func (s *Store) createInteraction(ctx context.Context, in *hitl.Interaction, rulesVersion *int64) (*hitl.Interaction, *hitl.Event, bool, error) {
 	got := *in
 	if got.ID == "" {
 		id, err := uuid.NewV7()
@@ -58,6 +72,16 @@ func (s *Store) CreateInteraction(ctx context.Context, in *hitl.Interaction) (*h
 
 	var existing *hitl.Interaction
 	err = s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		existing = nil
+		if rulesVersion != nil {
+			var v int64
+			if err := tx.StmtContext(ctx, s.st.rulesVersionW).QueryRowContext(ctx).Scan(&v); err != nil {
+				return fmt.Errorf("read the rules' version: %w", err)
+			}
+			if v != *rulesVersion {
+				return hitl.ErrRulesChanged
+			}
+		}
 		if got.IdempotencyKey != "" {
 			existing, err = scanInteraction(tx.StmtContext(ctx, s.st.byKey).QueryRowContext(ctx, got.CreatedBy, got.IdempotencyKey))
 			if err == nil {

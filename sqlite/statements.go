@@ -108,6 +108,9 @@ var (
 		ORDER BY created_at, id`
 )
 
+// sqlRulesVersion reads the rules' version (migration 0025).
+const sqlRulesVersion = `SELECT version FROM rules_version WHERE id = 1`
+
 // statements are the store's prepared statements: those used in write
 // transactions are prepared on the writer, the rest on the readers.
 type statements struct {
@@ -118,6 +121,8 @@ type statements struct {
 	resolve      *sql.Stmt
 	resolveFrom  *sql.Stmt
 	insertEvent  *sql.Stmt
+	// rulesVersionW reads the rules' version in a write transaction.
+	rulesVersionW *sql.Stmt
 
 	// readers
 	interaction  *sql.Stmt
@@ -151,6 +156,7 @@ func (st *statements) prepare(ctx context.Context, w, r *sql.DB) error {
 		{w, &st.resolve, sqlResolve},
 		{w, &st.resolveFrom, sqlResolveFrom},
 		{w, &st.insertEvent, sqlInsertEvent},
+		{w, &st.rulesVersionW, sqlRulesVersion},
 		{r, &st.interaction, sqlInteraction},
 		{r, &st.count, sqlCount},
 		{r, &st.nextDeadline, sqlNextDeadline},
@@ -160,7 +166,7 @@ func (st *statements) prepare(ctx context.Context, w, r *sql.DB) error {
 		{r, &st.tokenByHash, sqlTokenByHash},
 		{r, &st.session, sqlSession},
 		{r, &st.activeRules, sqlActiveRules},
-		{r, &st.rulesVersion, `SELECT version FROM rules_version WHERE id = 1`},
+		{r, &st.rulesVersion, sqlRulesVersion},
 	} {
 		stmt, err := p.db.PrepareContext(ctx, p.query)
 		if err != nil {

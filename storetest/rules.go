@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -422,5 +423,47 @@ func testRulesVersion(t *testing.T, s hitl.Store) {
 	}
 	if v := version(); v == v1 {
 		t.Fatal("RulesVersion did not change when a rule was revoked")
+	}
+}
+
+// testCreateAtRulesVersion checks, on a store that implements it,
+// hitl.RulesCheckedCreator: a create at the rules' version writes as
+// CreateInteraction does; at any other it writes nothing, and does not
+// look up an idempotency key either.
+func testCreateAtRulesVersion(t *testing.T, s hitl.Store) {
+	c, ok := s.(hitl.RulesCheckedCreator)
+	if !ok {
+		t.Skip("the store does not check the rules' version as it creates")
+	}
+	v0, err := s.RulesVersion(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := minimal()
+	in.IdempotencyKey = "checked-create"
+	got, ev, existed, err := c.CreateInteractionAtRulesVersion(t.Context(), in, v0)
+	if err != nil || existed || ev == nil || ev.Type != hitl.EventCreated {
+		t.Fatalf("create at the current version: existed %v, event %+v, %v", existed, ev, err)
+	}
+	if get(t, s, got.ID).Status != hitl.StatusPending {
+		t.Fatal("the interaction created at the current version is not stored pending")
+	}
+
+	createRule(t, s, rule("changes-the-version", hitl.RuleAllow, "claude-code", "Bash", at(1)))
+	seq, err := s.LastEventSeq(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range []*hitl.Interaction{minimal(), in} { // a new one, and the key already used
+		_, ev, existed, err := c.CreateInteractionAtRulesVersion(t.Context(), in, v0)
+		if !errors.Is(err, hitl.ErrRulesChanged) || ev != nil || existed {
+			t.Errorf("create at the version before a rule was made: existed %v, event %+v, %v; want ErrRulesChanged", existed, ev, err)
+		}
+	}
+	if after, err := s.LastEventSeq(t.Context()); err != nil || after != seq {
+		t.Errorf("the event log went from %d to %d (%v) on creates refused for the rules' version", seq, after, err)
+	}
+	if list, _, err := s.ListInteractions(t.Context(), hitl.ListFilter{}); err != nil || len(list) != 1 {
+		t.Errorf("interactions after the refused creates: %d (%v), want the first one only", len(list), err)
 	}
 }

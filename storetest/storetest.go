@@ -91,6 +91,7 @@ func Run(t *testing.T, newStore func(t *testing.T) hitl.Store) {
 		{"RuleRevoke", testRuleRevoke},
 		{"ActiveRules", testActiveRules},
 		{"RulesVersion", testRulesVersion},
+		{"CreateAtRulesVersion", testCreateAtRulesVersion},
 		{"RulesList", testRulesList},
 		{"PurgeWithRuleEvents", testPurgeWithRuleEvents},
 		{"VoteRoundTrip", testVoteRoundTrip},
