@@ -25,6 +25,19 @@ import (
 // true. An interaction already answered (see hitl.Store) is inserted so,
 // with its answered event (the created event's Next), in one transaction.
 func (s *Store) CreateInteraction(ctx context.Context, in *hitl.Interaction) (*hitl.Interaction, *hitl.Event, bool, error) {
+	return s.createInteraction(ctx, in, nil)
+}
+
+// CreateInteractionAtRulesVersion implements hitl.RulesCheckedCreator:
+// the version is read in the statement that inserts the interaction, so
+// the action costs no round trip of its own to read it.
+func (s *Store) CreateInteractionAtRulesVersion(ctx context.Context, in *hitl.Interaction, version int64) (*hitl.Interaction, *hitl.Event, bool, error) {
+	return s.createInteraction(ctx, in, &version)
+}
+
+// createInteraction is CreateInteraction, only while the rules' version is
+// *rulesVersion when that is not nil.
+func (s *Store) createInteraction(ctx context.Context, in *hitl.Interaction, rulesVersion *int64) (*hitl.Interaction, *hitl.Event, bool, error) {
 	got := *in
 	if got.ID == "" {
 		id, err := uuid.NewV7()
@@ -53,21 +66,46 @@ func (s *Store) CreateInteraction(ctx context.Context, in *hitl.Interaction) (*h
 		Channel:       got.CreatedVia,
 		Interaction:   &got,
 	}
+	// create runs the create statement on q: ErrNoRows when the
+	// idempotency key is taken, ErrRulesChanged when the rules' version
+	// did not hold.
+	create := func(q interface {
+		QueryRow(context.Context, string, ...any) pgx.Row
+	}) error {
+		if rulesVersion == nil {
+			return q.QueryRow(ctx, sqlCreate, args...).Scan(&ev.Seq, nil)
+		}
+		var held bool
+		var seq *int64
+		if err := q.QueryRow(ctx, sqlCreateAtRulesVersion, append(args, *rulesVersion)...).Scan(&held, &seq, nil); err != nil {
+			return err
+		}
+		switch {
+		case !held:
+			return hitl.ErrRulesChanged
+		case seq == nil:
+			return pgx.ErrNoRows
+		}
+		ev.Seq = *seq
+		return nil
+	}
 	if answered {
 		ev.Next = &hitl.Event{Type: hitl.EventAnswered, InteractionID: got.ID, At: got.Result.RespondedAt,
 			Actor: got.Result.RespondedBy, Channel: got.Result.Channel, Interaction: &got}
 		err = s.with(ctx, func(c *pgx.Conn) error {
 			return pgx.BeginFunc(ctx, c, func(tx pgx.Tx) error {
-				if err := tx.QueryRow(ctx, sqlCreate, args...).Scan(&ev.Seq, nil); err != nil {
+				if err := create(tx); err != nil {
 					return err
 				}
 				return tx.QueryRow(ctx, sqlCreatedAnswered, got.ID, ev.Next.At, ev.Next.Actor, ev.Next.Channel, s.channel).Scan(&ev.Next.Seq, nil)
 			})
 		})
 	} else {
-		err = s.queryRow(ctx, sqlCreate, args, &ev.Seq, nil)
+		err = s.with(ctx, func(c *pgx.Conn) error { return create(c) })
 	}
 	switch {
+	case errors.Is(err, hitl.ErrRulesChanged):
+		return nil, nil, false, fmt.Errorf("create interaction: %w", err)
 	case errors.Is(err, pgx.ErrNoRows):
 		// The key is taken; ON CONFLICT waited for its transaction to end.
 		existing, err := s.byKey(ctx, got.CreatedBy, got.IdempotencyKey)

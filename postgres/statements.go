@@ -7,32 +7,58 @@ package postgres
 var (
 	cols = columns("")
 
+	// createColumns are the columns a create fills, $1 to $32 in
+	// createValues: $22 to $30 are the status and the result, those of a
+	// pending interaction or of one created answered (whose answered event
+	// sqlCreatedAnswered appends in the same transaction); $31 is the
+	// callback URL, $32 the workflow.
+	createColumns = `id, type, question, context, options, form_schema, default_response,
+				timeout, deadline, on_timeout, idempotency_key, source_agent, session_id,
+				metadata, targets, created_by, created_via, created_at, request_hash, notify, action,
+				status, result_value, responded_by, result_channel, responded_at, timed_out, reason, args_diff, rule_id,
+				callback_url, workflow`
+	createValues = `$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21,
+				$22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32`
+	// createInsertEnd ends a create's insert: nothing when the agent's
+	// idempotency key is taken.
+	createInsertEnd = `ON CONFLICT (created_by, idempotency_key) WHERE idempotency_key <> '' DO NOTHING
+			RETURNING id, created_at, created_by, created_via`
+	// createEvent appends the created event of what ins inserted.
+	createEvent = `ev AS (
+			INSERT INTO events (type, interaction_id, at, actor, channel)
+			SELECT 'created', id, created_at, created_by, created_via FROM ins
+			RETURNING seq
+		)`
+
 	sqlInteraction = `SELECT ` + cols + ` FROM interactions WHERE id = $1`
 
 	sqlByKey = `SELECT ` + cols + ` FROM interactions
 		WHERE created_by = $1 AND idempotency_key = $2 AND idempotency_key <> ''`
 
 	// sqlCreate inserts an interaction and its created event unless the
-	// agent's idempotency key is taken (then it returns no row). $33 is
-	// the NOTIFY channel, $31 the callback URL, $32 the workflow. $22 to $30 are the status and the result: those
-	// of a pending interaction, or of one created answered (whose answered
-	// event sqlCreatedAnswered appends in the same transaction).
+	// agent's idempotency key is taken (then it returns no row). $1 to $32
+	// are createColumns; $33 is the NOTIFY channel.
 	sqlCreate = `WITH ins AS (
-			INSERT INTO interactions (id, type, question, context, options, form_schema, default_response,
-				timeout, deadline, on_timeout, idempotency_key, source_agent, session_id,
-				metadata, targets, created_by, created_via, created_at, request_hash, notify, action,
-				status, result_value, responded_by, result_channel, responded_at, timed_out, reason, args_diff, rule_id,
-				callback_url, workflow)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21,
-				$22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32)
-			ON CONFLICT (created_by, idempotency_key) WHERE idempotency_key <> '' DO NOTHING
-			RETURNING id, created_at, created_by, created_via
-		), ev AS (
-			INSERT INTO events (type, interaction_id, at, actor, channel)
-			SELECT 'created', id, created_at, created_by, created_via FROM ins
-			RETURNING seq
-		)
+			INSERT INTO interactions (` + createColumns + `)
+			VALUES (` + createValues + `)
+			` + createInsertEnd + `
+		), ` + createEvent + `
 		SELECT seq, pg_notify($33, seq::text) FROM ev`
+
+	// sqlCreateAtRulesVersion is sqlCreate while the rules' version is
+	// $34, read in the statement: its one row says whether the version
+	// held (if not, nothing was written), then the created event's
+	// sequence number, NULL when nothing was written (the version changed,
+	// or the idempotency key is taken).
+	sqlCreateAtRulesVersion = `WITH v AS (
+			SELECT version = $34 AS held FROM rules_version WHERE id = 1
+		), ins AS (
+			INSERT INTO interactions (` + createColumns + `)
+			SELECT ` + createValues + ` FROM v WHERE v.held
+			` + createInsertEnd + `
+		), ` + createEvent + `
+		SELECT v.held, ev.seq, CASE WHEN ev.seq IS NOT NULL THEN pg_notify($33, ev.seq::text) END
+		FROM v LEFT JOIN ev ON true`
 
 	// sqlCreatedAnswered appends the answered event of an interaction
 	// created answered ($1, at $2 by $3 via $4); $5 is the NOTIFY channel.

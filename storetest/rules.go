@@ -466,4 +466,28 @@ func testCreateAtRulesVersion(t *testing.T, s hitl.Store) {
 	if list, _, err := s.ListInteractions(t.Context(), hitl.ListFilter{}); err != nil || len(list) != 1 {
 		t.Errorf("interactions after the refused creates: %d (%v), want the first one only", len(list), err)
 	}
+
+	// At the version now: the key already used finds its interaction,
+	// and an action a rule answers is created answered, with both events.
+	v1, err := s.RulesVersion(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, ev, existed, err := c.CreateInteractionAtRulesVersion(t.Context(), in, v1)
+	if err != nil || !existed || ev != nil || again.ID != got.ID {
+		t.Errorf("the key used, at the current version: %+v, existed %v, event %+v, %v; want interaction %s, existed", again, existed, ev, err, got.ID)
+	}
+	action := everyActionField()
+	action.Status = hitl.StatusAnswered
+	action.Result = &hitl.Result{Value: raw(`{"decision":"approve"}`), RespondedBy: "rule:r1", Channel: hitl.ChannelRule, RespondedAt: base, RuleID: "r1"}
+	answered, ev, existed, err := c.CreateInteractionAtRulesVersion(t.Context(), action, v1)
+	if err != nil || existed || ev == nil || ev.Next == nil || ev.Next.Type != hitl.EventAnswered || ev.Next.Seq <= ev.Seq {
+		t.Fatalf("an action a rule answers, at the current version: existed %v, event %+v, %v; want created, then answered", existed, ev, err)
+	}
+	if stored := get(t, s, answered.ID); stored.Status != hitl.StatusAnswered || stored.Result.RuleID != "r1" {
+		t.Errorf("the action a rule answers is stored %s %+v", stored.Status, stored.Result)
+	}
+	if last, err := s.LastEventSeq(t.Context()); err != nil || last != ev.Next.Seq {
+		t.Errorf("the event log ends at %d (%v), want the answered event %d", last, err, ev.Next.Seq)
+	}
 }
