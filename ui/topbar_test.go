@@ -102,10 +102,14 @@ func TestTopBarControlsAppearTogether(t *testing.T) {
 		}
 	}()
 	// Every frame, where the Rules button is while it can be seen, and
-	// whether the Email button could be seen in that frame.
+	// whether the Email button could be seen in that frame; and how long
+	// after the bar began to settle (the button shown, out of sight) it
+	// was first seen.
 	p.do(chromedp.Evaluate[chromedp.Void](`window.rulesSeen = []; (function frame() {
 		const seen = (id) => document.getElementById(id)?.checkVisibility({visibilityProperty: true});
+		if (!document.getElementById("rules-btn").hidden) window.rulesShown ??= performance.now();
 		if (seen("rules-btn")) {
+			window.rulesSettled ??= performance.now() - window.rulesShown;
 			const r = document.getElementById("rules-btn").getBoundingClientRect();
 			const at = Math.round(r.left) + "," + Math.round(r.top) + (seen("email-btn") ? " with Email" : " without Email");
 			if (window.rulesSeen.at(-1) !== at) window.rulesSeen.push(at);
@@ -118,6 +122,10 @@ func TestTopBarControlsAppearTogether(t *testing.T) {
 	p.clickTopBar("email-btn")
 	p.waitJS(`document.getElementById("email-dialog").open`)
 	seen := eval[[]string](p, `window.rulesSeen`)
+	if settled := eval[float64](p, `window.rulesSettled`); settled >= 1900 && len(seen) > 1 {
+		// The bar waits 2 s at most for its probes, then shows what it has.
+		t.Skipf("the probes took %.0f ms on this busy machine, longer than the bar waits: %q", settled, seen)
+	}
 	if len(seen) != 1 || !strings.HasSuffix(seen[0], " with Email") {
 		t.Errorf("the Rules button was seen at %q; want one place, with the Email button beside it", seen)
 	}
