@@ -218,6 +218,27 @@ func (p *page) waitJSFor(expr string, timeout time.Duration) {
 	}
 }
 
+// waitStill waits until what sel matches has stayed in one place for
+// three animation frames. Moving the focus to a card scrolls it into view
+// smoothly (without reduced motion), and chromedp clicks at the
+// coordinates it reads: a click read mid-scroll lands beside its target.
+func (p *page) waitStill(sel string) {
+	p.t.Helper()
+	p.waitJS(fmt.Sprintf(`new Promise((ok) => {
+		const el = document.querySelector(%s);
+		if (!el) return ok(false);
+		const at = () => { const b = el.getBoundingClientRect(); return b.x + "," + b.y; };
+		const first = at();
+		let frames = 0;
+		const frame = () => {
+			if (at() !== first) return ok(false);
+			if (++frames === 3) return ok(true);
+			requestAnimationFrame(frame);
+		};
+		requestAnimationFrame(frame);
+	})`, js(sel)))
+}
+
 // eval evaluates a JavaScript expression and decodes its value.
 func eval[T any](p *page, expr string) T {
 	p.t.Helper()

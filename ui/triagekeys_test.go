@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -47,7 +48,25 @@ func TestShortcuts(t *testing.T) {
 	// Shortcuts never fire while typing.
 	p.do(press("j"), press("j"))
 	p.waitFocusedCard(three)
-	p.do(chromedp.Click(chromedp.CSS(card(three) + " textarea")))
+	// The text box is clicked once its card has scrolled into view, and
+	// the keys typed once it has the focus. In one clean-clone CI run under
+	// load the box stayed empty while the focus ended on its card: a click
+	// that misses the box leaves the focus on the card, where k and j move
+	// it away and back (the likely cause, not seen again). A person whose
+	// click missed clicks again, and so does the test, at most three times.
+	textBox := card(three) + " textarea"
+	for try := 1; ; try++ {
+		p.waitStill(textBox)
+		p.do(chromedp.Click(chromedp.CSS(textBox)))
+		focused, err := chromedp.Run(p.ctx, chromedp.Poll[bool](fmt.Sprintf(`document.activeElement === document.querySelector(%s)`, js(textBox)),
+			chromedp.WithPollingInterval(40*time.Millisecond), chromedp.WithPollingTimeout(3*time.Second)))
+		if err == nil && focused {
+			break
+		}
+		if try == 3 {
+			t.Fatalf("the text box does not have the focus after three clicks on it (the focus is on %q): %v", eval[string](p, `document.activeElement?.outerHTML?.slice(0, 120) || ""`), err)
+		}
+	}
 	p.do(chromedp.KeyEvent("kja"))
 	if got := p.focusedCard(); got != three {
 		t.Fatalf("typing j and k in a text box moved the focus to %q", got)
