@@ -8,9 +8,9 @@ import (
 
 // RuleStore keeps rules. Every change appends its event (rule_created,
 // rule_revoked) and changes the rules' version in the same transaction;
-// every action is decided by the rules at the version of its creation
-// (read before it, or checked in the transaction that writes it: see
-// RulesCheckedCreator), so every replica applies a new rule at once.
+// every action is decided by the rules at a version that the transaction
+// writing it checks still holds (CreateInteractionAtRulesVersion), so
+// every replica applies a new rule at once.
 type RuleStore interface {
 	// CreateRule inserts r and appends its rule_created event (actor
 	// r.CreatedBy, channel via, interaction r.InteractionID, detail r.ID)
@@ -43,6 +43,16 @@ type RuleStore interface {
 	// revoked, deleted), by this process or another. Rules read after
 	// reading it are at least that version.
 	RulesVersion(ctx context.Context) (int64, error)
+
+	// CreateInteractionAtRulesVersion is CreateInteraction in a
+	// transaction that first reads the rules' version and, when it is not
+	// version, writes nothing and returns ErrRulesChanged. An action
+	// decided by the rules of a version is so written only while that
+	// version holds, without reading the version before each action: a
+	// rule made or revoked since, on any replica or by another process,
+	// makes the create fail, and the action is decided again. An existing
+	// idempotency key is looked up only once the version has held.
+	CreateInteractionAtRulesVersion(ctx context.Context, in *Interaction, version int64) (got *Interaction, ev *Event, existed bool, err error)
 }
 
 // RuleFilter selects rules to list.
@@ -60,17 +70,3 @@ type RuleFilter struct {
 // ErrRulesChanged is CreateInteractionAtRulesVersion's error when the
 // rules' version is no longer the one given: nothing was written.
 var ErrRulesChanged = errors.New("the rules changed since the action was decided")
-
-// RulesCheckedCreator is a store that checks the rules' version in the
-// transaction that creates an interaction. An action decided by the rules
-// of a version is then written only while that version holds, without
-// reading the version before each action: a rule made or revoked since,
-// on any replica or by another process, makes the create fail with
-// ErrRulesChanged, and the action is decided again.
-type RulesCheckedCreator interface {
-	// CreateInteractionAtRulesVersion is CreateInteraction, in a
-	// transaction that first reads the rules' version and writes nothing,
-	// returning ErrRulesChanged, when it is not version. An existing
-	// idempotency key is looked up only once the version has held.
-	CreateInteractionAtRulesVersion(ctx context.Context, in *Interaction, version int64) (got *Interaction, ev *Event, existed bool, err error)
-}

@@ -25,25 +25,23 @@ import (
 
 // decide decides in, an action, by the rules in force (deny beats
 // allow): a rule that decides it answers it (ruleAnswer). It returns the
-// rules' version it was decided at, and whether the store checks that
-// version in the transaction that writes in (hitl.RulesCheckedCreator).
-// Such a store lets the rules cached be used as they are, and read again
-// only when they changed (again, after createDecided found so); any other
-// has the version read before each action (ruleCache.current). Either
-// way a rule made or revoked on another replica applies at once. Other
-// types are not decided.
-func (b *Broker) decide(ctx context.Context, in *hitl.Interaction, again bool) (version int64, checked bool, err error) {
+// rules' version it was decided at, which the transaction that writes in
+// checks (createDecided). The rules cached are used as they are, and read
+// again only when they changed: at the first action, and again when that
+// check found them changed. Other types are not decided.
+func (b *Broker) decide(ctx context.Context, in *hitl.Interaction, again bool) (int64, error) {
 	if in.Type != hitl.TypeAction {
-		return 0, false, nil
+		return 0, nil
 	}
-	_, checked = b.store.(hitl.RulesCheckedCreator)
 	var rules *hitl.RuleIndex
-	if checked && !again {
+	var version int64
+	if !again {
 		rules, version = b.rules.cached()
 	}
 	if rules == nil {
+		var err error
 		if rules, version, err = b.rules.current(ctx, b.store, in.CreatedAt); err != nil {
-			return 0, false, fmt.Errorf("create interaction: read rules: %w", err)
+			return 0, fmt.Errorf("create interaction: read rules: %w", err)
 		}
 	}
 	if again {
@@ -52,28 +50,27 @@ func (b *Broker) decide(ctx context.Context, in *hitl.Interaction, again bool) (
 	if r := rules.Decide(in, in.CreatedAt); r != nil {
 		ruleAnswer(in, r)
 	}
-	return version, checked, nil
+	return version, nil
 }
 
 // maxRulesRaces bounds how often an action is decided again because the
 // rules changed between its decision and its write.
 const maxRulesRaces = 5
 
-// createDecided writes in, decided by the rules at version (decide),
-// checking in the write's transaction that the version still holds where
-// checked: when it does not, in is decided again by the rules as they are
-// now and written at their version.
-func (b *Broker) createDecided(ctx context.Context, in *hitl.Interaction, version int64, checked bool) (*hitl.Interaction, *hitl.Event, bool, error) {
-	if !checked {
+// createDecided writes in, an action decided by the rules at version
+// (decide), checking in the write's transaction that the version still
+// holds: when it does not, in is decided again by the rules as they are
+// now and written at their version. Other types are written as they are.
+func (b *Broker) createDecided(ctx context.Context, in *hitl.Interaction, version int64) (*hitl.Interaction, *hitl.Event, bool, error) {
+	if in.Type != hitl.TypeAction {
 		return b.store.CreateInteraction(ctx, in)
 	}
-	store := b.store.(hitl.RulesCheckedCreator)
 	for range maxRulesRaces {
-		got, ev, existed, err := store.CreateInteractionAtRulesVersion(ctx, in, version)
+		got, ev, existed, err := b.store.CreateInteractionAtRulesVersion(ctx, in, version)
 		if !errors.Is(err, hitl.ErrRulesChanged) {
 			return got, ev, existed, err
 		}
-		if version, _, err = b.decide(ctx, in, true); err != nil {
+		if version, err = b.decide(ctx, in, true); err != nil {
 			return nil, nil, false, err
 		}
 	}

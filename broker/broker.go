@@ -272,7 +272,7 @@ func (b *Broker) create(ctx context.Context, req hitl.CreateRequest) (*hitl.Inte
 	}
 	in.DefaultEscalation(req, b.defaultEscalation)
 	b.risk.Mark(in)
-	version, checked, err := b.decide(ctx, in, false)
+	version, err := b.decide(ctx, in, false)
 	if err != nil {
 		return nil, false, err
 	}
@@ -285,7 +285,7 @@ func (b *Broker) create(ctx context.Context, req hitl.CreateRequest) (*hitl.Inte
 		return nil, false, fmt.Errorf("create interaction: mint id: %w", err)
 	}
 	in.ID = id.String()
-	got, ev, existed, err := b.createDecided(ctx, in, version, checked)
+	got, ev, existed, err := b.createDecided(ctx, in, version)
 	if err != nil {
 		return nil, false, fmt.Errorf("create interaction: %w", err)
 	}

@@ -13,9 +13,9 @@ import (
 // cached, and they are read again only when the version changed: a rule
 // made or revoked on any replica, or by another process on the same file,
 // applies to the next action, and an action's cost does not grow with the
-// number of rules. The version is read before each action (current), or,
-// where the store checks it as it writes the action, not at all until
-// that check finds it changed (Broker.decide).
+// number of rules. The version is not read before each action: the
+// store checks it as it writes the action, and the rules are read again
+// when that check finds it changed (Broker.decide).
 type ruleCache struct {
 	mu      sync.Mutex
 	version int64

@@ -28,7 +28,7 @@ func (s *Store) CreateInteraction(ctx context.Context, in *hitl.Interaction) (*h
 	return s.createInteraction(ctx, in, nil)
 }
 
-// CreateInteractionAtRulesVersion implements hitl.RulesCheckedCreator:
+// CreateInteractionAtRulesVersion implements hitl.RuleStore:
 // the version is read in the statement that inserts the interaction, so
 // the action costs no round trip of its own to read it.
 func (s *Store) CreateInteractionAtRulesVersion(ctx context.Context, in *hitl.Interaction, version int64) (*hitl.Interaction, *hitl.Event, bool, error) {

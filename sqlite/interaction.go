@@ -28,7 +28,7 @@ func (s *Store) CreateInteraction(ctx context.Context, in *hitl.Interaction) (*h
 	return s.createInteraction(ctx, in, nil)
 }
 
-// CreateInteractionAtRulesVersion implements hitl.RulesCheckedCreator: the
+// CreateInteractionAtRulesVersion implements hitl.RuleStore: the
 // version is read in the write transaction, which holds the database's
 // write lock and sees every write committed before it, by any process,
 // and those of the batch before it.

@@ -426,22 +426,17 @@ func testRulesVersion(t *testing.T, s hitl.Store) {
 	}
 }
 
-// testCreateAtRulesVersion checks, on a store that implements it,
-// hitl.RulesCheckedCreator: a create at the rules' version writes as
-// CreateInteraction does; at any other it writes nothing, and does not
-// look up an idempotency key either.
+// testCreateAtRulesVersion checks CreateInteractionAtRulesVersion: a
+// create at the rules' version writes as CreateInteraction does; at any
+// other it writes nothing, and does not look up an idempotency key either.
 func testCreateAtRulesVersion(t *testing.T, s hitl.Store) {
-	c, ok := s.(hitl.RulesCheckedCreator)
-	if !ok {
-		t.Skip("the store does not check the rules' version as it creates")
-	}
 	v0, err := s.RulesVersion(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
 	in := minimal()
 	in.IdempotencyKey = "checked-create"
-	got, ev, existed, err := c.CreateInteractionAtRulesVersion(t.Context(), in, v0)
+	got, ev, existed, err := s.CreateInteractionAtRulesVersion(t.Context(), in, v0)
 	if err != nil || existed || ev == nil || ev.Type != hitl.EventCreated {
 		t.Fatalf("create at the current version: existed %v, event %+v, %v", existed, ev, err)
 	}
@@ -455,7 +450,7 @@ func testCreateAtRulesVersion(t *testing.T, s hitl.Store) {
 		t.Fatal(err)
 	}
 	for _, in := range []*hitl.Interaction{minimal(), in} { // a new one, and the key already used
-		_, ev, existed, err := c.CreateInteractionAtRulesVersion(t.Context(), in, v0)
+		_, ev, existed, err := s.CreateInteractionAtRulesVersion(t.Context(), in, v0)
 		if !errors.Is(err, hitl.ErrRulesChanged) || ev != nil || existed {
 			t.Errorf("create at the version before a rule was made: existed %v, event %+v, %v; want ErrRulesChanged", existed, ev, err)
 		}
@@ -473,14 +468,14 @@ func testCreateAtRulesVersion(t *testing.T, s hitl.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, ev, existed, err := c.CreateInteractionAtRulesVersion(t.Context(), in, v1)
+	again, ev, existed, err := s.CreateInteractionAtRulesVersion(t.Context(), in, v1)
 	if err != nil || !existed || ev != nil || again.ID != got.ID {
 		t.Errorf("the key used, at the current version: %+v, existed %v, event %+v, %v; want interaction %s, existed", again, existed, ev, err, got.ID)
 	}
 	action := everyActionField()
 	action.Status = hitl.StatusAnswered
 	action.Result = &hitl.Result{Value: raw(`{"decision":"approve"}`), RespondedBy: "rule:r1", Channel: hitl.ChannelRule, RespondedAt: base, RuleID: "r1"}
-	answered, ev, existed, err := c.CreateInteractionAtRulesVersion(t.Context(), action, v1)
+	answered, ev, existed, err := s.CreateInteractionAtRulesVersion(t.Context(), action, v1)
 	if err != nil || existed || ev == nil || ev.Next == nil || ev.Next.Type != hitl.EventAnswered || ev.Next.Seq <= ev.Seq {
 		t.Fatalf("an action a rule answers, at the current version: existed %v, event %+v, %v; want created, then answered", existed, ev, err)
 	}
