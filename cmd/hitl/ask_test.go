@@ -18,6 +18,7 @@ import (
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/internal/refused"
 )
 
 // TestAsk runs "hitl ask" for each type against a real "hitl serve",
@@ -220,7 +221,7 @@ func TestAskOutcomes(t *testing.T) {
 func TestAskErrors(t *testing.T) {
 	t.Parallel()
 	srv := startServer(t)
-	down := "http://" + freeAddr(t)
+	down := refused.URL(t)
 
 	tests := []struct {
 		name   string

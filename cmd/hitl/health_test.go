@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/hitl-sh/hitl/internal/refused"
 )
 
 func TestReadyURL(t *testing.T) {
@@ -31,7 +33,7 @@ func TestHealthCommand(t *testing.T) {
 	if stdout, stderr, code := runHitl("health", "--addr", addr); code != 0 || !strings.Contains(stdout, "ready") {
 		t.Errorf("health of a running server: exit %d, stdout %q, stderr %q; want 0 and ready", code, stdout, stderr)
 	}
-	if _, stderr, code := runHitl("health", "--addr", freeAddr(t), "--timeout", "2s"); code != 1 || !strings.Contains(stderr, "/readyz") {
+	if _, stderr, code := runHitl("health", "--addr", refused.Addr(t), "--timeout", "2s"); code != 1 || !strings.Contains(stderr, "/readyz") {
 		t.Errorf("health of nothing: exit %d, stderr %q; want 1 naming /readyz", code, stderr)
 	}
 	if _, _, code := runHitl("health", "--addr", "nonsense"); code != 2 {

@@ -10,6 +10,7 @@ import (
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/internal/chatfake"
 	"github.com/hitl-sh/hitl/internal/clinetest"
+	"github.com/hitl-sh/hitl/internal/refused"
 )
 
 // hitl hook cline against the real Cline CLI (internal/clinetest) and a
@@ -93,7 +94,7 @@ func TestClineHookFailsClosed(t *testing.T) {
 	t.Parallel()
 	api := clinetest.NewAPI(t, clinetest.RunCommand("echo hi > out.txt"), chatfake.Text("finished"))
 	r := clinetest.Run(t, clinetest.Options{API: api, Prompt: "write hi", Hook: clineHook(t),
-		Env: []string{"HITL_URL=http://" + freeAddr(t), "HITL_TOKEN=hitl_nobody"}})
+		Env: []string{"HITL_URL=" + refused.URL(t), "HITL_TOKEN=hitl_nobody"}})
 	if out, ok := agentFile(t, r.Dir, "out.txt"); ok || r.Finish() != "aborted" {
 		t.Errorf("out.txt = %q (%v), finish %q; want no file and an aborted task\n%s", out, ok, r.Finish(), r.Stdout)
 	}

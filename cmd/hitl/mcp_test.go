@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/internal/refused"
 	"github.com/hitl-sh/hitl/tools"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -197,7 +198,7 @@ func TestMCPStdioToolErrors(t *testing.T) {
 
 func TestMCPStdioServerUnreachable(t *testing.T) {
 	t.Parallel()
-	url := "http://" + freeAddr(t) // nothing listens there
+	url := refused.URL(t)
 	s := startMCP(t, nil, "--server", url)
 	ctx, cancel := context.WithTimeout(context.Background(), mcpDialTimeout+5*time.Second)
 	defer cancel()
