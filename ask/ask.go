@@ -59,18 +59,31 @@ var repollPause = time.Second
 // Waiting is the Service's: the HTTP client long-polls and rides out a
 // server restart; the engine wakes the waiter the moment the answer lands.
 func Ask(ctx context.Context, svc hitl.Service, req hitl.CreateRequest) (*hitl.Interaction, error) {
-	in, err := Create(ctx, svc, req)
+	in, _, err := AskWaited(ctx, svc, req)
+	return in, err
+}
+
+// AskWaited is Ask, and reports whether it waited for the outcome: false
+// when the interaction ended as it was asked (a rule decided it, or its
+// idempotency key is an ended question's) or was not made, so that
+// nothing happened between the request and what it returns.
+func AskWaited(ctx context.Context, svc hitl.Service, req hitl.CreateRequest) (in *hitl.Interaction, waited bool, err error) {
+	in, err = Create(ctx, svc, req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return in, ctx.Err()
+			return in, false, ctx.Err()
 		}
-		return nil, fmt.Errorf("ask: create interaction: %w", err)
+		return nil, false, fmt.Errorf("ask: create interaction: %w", err)
 	}
 	if in.Status.Terminal() {
-		// Ended as it was asked (a rule decided it, or it repeats an ended
-		// question's idempotency key): nothing to wait for.
-		return in, Outcome(in)
+		return in, false, Outcome(in)
 	}
+	in, err = await(ctx, svc, in)
+	return in, true, err
+}
+
+// await waits until in, made and still pending, ends.
+func await(ctx context.Context, svc hitl.Service, in *hitl.Interaction) (*hitl.Interaction, error) {
 	for {
 		got, err := svc.Wait(ctx, in.ID)
 		if got != nil && got.ID != in.ID {

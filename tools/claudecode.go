@@ -140,7 +140,9 @@ type Verdict struct {
 // call that cannot be decided is denied, with the reason. When ctx
 // carries the caller's credential check (hitl.WithCredentialCheck, as a
 // server's requests do), a caller whose credentials stop holding while
-// it waits, or by the time the decision comes, is denied. It waits at most
+// it waits, or by the time a person's decision comes, is denied; a
+// decision made as the call is asked (a rule's) comes within the request
+// whose credentials were just checked, and is not checked again. It waits at most
 // the timeout and ReviewGrace (and a few seconds to withdraw the question
 // when ctx ends or the wait runs out).
 func Review(ctx context.Context, svc hitl.Service, call ToolCall, opts *ReviewOptions) *Verdict {
@@ -155,9 +157,9 @@ func Review(ctx context.Context, svc hitl.Service, call ToolCall, opts *ReviewOp
 	defer stop()
 	wctx, cancel := context.WithTimeout(watched, o.Timeout+reviewGrace)
 	defer cancel()
-	in, err := ask.Ask(wctx, svc, req)
+	in, waited, err := ask.AskWaited(wctx, svc, req)
 	switch {
-	case errors.Is(context.Cause(watched), hitl.ErrCredentialsEnded) || err == nil && !hitl.CredentialsHold(ctx):
+	case errors.Is(context.Cause(watched), hitl.ErrCredentialsEnded) || err == nil && waited && !hitl.CredentialsHold(ctx):
 		return call.failed(in, hitl.ErrCredentialsEnded)
 	case err != nil && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
 		err = hitl.Errorf(hitl.EUNAVAILABLE, "the hitl server reported no outcome %s after the question's deadline; it may have stopped", reviewGrace)

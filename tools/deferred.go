@@ -38,6 +38,7 @@ func ReviewDeferring(ctx context.Context, svc hitl.Service, call ToolCall, opts 
 	defer stop()
 	wctx, cancel := context.WithTimeout(watched, after)
 	defer cancel()
+	waited := !in.Status.Terminal()
 	for !in.Status.Terminal() {
 		got, err := svc.Wait(wctx, in.ID)
 		if got != nil && got.ID != in.ID {
@@ -63,7 +64,7 @@ func ReviewDeferring(ctx context.Context, svc hitl.Service, call ToolCall, opts 
 	if err := call.asked(in); err != nil {
 		return call.failed(nil, err)
 	}
-	if !hitl.CredentialsHold(ctx) {
+	if waited && !hitl.CredentialsHold(ctx) { // as Review checks
 		return call.failed(in, hitl.ErrCredentialsEnded)
 	}
 	return call.decided(in)
