@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/internal/stack"
 )
 
 // ChannelHeader lets a client declare the channel its requests come
@@ -70,6 +71,17 @@ func (r *statusRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	c, rw, err := http.NewResponseController(r.ResponseWriter).Hijack()
 	r.hijacked = err == nil
 	return c, rw, err
+}
+
+// grownStack serves each request on a stack grown at once to the depth
+// requests reach (stack.Grow), not doubled and copied on the way down: a
+// request is often the first on its goroutine, as each one after a
+// parked long-poll is.
+func grownStack(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		stack.Grow()
+		next.ServeHTTP(w, r)
+	})
 }
 
 // logRequests logs method, path, status and duration of each request —

@@ -318,7 +318,7 @@ func (s *Server) Handler() http.Handler {
 	for o := range s.embedOrigins {
 		_ = csrf.AddTrustedOrigin(o)
 	}
-	return s.recoverPanics(s.logRequests(s.bodyDeadline(s.signedFirst(s.embedCORS(csrf.Handler(s.identify(http.HandlerFunc(s.route))))))))
+	return grownStack(s.recoverPanics(s.logRequests(s.bodyDeadline(s.signedFirst(s.embedCORS(csrf.Handler(s.identify(http.HandlerFunc(s.route)))))))))
 }
 
 // signedFirst serves the requests of signed routes (see

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/internal/stack"
 )
 
 // Parked long-polls' timing.
@@ -176,8 +177,10 @@ func (p *Wait) expire() {
 	p.finish(p.current)
 }
 
-// finish reports in: 200 with its JSON.
+// finish reports in: 200 with its JSON. It runs on a goroutine of its
+// own (Wake's, or the timer's), whose stack encoding in grows at once.
 func (p *Wait) finish(in *hitl.Interaction) {
+	stack.Grow()
 	p.mu.Lock() // an answer during the set-up waits for it
 	keep, current := p.keep, p.current
 	p.mu.Unlock()
