@@ -178,7 +178,8 @@ func (p *Wait) expire() {
 }
 
 // finish reports in: 200 with its JSON. It runs on a goroutine of its
-// own (Wake's, or the timer's), whose stack encoding in grows at once.
+// own (Wake's, or the timer's), whose stack is grown at once for
+// encoding in.
 func (p *Wait) finish(in *hitl.Interaction) {
 	stack.Grow()
 	p.mu.Lock() // an answer during the set-up waits for it
