@@ -15,7 +15,6 @@ import (
 
 	"github.com/gobwas/ws"
 	"github.com/hitl-sh/hitl"
-	"github.com/hitl-sh/hitl/internal/stack"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -215,7 +214,6 @@ func (h *Hub) removeLocked(c *Conn) {
 // shut down and nothing left to deliver closes every connection with 1001,
 // after what was committed before.
 func (h *Hub) dispatch() {
-	stack.Grow() // a fresh goroutine, about to encode events
 	for {
 		h.inMu.Lock()
 		batch, shut := h.inbox, h.shut
