@@ -497,11 +497,12 @@ export class Inbox {
   }
 }
 
-// busyElsewhere reports whether the person is typing, working in a card or
-// in a dialog, in which case a new card must not take the focus.
+// busyElsewhere reports whether the person is typing, working in a card,
+// in a dialog or on one of the top bar's controls (as once a dialog they
+// opened there closes), in which case a new card must not take the focus.
 function busyElsewhere() {
   const a = document.activeElement;
-  if (isTyping(a) || a?.closest?.("dialog")) return true;
+  if (isTyping(a) || a?.closest?.("dialog, #topbar-end")) return true;
   // Working in a card, or reading one (its focus on it), keeps the
   // focus where it is.
   const card = a?.closest?.(".card");
