@@ -86,7 +86,7 @@ func TestSlackSettings(t *testing.T) {
 
 	p := openPage(t, srv)
 	// By keyboard: the button, Enter.
-	p.waitJS(`!document.getElementById("slack-btn").hidden`)
+	p.waitTopBar("slack-btn")
 	p.do(chromedp.Evaluate[chromedp.Void](`document.getElementById("slack-btn").focus()`), chromedp.KeyEvent(kb.Enter))
 	p.waitJS(`document.getElementById("slack-dialog").open`)
 	if got := eval[string](p, `document.activeElement.id`); got != "slack-enabled" {

@@ -132,9 +132,21 @@ func TestTopBarControlsAppearTogether(t *testing.T) {
 }
 
 // clickTopBar clicks the top bar's control of id with the mouse once it
-// is in sight, which is once the bar has settled (app.js, settleTopBar).
+// is in sight (waitTopBar).
 func (p *page) clickTopBar(id string) {
 	p.t.Helper()
-	p.waitJS(fmt.Sprintf(`!document.getElementById("topbar-end").dataset.settling && document.getElementById(%s)?.checkVisibility({visibilityProperty: true})`, js(id)))
+	p.waitTopBar(id)
 	p.do(chromedp.Click(chromedp.CSS("#" + id)))
+}
+
+// waitTopBar waits until the top bar's controls of ids are in sight, which
+// is once the bar has settled (app.js, settleTopBar): before that they
+// are laid out but cannot be seen, clicked or focused.
+func (p *page) waitTopBar(ids ...string) {
+	p.t.Helper()
+	cond := `!document.getElementById("topbar-end").dataset.settling`
+	for _, id := range ids {
+		cond += fmt.Sprintf(` && document.getElementById(%s)?.checkVisibility({visibilityProperty: true})`, js(id))
+	}
+	p.waitJS(cond)
 }
