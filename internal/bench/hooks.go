@@ -133,7 +133,7 @@ func RunHooks(ctx context.Context, cfg HooksConfig) (*HooksResult, error) {
 	}
 	a := newAPI(srv, 4)
 	defer a.close()
-	busy0 := machineBusy()
+	busy0, own0, srv0 := machineBusy(), ownCPU(), serverCPU(srv)
 	res := &HooksResult{Hooks: map[string]HookFigures{}, Samples: cfg.Samples}
 	ruleIDs, err := allowBenchCommand(ctx, a)
 	if err != nil {
@@ -175,9 +175,22 @@ func RunHooks(ctx context.Context, cfg HooksConfig) (*HooksResult, error) {
 			}
 		}
 	}
-	res.OtherCPU = (machineBusy() - busy0).Seconds()
+	// The machine's CPU less this process's, its finished children's (the
+	// hooks and floors it ran) and the server's.
+	other := (machineBusy() - busy0) - (ownCPU() - own0) - (serverCPU(srv) - srv0)
+	res.OtherCPU = max(other, 0).Seconds()
 	res.Load = loadAverage()
 	return res, nil
+}
+
+// serverCPU returns the CPU time srv's process has used; 0 when it is
+// not a child (--server) or cannot be read.
+func serverCPU(srv *Server) time.Duration {
+	if srv.PID == 0 {
+		return 0
+	}
+	cpu, _ := processCPU(srv.PID)
+	return cpu
 }
 
 // hookRun runs a command hook once with input on stdin and returns its
