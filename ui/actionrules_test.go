@@ -139,10 +139,7 @@ func TestRulesView(t *testing.T) {
 			t.Fatalf("the rules dialog is still open after Escape three times: %v", err)
 		}
 	}
-	if _, err := chromedp.Run(alice.ctx, chromedp.Poll[chromedp.Void](`!document.getElementById("rules-dialog").open && document.activeElement.id === "rules-btn"`,
-		chromedp.WithPollingInterval(40*time.Millisecond), chromedp.WithPollingTimeout(20*time.Second))); err != nil {
-		t.Fatalf("the focus is on %s, not back on the Rules button, after the dialog closed: %v", alice.focusName(), err)
-	}
+	alice.waitJS(`!document.getElementById("rules-dialog").open && document.activeElement.id === "rules-btn"`)
 	// A question that arrives now is announced, and leaves the focus where
 	// the person is: on the button.
 	alice.do(chromedp.Evaluate[chromedp.Void](`document.getElementById("announcer").textContent = ""`))
@@ -155,13 +152,6 @@ func TestRulesView(t *testing.T) {
 	if got := eval[[]string](alice, `[...document.querySelectorAll("#topbar button:not([hidden])")].map(b => b.getAttribute("aria-label") || b.textContent)`); !slices.Contains(got, "Rules") {
 		t.Errorf("top bar buttons %q lack Rules", got)
 	}
-}
-
-// focusName names the element holding the focus: its id, or else its
-// classes or tag.
-func (p *page) focusName() string {
-	p.t.Helper()
-	return eval[string](p, `document.activeElement.id || document.activeElement.className || document.activeElement.tagName`)
 }
 
 // TestRulesNarrow: signed in as an admin on a 375 px phone, the top bar

@@ -214,8 +214,18 @@ func (p *page) waitJSFor(expr string, timeout time.Duration) {
 	_, err := chromedp.Run(p.ctx, chromedp.Poll[chromedp.Void](expr,
 		chromedp.WithPollingInterval(40*time.Millisecond), chromedp.WithPollingTimeout(timeout)))
 	if err != nil {
-		p.t.Fatalf("waiting for %s: %v", expr, err)
+		p.t.Fatalf("waiting for %s: %v (the focus is on %s)", expr, err, p.focusName())
 	}
+}
+
+// focusName names the element holding the focus: its id, or else its
+// classes or tag; "unknown" when the page cannot say.
+func (p *page) focusName() string {
+	name, err := chromedp.Run(p.ctx, chromedp.Evaluate[string](`document.activeElement?.id || document.activeElement?.className || document.activeElement?.tagName || ""`))
+	if err != nil {
+		return "unknown"
+	}
+	return name
 }
 
 // waitStill waits until what sel matches has stayed in one place for

@@ -183,16 +183,6 @@ func RunHooks(ctx context.Context, cfg HooksConfig) (*HooksResult, error) {
 	return res, nil
 }
 
-// serverCPU returns the CPU time srv's process has used; 0 when it is
-// not a child (--server) or cannot be read.
-func serverCPU(srv *Server) time.Duration {
-	if srv.PID == 0 {
-		return 0
-	}
-	cpu, _ := processCPU(srv.PID)
-	return cpu
-}
-
 // hookRun runs a command hook once with input on stdin and returns its
 // wall time and its output; an exit status other than 0 is an error.
 func hookRun(ctx context.Context, name string, args, env []string, input []byte) (time.Duration, []byte, error) {

@@ -247,10 +247,7 @@ func (r *loadRun) measureCPU(ctx context.Context, dbCPU func() (time.Duration, b
 	var w windowCPU
 	at := func(i int) {
 		for _, srv := range r.srvs {
-			if srv.PID != 0 {
-				cpu, _ := processCPU(srv.PID)
-				w.server[i] += cpu
-			}
+			w.server[i] += serverCPU(srv)
 		}
 		w.driver[i] = selfCPU()
 		if dbCPU != nil {

@@ -279,6 +279,16 @@ func rssMiB(pid int) (float64, error) {
 // 100 on every Linux platform Go supports).
 const clockTick = 10 * time.Millisecond
 
+// serverCPU returns the CPU time srv's process has used; 0 when it is
+// not a child (--server) or cannot be read.
+func serverCPU(srv *Server) time.Duration {
+	if srv.PID == 0 {
+		return 0
+	}
+	cpu, _ := processCPU(srv.PID)
+	return cpu
+}
+
 // processCPU returns the user and system CPU time process pid has used,
 // from /proc/PID/stat.
 func processCPU(pid int) (time.Duration, error) {
