@@ -66,42 +66,41 @@ func (s *Store) createInteraction(ctx context.Context, in *hitl.Interaction, rul
 		Channel:       got.CreatedVia,
 		Interaction:   &got,
 	}
-	// create runs the create statement on q: ErrNoRows when the
+	// The create statement and the reading of its row: ErrNoRows when the
 	// idempotency key is taken, ErrRulesChanged when the rules' version
 	// did not hold.
-	create := func(q interface {
-		QueryRow(context.Context, string, ...any) pgx.Row
-	}) error {
-		if rulesVersion == nil {
-			return q.QueryRow(ctx, sqlCreate, args...).Scan(&ev.Seq, nil)
+	sql, scan := sqlCreate, func(r pgx.Row) error { return r.Scan(&ev.Seq, nil) }
+	if rulesVersion != nil {
+		sql, args = sqlCreateAtRulesVersion, append(args, *rulesVersion)
+		scan = func(r pgx.Row) error {
+			var held bool
+			var seq *int64
+			if err := r.Scan(&held, &seq, nil); err != nil {
+				return err
+			}
+			switch {
+			case !held:
+				return hitl.ErrRulesChanged
+			case seq == nil:
+				return pgx.ErrNoRows
+			}
+			ev.Seq = *seq
+			return nil
 		}
-		var held bool
-		var seq *int64
-		if err := q.QueryRow(ctx, sqlCreateAtRulesVersion, append(args, *rulesVersion)...).Scan(&held, &seq, nil); err != nil {
-			return err
-		}
-		switch {
-		case !held:
-			return hitl.ErrRulesChanged
-		case seq == nil:
-			return pgx.ErrNoRows
-		}
-		ev.Seq = *seq
-		return nil
 	}
 	if answered {
 		ev.Next = &hitl.Event{Type: hitl.EventAnswered, InteractionID: got.ID, At: got.Result.RespondedAt,
 			Actor: got.Result.RespondedBy, Channel: got.Result.Channel, Interaction: &got}
 		err = s.with(ctx, func(c *pgx.Conn) error {
 			return pgx.BeginFunc(ctx, c, func(tx pgx.Tx) error {
-				if err := create(tx); err != nil {
+				if err := scan(tx.QueryRow(ctx, sql, args...)); err != nil {
 					return err
 				}
 				return tx.QueryRow(ctx, sqlCreatedAnswered, got.ID, ev.Next.At, ev.Next.Actor, ev.Next.Channel, s.channel).Scan(&ev.Next.Seq, nil)
 			})
 		})
 	} else {
-		err = s.with(ctx, func(c *pgx.Conn) error { return create(c) })
+		err = s.group.write(ctx, createKey(&got), sql, args, scan)
 	}
 	switch {
 	case errors.Is(err, hitl.ErrRulesChanged):
@@ -119,6 +118,16 @@ func (s *Store) createInteraction(ctx context.Context, in *hitl.Interaction, rul
 		return nil, nil, false, fmt.Errorf("create interaction: %w", badText(err))
 	}
 	return &got, ev, false, nil
+}
+
+// createKey is the key that orders a create in its group (see
+// groupWrite): an idempotency key is a unique entry that another replica's
+// group may be inserting too.
+func createKey(in *hitl.Interaction) string {
+	if in.IdempotencyKey == "" {
+		return ""
+	}
+	return "k\x00" + in.CreatedBy + "\x00" + in.IdempotencyKey
 }
 
 // createdAnswered makes in, about to be created, pending with no result,

@@ -44,34 +44,39 @@ func (s *Store) Resolve(ctx context.Context, id string, t hitl.Transition) (*hit
 	if err != nil {
 		return nil, nil, fmt.Errorf("resolve interaction %s: %w", id, err)
 	}
-	resolve := func(q rowQuerier) error {
-		if from != nil {
-			// Pending, the row is from: no need to send it back.
-			if err := q.QueryRow(ctx, sqlResolveFrom, args...).Scan(&ev.Seq, nil); err != nil {
+	// The compare-and-set and the reading of its row: ErrNoRows when
+	// nothing matched.
+	sql, scan := sqlResolve, func(r pgx.Row) error {
+		var err error
+		ev.Interaction, err = scanInteraction(r, &ev.Seq, nil)
+		return err
+	}
+	if from != nil {
+		// Pending, the row is from: no need to send it back.
+		sql, scan = sqlResolveFrom, func(r pgx.Row) error {
+			if err := r.Scan(&ev.Seq, nil); err != nil {
 				return err
 			}
 			ev.Interaction = t.Applied(from)
 			return nil
 		}
-		var err error
-		ev.Interaction, err = scanInteraction(q.QueryRow(ctx, sqlResolve, args...), &ev.Seq, nil)
-		return err
 	}
-	err = s.with(ctx, func(c *pgx.Conn) error {
-		if r == nil {
-			return resolve(c)
-		}
+	if r == nil {
+		err = s.group.write(ctx, "i\x00"+id, sql, args, scan)
+	} else {
 		// The answer and the rule it makes, in one transaction.
-		return pgx.BeginFunc(ctx, c, func(tx pgx.Tx) error {
-			if err := resolve(tx); err != nil {
+		err = s.with(ctx, func(c *pgx.Conn) error {
+			return pgx.BeginFunc(ctx, c, func(tx pgx.Tx) error {
+				if err := scan(tx.QueryRow(ctx, sql, args...)); err != nil {
+					return err
+				}
+				r.InteractionID = id
+				var err error
+				ev.Next, err = s.insertRule(ctx, tx, r, t.Via, ev.Interaction)
 				return err
-			}
-			r.InteractionID = id
-			var err error
-			ev.Next, err = s.insertRule(ctx, tx, r, t.Via, ev.Interaction)
-			return err
+			})
 		})
-	})
+	}
 	if errors.Is(err, pgx.ErrNoRows) {
 		return s.whyNot(ctx, id)
 	} else if hitl.ErrorCode(err) == hitl.ECONFLICT {

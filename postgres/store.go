@@ -3,9 +3,11 @@
 //
 // Every write is one statement: the row change, its event and a NOTIFY
 // carrying the event's sequence number commit together, in one round trip.
-// Each server listens on a dedicated connection (ListenEvents), so an
-// answer taken by one replica wakes the agent waiting on another and
-// reaches every replica's live streams. Deadlines are rows, claimed with
+// Questions and answers that arrive together commit together too (group
+// commit: one pipeline, one transaction), as a commit costs the database
+// far more than a statement. Each server listens on a dedicated connection
+// (ListenEvents), so an answer taken by one replica wakes the agent waiting
+// on another and reaches every replica's live streams. Deadlines are rows, claimed with
 // FOR NO KEY UPDATE SKIP LOCKED and moved out of pending by a
 // compare-and-set, so each fires once however many replicas watch it.
 package postgres
@@ -49,6 +51,7 @@ type Options struct {
 // Store is a hitl.Store backed by a PostgreSQL database.
 type Store struct {
 	pool    *pgxpool.Pool
+	group   *groupCommit    // questions' inserts and answers' compare-and-sets
 	listen  *pgx.ConnConfig // the listener's connection
 	channel string          // NOTIFY channel of this schema's events
 	now     func() time.Time
@@ -116,6 +119,7 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 		s.pool.Close()
 		return nil, fmt.Errorf("open postgres: %w", err)
 	}
+	s.group = newGroupCommit(pool)
 	return s, nil
 }
 
@@ -136,6 +140,7 @@ func (s *Store) Ping(ctx context.Context) error {
 // Close closes the store's connections. ListenEvents ends with its context,
 // not with Close.
 func (s *Store) Close() error {
+	s.group.close()
 	s.pool.Close()
 	return nil
 }
