@@ -11,28 +11,37 @@ import (
 	"github.com/hitl-sh/hitl"
 )
 
-// heldGroups replaces s's group commit with one that gathers writes but
-// starts no group until the returned function is called, so that a test
-// knows which writes share a group.
+// heldGroups holds s's group commit as if a group were committing, so
+// that writes queue, until the returned function starts the next group:
+// a test knows which writes share it.
 func heldGroups(t *testing.T, s *Store) (start func()) {
 	t.Helper()
-	s.group.close()
-	g := makeGroupCommit(s.pool)
-	s.group = g
+	g := s.group
+	g.mu.Lock()
+	if g.leading {
+		t.Fatal("a group is under way")
+	}
+	g.leading = true
+	g.mu.Unlock()
 	var once sync.Once
-	start = func() { once.Do(func() { go g.run() }) }
-	t.Cleanup(start) // before the store's Close, which waits for it
+	start = func() { once.Do(func() { go g.commitNext() }) }
+	t.Cleanup(start) // so that no write waits for ever
 	return start
 }
 
-// queued waits until n writes wait for the held group commit of s.
+// queued waits until n writes wait for s's group commit.
 func queued(t *testing.T, s *Store, n int) {
 	t.Helper()
-	for deadline := time.Now().Add(waitTimeout); len(s.group.writes) < n; {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d writes queued, want %d", len(s.group.writes), n)
+	for deadline := time.Now().Add(waitTimeout); ; time.Sleep(time.Millisecond) {
+		s.group.mu.Lock()
+		got := len(s.group.queue)
+		s.group.mu.Unlock()
+		if got >= n {
+			return
 		}
-		time.Sleep(time.Millisecond)
+		if time.Now().After(deadline) {
+			t.Fatalf("%d writes queued, want %d", got, n)
+		}
 	}
 }
 
@@ -186,8 +195,8 @@ func TestGroupCommitRefused(t *testing.T) {
 	}
 }
 
-// TestGroupCommitCallerGone: a write whose caller has gone before its
-// group starts is not run; one whose caller is still there is.
+// TestGroupCommitCallerGone: a write whose caller's context has ended
+// before its group starts is not run; one whose caller is still there is.
 func TestGroupCommitCallerGone(t *testing.T) {
 	t.Parallel()
 	s := openStore(t)
@@ -206,8 +215,8 @@ func TestGroupCommitCallerGone(t *testing.T) {
 	wg.Go(func() { _, _, _, stayedErr = s.CreateInteraction(t.Context(), stayed) })
 	queued(t, s, 2)
 	leave()
-	leftErr := <-leftDone // its caller stops waiting as its context ends
 	start()
+	leftErr := <-leftDone
 	wg.Wait()
 	if !errors.Is(leftErr, context.Canceled) {
 		t.Errorf("the create whose caller left: %v, want %v", leftErr, context.Canceled)

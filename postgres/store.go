@@ -119,7 +119,7 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 		s.pool.Close()
 		return nil, fmt.Errorf("open postgres: %w", err)
 	}
-	s.group = newGroupCommit(pool)
+	s.group = &groupCommit{pool: pool}
 	return s, nil
 }
 
@@ -140,7 +140,6 @@ func (s *Store) Ping(ctx context.Context) error {
 // Close closes the store's connections. ListenEvents ends with its context,
 // not with Close.
 func (s *Store) Close() error {
-	s.group.close()
 	s.pool.Close()
 	return nil
 }
