@@ -23,7 +23,8 @@ import (
 // IdempotencyKey) exists already, even in a transaction still committing,
 // nothing is written and the existing interaction is returned with existed
 // true. An interaction already answered (see hitl.Store) is inserted so,
-// with its answered event (the created event's Next), in one transaction.
+// with its answered event (the created event's Next), in the same
+// statement.
 func (s *Store) CreateInteraction(ctx context.Context, in *hitl.Interaction) (*hitl.Interaction, *hitl.Event, bool, error) {
 	return s.createInteraction(ctx, in, nil)
 }
@@ -69,39 +70,45 @@ func (s *Store) createInteraction(ctx context.Context, in *hitl.Interaction, rul
 	// The create statement and the reading of its row: ErrNoRows when the
 	// idempotency key is taken, ErrRulesChanged when the rules' version
 	// did not hold.
-	sql, scan := sqlCreate, func(r pgx.Row) error { return r.Scan(&ev.Seq, nil) }
+	sql, seqs := sqlCreate, []any{&ev.Seq, nil}
+	if answered {
+		ev.Next = &hitl.Event{Type: hitl.EventAnswered, InteractionID: got.ID, At: got.Result.RespondedAt,
+			Actor: got.Result.RespondedBy, Channel: got.Result.Channel, Interaction: &got}
+		sql, seqs = sqlCreateAnswered, append(seqs, &ev.Next.Seq, nil)
+	}
+	scan := func(r pgx.Row) error { return r.Scan(seqs...) }
 	if rulesVersion != nil {
 		sql, args = sqlCreateAtRulesVersion, append(args, *rulesVersion)
+		if answered {
+			sql = sqlCreateAnsweredAtRulesVersion
+		}
 		scan = func(r pgx.Row) error {
 			var held bool
-			var seq *int64
-			if err := r.Scan(&held, &seq, nil); err != nil {
+			var seq, next *int64
+			dest := []any{&held, &seq, nil}
+			if answered {
+				dest = append(dest, &next, nil)
+			}
+			if err := r.Scan(dest...); err != nil {
 				return err
 			}
 			switch {
 			case !held:
 				return hitl.ErrRulesChanged
-			case seq == nil:
+			case seq == nil || answered && next == nil:
 				return pgx.ErrNoRows
 			}
 			ev.Seq = *seq
+			if answered {
+				ev.Next.Seq = *next
+			}
 			return nil
 		}
 	}
 	if answered {
-		ev.Next = &hitl.Event{Type: hitl.EventAnswered, InteractionID: got.ID, At: got.Result.RespondedAt,
-			Actor: got.Result.RespondedBy, Channel: got.Result.Channel, Interaction: &got}
-		err = s.with(ctx, func(c *pgx.Conn) error {
-			return pgx.BeginFunc(ctx, c, func(tx pgx.Tx) error {
-				if err := scan(tx.QueryRow(ctx, sql, args...)); err != nil {
-					return err
-				}
-				return tx.QueryRow(ctx, sqlCreatedAnswered, got.ID, ev.Next.At, ev.Next.Actor, ev.Next.Channel, s.channel).Scan(&ev.Next.Seq, nil)
-			})
-		})
-	} else {
-		err = s.group.write(ctx, createKey(&got), sql, args, scan)
+		args = append(args, ev.Next.At, ev.Next.Actor, ev.Next.Channel)
 	}
+	err = s.group.write(ctx, createKey(&got), sql, args, scan)
 	switch {
 	case errors.Is(err, hitl.ErrRulesChanged):
 		return nil, nil, false, fmt.Errorf("create interaction: %w", err)

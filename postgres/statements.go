@@ -1,16 +1,19 @@
 package postgres
 
+import "fmt"
+
 // The store's SQL. pgx prepares each statement once per connection and
 // caches it, so every call is one round trip. Each write is one statement
-// (data-modifying CTEs), so it commits on its own: the row change, its
-// event and the NOTIFY with the event's sequence number, together.
+// (data-modifying CTEs), so it commits on its own or with the others of
+// its group (groupcommit.go): the row change, its events and the NOTIFY
+// with each event's sequence number, together.
 var (
 	cols = columns("")
 
 	// createColumns are the columns a create fills, $1 to $32 in
 	// createValues: $22 to $30 are the status and the result, those of a
 	// pending interaction or of one created answered (whose answered event
-	// sqlCreatedAnswered appends in the same transaction); $31 is the
+	// sqlCreateAnswered appends in the same statement); $31 is the
 	// callback URL, $32 the workflow.
 	createColumns = `id, type, question, context, options, form_schema, default_response,
 				timeout, deadline, on_timeout, idempotency_key, source_agent, session_id,
@@ -27,7 +30,7 @@ var (
 	createEvent = `ev AS (
 			INSERT INTO events (type, interaction_id, at, actor, channel)
 			SELECT 'created', id, created_at, created_by, created_via FROM ins
-			RETURNING seq
+			RETURNING seq, interaction_id
 		)`
 
 	sqlInteraction = `SELECT ` + cols + ` FROM interactions WHERE id = $1`
@@ -60,14 +63,30 @@ var (
 		SELECT v.held, ev.seq, CASE WHEN ev.seq IS NOT NULL THEN pg_notify($33, ev.seq::text) END
 		FROM v LEFT JOIN ev ON true`
 
-	// sqlCreatedAnswered appends the answered event of an interaction
-	// created answered ($1, at $2 by $3 via $4); $5 is the NOTIFY channel.
-	sqlCreatedAnswered = `WITH ev AS (
-			INSERT INTO events (type, interaction_id, at, actor, channel)
-			VALUES ('answered', $1, $2, $3, $4)
-			RETURNING seq
-		)
-		SELECT seq, pg_notify($5, seq::text) FROM ev`
+	// sqlCreateAnswered is sqlCreate for an interaction created answered
+	// (a rule's answer), with its answered event ($34 to $36: at, by,
+	// via) after its created one, whose row it is made from, so that it
+	// takes the later number.
+	sqlCreateAnswered = `WITH ins AS (
+			INSERT INTO interactions (` + createColumns + `)
+			VALUES (` + createValues + `)
+			` + createInsertEnd + `
+		), ` + createEvent + `, ` + answeredEvent(34) + `
+		SELECT ev.seq, pg_notify($33, ev.seq::text), ans.seq, pg_notify($33, ans.seq::text) FROM ev, ans`
+
+	// sqlCreateAnsweredAtRulesVersion is sqlCreateAtRulesVersion for an
+	// interaction created answered, as sqlCreateAnswered ($35 to $37);
+	// both events' numbers are NULL when nothing was written.
+	sqlCreateAnsweredAtRulesVersion = `WITH v AS (
+			SELECT version = $34 AS held FROM rules_version WHERE id = 1
+		), ins AS (
+			INSERT INTO interactions (` + createColumns + `)
+			SELECT ` + createValues + ` FROM v WHERE v.held
+			` + createInsertEnd + `
+		), ` + createEvent + `, ` + answeredEvent(35) + `
+		SELECT v.held, ev.seq, CASE WHEN ev.seq IS NOT NULL THEN pg_notify($33, ev.seq::text) END,
+			ans.seq, CASE WHEN ans.seq IS NOT NULL THEN pg_notify($33, ans.seq::text) END
+		FROM v LEFT JOIN ev ON true LEFT JOIN ans ON true`
 
 	// sqlResolve is the compare-and-set out of pending, with its event.
 	// $9 is true when the deadline must not have passed at $6 (a person's
@@ -134,4 +153,14 @@ func resolveCTE(returning string) string {
 			SELECT $10, id, $6, $4, $5, $15 FROM up
 			RETURNING seq
 		)`
+}
+
+// answeredEvent is the CTE that appends the answered event (at $n, by
+// $n+1, via $n+2) of the interaction whose created event ev appended.
+func answeredEvent(n int) string {
+	return fmt.Sprintf(`ans AS (
+			INSERT INTO events (type, interaction_id, at, actor, channel)
+			SELECT 'answered', interaction_id, $%d, $%d, $%d FROM ev
+			RETURNING seq
+		)`, n, n+1, n+2)
 }
