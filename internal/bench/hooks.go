@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"strconv"
@@ -333,8 +334,15 @@ func httpHook(ctx context.Context, cfg HooksConfig, a *api, res *HooksResult) er
 	return nil
 }
 
-// calls numbers the phase's calls, so each has ids of its own.
-var calls atomic.Int64
+// calls numbers the phase's calls, so each has ids of its own: from a
+// random start, so that a run on a database an earlier run used (--db)
+// makes new calls, not that run's again (hitl would answer those as
+// repeats, from the record).
+var calls = func() *atomic.Int64 {
+	c := new(atomic.Int64)
+	c.Store(rand.Int64N(1e11))
+	return c
+}()
 
 // nextCall returns a new call's number.
 func nextCall() int { return int(calls.Add(1)) }
