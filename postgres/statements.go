@@ -38,28 +38,38 @@ var (
 	sqlByKey = `SELECT ` + cols + ` FROM interactions
 		WHERE created_by = $1 AND idempotency_key = $2 AND idempotency_key <> ''`
 
-	// sqlCreate inserts an interaction and its created event unless the
-	// agent's idempotency key is taken (then it returns no row). $1 to $32
-	// are createColumns; $33 is the NOTIFY channel.
-	sqlCreate = `WITH ins AS (
+	// createInsert is the start of a create: the interaction's row (ins),
+	// unless the agent's idempotency key is taken, and its created event
+	// (ev). $1 to $32 are createColumns.
+	createInsert = `WITH ins AS (
 			INSERT INTO interactions (` + createColumns + `)
 			VALUES (` + createValues + `)
 			` + createInsertEnd + `
-		), ` + createEvent + `
-		SELECT seq, pg_notify($33, seq::text) FROM ev`
+		), ` + createEvent
 
-	// sqlCreateAtRulesVersion is sqlCreate while the rules' version is
-	// $34, read in the statement: its one row says whether the version
-	// held (if not, nothing was written), then the created event's
-	// sequence number, NULL when nothing was written (the version changed,
-	// or the idempotency key is taken).
-	sqlCreateAtRulesVersion = `WITH v AS (
+	// createInsertAtRulesVersion is createInsert while the rules' version
+	// is $34, read in the statement (v): nothing is written when it is
+	// not.
+	createInsertAtRulesVersion = `WITH v AS (
 			SELECT version = $34 AS held FROM rules_version WHERE id = 1
 		), ins AS (
 			INSERT INTO interactions (` + createColumns + `)
 			SELECT ` + createValues + ` FROM v WHERE v.held
 			` + createInsertEnd + `
-		), ` + createEvent + `
+		), ` + createEvent
+
+	// sqlCreate inserts an interaction and its created event unless the
+	// agent's idempotency key is taken (then it returns no row); $33 is
+	// the NOTIFY channel.
+	sqlCreate = createInsert + `
+		SELECT seq, pg_notify($33, seq::text) FROM ev`
+
+	// sqlCreateAtRulesVersion is sqlCreate at the rules' version $34: its
+	// one row says whether the version held (if not, nothing was
+	// written), then the created event's sequence number, NULL when
+	// nothing was written (the version changed, or the idempotency key is
+	// taken).
+	sqlCreateAtRulesVersion = createInsertAtRulesVersion + `
 		SELECT v.held, ev.seq, CASE WHEN ev.seq IS NOT NULL THEN pg_notify($33, ev.seq::text) END
 		FROM v LEFT JOIN ev ON true`
 
@@ -67,23 +77,13 @@ var (
 	// (a rule's answer), with its answered event ($34 to $36: at, by,
 	// via) after its created one, whose row it is made from, so that it
 	// takes the later number.
-	sqlCreateAnswered = `WITH ins AS (
-			INSERT INTO interactions (` + createColumns + `)
-			VALUES (` + createValues + `)
-			` + createInsertEnd + `
-		), ` + createEvent + `, ` + answeredEvent(34) + `
+	sqlCreateAnswered = createInsert + `, ` + answeredEvent(34) + `
 		SELECT ev.seq, pg_notify($33, ev.seq::text), ans.seq, pg_notify($33, ans.seq::text) FROM ev, ans`
 
 	// sqlCreateAnsweredAtRulesVersion is sqlCreateAtRulesVersion for an
 	// interaction created answered, as sqlCreateAnswered ($35 to $37);
 	// both events' numbers are NULL when nothing was written.
-	sqlCreateAnsweredAtRulesVersion = `WITH v AS (
-			SELECT version = $34 AS held FROM rules_version WHERE id = 1
-		), ins AS (
-			INSERT INTO interactions (` + createColumns + `)
-			SELECT ` + createValues + ` FROM v WHERE v.held
-			` + createInsertEnd + `
-		), ` + createEvent + `, ` + answeredEvent(35) + `
+	sqlCreateAnsweredAtRulesVersion = createInsertAtRulesVersion + `, ` + answeredEvent(35) + `
 		SELECT v.held, ev.seq, CASE WHEN ev.seq IS NOT NULL THEN pg_notify($33, ev.seq::text) END,
 			ans.seq, CASE WHEN ans.seq IS NOT NULL THEN pg_notify($33, ans.seq::text) END
 		FROM v LEFT JOIN ev ON true LEFT JOIN ans ON true`

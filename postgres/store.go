@@ -7,8 +7,8 @@
 // commit: one pipeline, one transaction), as a commit costs the database
 // far more than a statement. Each server listens on a dedicated connection
 // (ListenEvents), so an answer taken by one replica wakes the agent waiting
-// on another and reaches every replica's live streams. Deadlines are rows, claimed with
-// FOR NO KEY UPDATE SKIP LOCKED and moved out of pending by a
+// on another and reaches every replica's live streams. Deadlines are rows,
+// claimed with FOR NO KEY UPDATE SKIP LOCKED and moved out of pending by a
 // compare-and-set, so each fires once however many replicas watch it.
 package postgres
 
