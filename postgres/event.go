@@ -23,11 +23,10 @@ func (s *Store) AppendEvent(ctx context.Context, ev *hitl.Event) (*hitl.Event, e
 		out.At = s.now()
 	}
 	out.At = truncate(out.At)
-	err := s.with(ctx, func(c *pgx.Conn) error {
+	args := []any{out.InteractionID, string(out.Type), out.At, out.Actor, out.Channel, out.Detail, s.channel}
+	err := s.group.write(ctx, "i\x00"+out.InteractionID, sqlAppendEvent, args, func(r pgx.Row) error {
 		var err error
-		out.Interaction, err = scanInteraction(c.QueryRow(ctx, sqlAppendEvent,
-			out.InteractionID, string(out.Type), out.At, out.Actor, out.Channel, out.Detail, s.channel,
-		), &out.Seq, nil)
+		out.Interaction, err = scanInteraction(r, &out.Seq, nil)
 		return err
 	})
 	switch {

@@ -24,10 +24,11 @@ const (
 )
 
 // groupCommit runs the store's most frequent writes — a question's
-// insert and an answer's compare-and-set, each one statement — from many
-// callers together: the writes that queue while a group commits go to the
-// database as the next group, in one round trip (a pipeline of prepared
-// statements), and commit in one implicit transaction. A commit costs
+// insert, an answer's compare-and-set and an event appended to a
+// question, each one statement — from many callers together: the writes
+// that queue while a group commits go to the database as the next group,
+// in one round trip (a pipeline of prepared statements), and commit in
+// one implicit transaction. A commit costs
 // PostgreSQL far more than a statement (the WAL flush, and for a commit
 // that notifies, the lock every notifying commit in the database takes in
 // turn and holds across its flush, and a wake-up of every listening

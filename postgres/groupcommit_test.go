@@ -108,7 +108,8 @@ func TestGroupCommit(t *testing.T) {
 		t.Errorf("%d questions created in %d transactions, want 1", n, got)
 	}
 
-	// Every answer, and a second answer to the first question, in one group.
+	// Every answer, a second answer to the first question and an event
+	// appended to the last, in one group.
 	start = heldGroups(t, s)
 	errs := make([]error, n+1)
 	for i := range n + 1 {
@@ -117,7 +118,12 @@ func TestGroupCommit(t *testing.T) {
 			_, _, errs[i] = s.Resolve(t.Context(), ids[i%n], tr)
 		})
 	}
-	queued(t, s, n+1)
+	wg.Go(func() {
+		if _, err := s.AppendEvent(t.Context(), &hitl.Event{Type: hitl.EventNotified, InteractionID: ids[n-1]}); err != nil {
+			t.Errorf("AppendEvent: %v", err)
+		}
+	})
+	queued(t, s, n+2)
 	start()
 	wg.Wait()
 	won := 0
@@ -136,16 +142,22 @@ func TestGroupCommit(t *testing.T) {
 	if got := transactions(t, s, ids); got != 1 {
 		t.Errorf("%d questions answered in %d transactions, want 1", n, got)
 	}
+	var later int
+	err := s.queryRow(t.Context(), `SELECT count(DISTINCT xmin::text) FROM events WHERE type <> 'created'`, nil, &later)
+	if err != nil || later != 1 {
+		t.Errorf("the answers' and the appended event written by %d transactions (%v), want 1", later, err)
+	}
 
-	// The other replicas hear of every event: n created, n answered.
+	// The other replicas hear of every event: n created, n answered, one
+	// appended.
 	for deadline := time.After(waitTimeout); ; {
 		select {
 		case upTo := <-listened:
-			if upTo >= 2*n {
+			if upTo >= 2*n+1 {
 				return
 			}
 		case <-deadline:
-			t.Fatalf("the listener did not report all %d events", 2*n)
+			t.Fatalf("the listener did not report all %d events", 2*n+1)
 		}
 	}
 }
