@@ -14,6 +14,7 @@ type faults struct {
 	wsDown     bool
 	sockets    []net.Conn
 	failPosts  int
+	failKeys   int      // Web Push key requests still to fail
 	wsRequests int      // requests for /ws seen
 	wsQueries  []string // their queries
 	noResume   bool     // /ws is served as if it could not resume
@@ -51,6 +52,11 @@ func (f *faults) wrap(next http.Handler) http.Handler {
 		case (r.URL.Path == "/ws" || r.URL.Path == "/ws/userinfo") && f.wsDown:
 			f.mu.Unlock()
 			http.Error(w, "down for the test", http.StatusServiceUnavailable)
+			return
+		case r.URL.Path == "/api/v1/push/key" && f.failKeys > 0:
+			f.failKeys--
+			f.mu.Unlock()
+			http.Error(w, "down for the test", http.StatusBadGateway)
 			return
 		case r.Method == http.MethodPost && r.URL.Path == "/api/v1/agents/hitl/respond" && f.failPosts > 0:
 			f.failPosts--
@@ -137,4 +143,19 @@ func (f *faults) failNextPosts(n int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.failPosts = n
+}
+
+// failNextKeys makes the next n requests for the Web Push key fail with
+// 502, as a proxy that cannot reach the server answers.
+func (f *faults) failNextKeys(n int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.failKeys = n
+}
+
+// keysLeft returns how many Web Push key requests are still to fail.
+func (f *faults) keysLeft() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.failKeys
 }

@@ -80,7 +80,7 @@ func TestPushStates(t *testing.T) {
 	t.Parallel()
 	srv := newServerWith(t, serverOptions{push: true})
 	blocked := openPage(t, srv, notificationPermission(srv.URL, cdpbrowser.PermissionSettingDenied))
-	blocked.waitJS(`document.getElementById("push")?.dataset.state === "blocked"`)
+	waitPushState(blocked, "blocked")
 	if got := eval[string](blocked, `document.getElementById("push-state").textContent + "|" + document.getElementById("push-btn").disabled`); got != "Blocked by the browser|true" {
 		t.Errorf("blocked: %q; want Blocked by the browser, the button disabled", got)
 	}
@@ -88,7 +88,7 @@ func TestPushStates(t *testing.T) {
 		_, err := chromedp.Call(ctx, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{Source: `delete window.PushManager;`})
 		return err
 	}))
-	noPush.waitJS(`document.getElementById("push")?.dataset.state === "unsupported"`)
+	waitPushState(noPush, "unsupported")
 	if got := eval[string](noPush, `document.getElementById("push-state").textContent`); got != "Not supported by this browser" {
 		t.Errorf("no PushManager: %q; want Not supported by this browser", got)
 	}
@@ -104,4 +104,42 @@ func TestPushStates(t *testing.T) {
 	if eval[bool](plain, `document.getElementById("push") !== null && !document.getElementById("push").hidden`) {
 		t.Error("the push control shows on a server without Web Push")
 	}
+}
+
+// TestPushKeyRetried: a key request that fails on the way (a proxy that
+// cannot reach a restarting server answers 502) is asked again, so the
+// control still shows; without the retry it would stay hidden until the
+// page is reloaded.
+func TestPushKeyRetried(t *testing.T) {
+	t.Parallel()
+	srv := newServerWith(t, serverOptions{push: true})
+	srv.faults.failNextKeys(2)
+	p := openPage(t, srv)
+	waitPushState(p, "off")
+	if left := srv.faults.keysLeft(); left != 0 {
+		t.Errorf("%d key requests were not made; want both failures seen", left)
+	}
+	if hidden := eval[bool](p, `document.getElementById("push").hidden`); hidden {
+		t.Error("the push control is hidden after the key came")
+	}
+}
+
+// waitPushState waits until the Web Push control shows state; on timeout
+// it says what the control, the browser's permission and the key requests
+// were.
+func waitPushState(p *page, state string) {
+	p.t.Helper()
+	expr := fmt.Sprintf(`document.getElementById("push")?.dataset.state === %q`, state)
+	_, err := chromedp.Run(p.ctx, chromedp.Poll[chromedp.Void](expr,
+		chromedp.WithPollingInterval(40*time.Millisecond), chromedp.WithPollingTimeout(20*time.Second)))
+	if err == nil {
+		return
+	}
+	seen, _ := chromedp.Run(p.ctx, chromedp.Evaluate[string](`(() => {
+		const el = document.getElementById("push");
+		const control = el ? "state " + JSON.stringify(el.dataset.state ?? null) + ", hidden " + el.hidden + ", in the page " + el.isConnected : "no control";
+		const keys = performance.getEntriesByName(location.origin + "/api/v1/push/key").map((e) => e.responseStatus).join(" ");
+		return control + "; notifications " + (window.Notification?.permission ?? "absent") + "; key requests answered: [" + keys + "]";
+	})()`))
+	p.t.Fatalf("waiting for the push control to show %s: %v (%s)", state, err, seen)
 }

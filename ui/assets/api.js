@@ -16,6 +16,14 @@ export function onUnauthorized(fn) {
   unauthorized = fn;
 }
 
+// transient reports whether a request that resolved to {status} (as
+// requestJSON resolves) may succeed if sent again: the server was never
+// reached (0) or a proxy in front of it could not reach it (502, 503,
+// 504).
+export function transient(status) {
+  return status === 0 || RETRYABLE.has(status);
+}
+
 function checkAuth(res) {
   if (res && res.status === 401) unauthorized();
 }

@@ -6,8 +6,8 @@
 // The subscription also asks for questions that target no one in
 // particular, which this person sees in the inbox anyway.
 
-import { h, icon } from "./dom.js";
-import { getJSON, postJSON, requestJSON } from "./api.js";
+import { h, icon, sleep } from "./dom.js";
+import { getJSON, postJSON, requestJSON, transient } from "./api.js";
 
 const KEY_URL = "/api/v1/push/key";
 const SUBSCRIPTIONS_URL = "/api/v1/push/subscriptions";
@@ -16,6 +16,11 @@ const WORKER_URL = "/sw.js";
 // browsers (Chromium without Google's services, headless ones) never
 // answer.
 const SUBSCRIBE_TIMEOUT = 10000;
+// KEY_RETRIES are the waits before asking for the key again when the
+// request failed on the way (the server was restarting, a proxy could not
+// reach it): without them the control would stay hidden until a reload.
+// A 404 (no Web Push on this server) is an answer, not retried.
+const KEY_RETRIES = [1000, 3000, 10000, 30000];
 
 // The states the control shows.
 const LABELS = {
@@ -51,7 +56,14 @@ export class PushControl {
   // to the server again (for whoever is signed in now).
   async probe() {
     const gen = ++this.gen;
-    const r = await getJSON(KEY_URL);
+    let r = await getJSON(KEY_URL);
+    for (const wait of KEY_RETRIES) {
+      if (gen !== this.gen) return;
+      if (r.ok || !transient(r.status)) break;
+      await sleep(wait);
+      if (gen !== this.gen) return;
+      r = await getJSON(KEY_URL);
+    }
     if (gen !== this.gen) return;
     if (!r.ok) {
       this.el.hidden = true;
