@@ -1,7 +1,6 @@
 package hitl
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -219,7 +218,7 @@ func actionArgs(raw json.RawMessage) (json.RawMessage, error) {
 	if len(raw) == 0 || raw[0] != '{' || !json.Valid(raw) {
 		return nil, Errorf(EINVALID, "action.args must be a JSON object")
 	}
-	if k, _ := duplicateKey(json.NewDecoder(bytes.NewReader(raw))); k != "" {
+	if k := duplicateKey(raw); k != "" {
 		return nil, Errorf(EINVALID, "action.args has field %q twice", k)
 	}
 	return compactJSON(raw), nil

@@ -122,7 +122,7 @@ func NormalizeActionAnswer(in *Interaction, raw json.RawMessage) (*ActionAnswer,
 // decodeAnswerObject decodes an answer object strictly: each field once,
 // no unknown field, each of the right type.
 func decodeAnswerObject(raw json.RawMessage, a *actionAnswerJSON) error {
-	if k, _ := duplicateKey(json.NewDecoder(bytes.NewReader(raw))); k != "" {
+	if k := duplicateKey(raw); k != "" {
 		return Errorf(EVALUE, "value has field %q twice", k)
 	}
 	d := json.NewDecoder(bytes.NewReader(raw))
@@ -329,7 +329,7 @@ func canonicalObject(schema, raw json.RawMessage, what string) (json.RawMessage,
 	if len(raw) == 0 || raw[0] != '{' || !json.Valid(raw) {
 		return nil, Errorf(EVALUE, "%s must be a JSON object", what)
 	}
-	if k, _ := duplicateKey(json.NewDecoder(bytes.NewReader(raw))); k != "" {
+	if k := duplicateKey(raw); k != "" {
 		return nil, Errorf(EVALUE, "%s has field %q twice", what, k)
 	}
 	v, err := decodeJSON(raw)

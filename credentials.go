@@ -2,6 +2,7 @@ package hitl
 
 import (
 	"context"
+	"sync"
 	"time"
 )
 
@@ -49,20 +50,39 @@ func WatchCredentials(ctx context.Context) (watched context.Context, stop contex
 		return context.WithCancel(ctx)
 	}
 	wctx, cancel := context.WithCancelCause(ctx)
-	go func() {
-		t := time.NewTicker(c.every)
-		defer t.Stop()
-		for {
-			select {
-			case <-wctx.Done():
-				return
-			case <-t.C:
-				if !c.check(wctx) && wctx.Err() == nil {
-					cancel(ErrCredentialsEnded)
-					return
-				}
-			}
+	w := &credentialWatch{}
+	// A timer, not a goroutine: most waits end long before the first
+	// check (a rule decides the call as it is asked), and a timer that
+	// never fires costs no goroutine to start and stop.
+	w.mu.Lock()
+	w.timer = time.AfterFunc(c.every, func() {
+		if wctx.Err() != nil {
+			return
 		}
-	}()
-	return wctx, func() { cancel(context.Canceled) }
+		if !c.check(wctx) {
+			cancel(ErrCredentialsEnded)
+			return
+		}
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if !w.stopped {
+			w.timer.Reset(c.every)
+		}
+	})
+	w.mu.Unlock()
+	return wctx, func() {
+		w.mu.Lock()
+		w.stopped = true
+		w.timer.Stop()
+		w.mu.Unlock()
+		cancel(context.Canceled)
+	}
+}
+
+// credentialWatch is the timer of a WatchCredentials, re-armed after each
+// check that holds until the watch is stopped.
+type credentialWatch struct {
+	mu      sync.Mutex
+	timer   *time.Timer
+	stopped bool
 }

@@ -44,6 +44,23 @@ func TestWatchCredentials(t *testing.T) {
 		t.Error("CredentialsHold: true, want false once the check says so")
 	}
 
+	// Once stopped, a watch checks no more.
+	var after atomic.Int32
+	ctx = hitl.WithCredentialCheck(t.Context(), func(context.Context) bool {
+		after.Add(1)
+		return true
+	}, time.Millisecond)
+	_, stop3 := hitl.WatchCredentials(ctx)
+	for after.Load() < 2 {
+		time.Sleep(time.Millisecond)
+	}
+	stop3()
+	n := after.Load()
+	time.Sleep(20 * time.Millisecond)
+	if got := after.Load(); got > n+1 { // one check may have been under way
+		t.Errorf("%d checks after stop; want none", got-n)
+	}
+
 	// Without a check, nothing is watched.
 	plain, stop2 := hitl.WatchCredentials(t.Context())
 	stop2()

@@ -106,7 +106,7 @@ func validateObject(schema json.RawMessage, value json.RawMessage, what string, 
 	}
 	// A repeated field would be validated by its last value while a reader
 	// that keeps the first would see another; refuse rather than guess.
-	if k, _ := duplicateKey(json.NewDecoder(bytes.NewReader(value))); k != "" {
+	if k := duplicateKey(value); k != "" {
 		return nil, Errorf(EVALUE, "%s has field %q twice", what, k)
 	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(value))
@@ -133,43 +133,6 @@ func validateObject(schema json.RawMessage, value json.RawMessage, what string, 
 		return nil, Errorf(EVALUE, "%s is invalid", what)
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
-
-// duplicateKey returns the first object key that appears twice in one
-// object of the JSON value read from d, or "".
-func duplicateKey(d *json.Decoder) (string, error) {
-	tok, err := d.Token()
-	if err != nil {
-		return "", err
-	}
-	switch tok {
-	case json.Delim('{'):
-		seen := make(map[string]bool)
-		for d.More() {
-			tok, err := d.Token()
-			if err != nil {
-				return "", err
-			}
-			k, _ := tok.(string)
-			if seen[k] {
-				return k, nil
-			}
-			seen[k] = true
-			if k, err := duplicateKey(d); k != "" || err != nil {
-				return k, err
-			}
-		}
-	case json.Delim('['):
-		for d.More() {
-			if k, err := duplicateKey(d); k != "" || err != nil {
-				return k, err
-			}
-		}
-	default:
-		return "", nil
-	}
-	_, err = d.Token() // the closing delimiter
-	return "", err
 }
 
 // describe flattens a validation error into "at /field: reason" lines.

@@ -82,19 +82,22 @@ func (s *Store) createInteraction(ctx context.Context, in *hitl.Interaction, rul
 				return hitl.ErrRulesChanged
 			}
 		}
-		if got.IdempotencyKey != "" {
-			existing, err = scanInteraction(tx.StmtContext(ctx, s.st.byKey).QueryRowContext(ctx, got.CreatedBy, got.IdempotencyKey))
-			if err == nil {
-				return nil
-			} else if !errors.Is(err, sql.ErrNoRows) {
-				return fmt.Errorf("find idempotency key: %w", err)
-			}
-		}
-		if _, err := tx.StmtContext(ctx, s.st.insert).ExecContext(ctx, args...); err != nil {
+		res, err := tx.StmtContext(ctx, s.st.insert).ExecContext(ctx, args...)
+		if err != nil {
 			if isConstraint(err, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY) {
 				return hitl.Errorf(hitl.ECONFLICT, "interaction %q already exists", got.ID)
 			}
 			return fmt.Errorf("insert: %w", err)
+		}
+		if got.IdempotencyKey != "" {
+			// Not inserted: the agent asked this before; that question is
+			// the answer.
+			if n, err := res.RowsAffected(); err != nil || n == 0 {
+				if existing, err = scanInteraction(tx.StmtContext(ctx, s.st.byKey).QueryRowContext(ctx, got.CreatedBy, got.IdempotencyKey)); err != nil {
+					return fmt.Errorf("find idempotency key: %w", err)
+				}
+				return nil
+			}
 		}
 		if err := s.insertEvent(ctx, tx, ev); err != nil || ev.Next == nil {
 			return err

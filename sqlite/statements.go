@@ -55,8 +55,13 @@ var (
 	sqlByKey = `SELECT ` + cols + ` FROM interactions
 		WHERE created_by = ? AND idempotency_key = ? AND idempotency_key <> ''`
 
+	// sqlInsert inserts an interaction, unless its agent already has one
+	// with its idempotency key: then it changes nothing (SQLite checks
+	// the conflict target's index first, so the existing question wins
+	// even if the id is taken too). Any other conflict, a taken id, fails.
 	sqlInsert = `INSERT INTO interactions (` + cols + `)
-		VALUES (` + strings.TrimSuffix(strings.Repeat("?, ", len(interactionColumns)), ", ") + `)`
+		VALUES (` + strings.TrimSuffix(strings.Repeat("?, ", len(interactionColumns)), ", ") + `)
+		ON CONFLICT (created_by, idempotency_key) WHERE idempotency_key <> '' DO NOTHING`
 
 	// sqlResolveFrom is the compare-and-set out of pending. The twelfth
 	// parameter is 1 when the deadline must not have passed at the

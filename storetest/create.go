@@ -235,6 +235,29 @@ func testIdempotency(t *testing.T, s hitl.Store) {
 			t.Errorf("LastEventSeq: got %d, want %d (nothing written)", got, seq)
 		}
 	})
+	t.Run("SameKeyAndID", func(t *testing.T) {
+		// A retry that names the question's id too is a repeat, not a
+		// conflict over the id.
+		again := keyed("agent-a", "k", "Deploy?", at(5))
+		again.ID = first.ID
+		got, ev, existed, err := s.CreateInteraction(t.Context(), again)
+		if err != nil || !existed || ev != nil {
+			t.Fatalf("got existed %v, event %v, error %v; want the existing interaction", existed, ev, err)
+		}
+		if d := cmp.Diff(first, got); d != "" {
+			t.Errorf("existing interaction (-want +got):\n%s", d)
+		}
+	})
+	t.Run("TakenIDOtherKey", func(t *testing.T) {
+		other := keyed("agent-a", "k-other", "Deploy?", at(5))
+		other.ID = first.ID
+		if _, _, _, err := s.CreateInteraction(t.Context(), other); hitl.ErrorCode(err) != hitl.ECONFLICT {
+			t.Errorf("a taken id with another key: error %v; want ECONFLICT", err)
+		}
+		if got := lastSeq(t, s); got != seq {
+			t.Errorf("LastEventSeq: got %d, want %d (nothing written)", got, seq)
+		}
+	})
 	t.Run("SameKeyOtherCreator", func(t *testing.T) {
 		got := create(t, s, keyed("agent-b", "k", "Deploy?", at(6)))
 		if got.ID == first.ID {
