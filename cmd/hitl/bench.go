@@ -138,7 +138,7 @@ type benchFlags struct {
 	rules                             *int
 	db, serverURL, dir, conc, replica *string
 	samples, pending, ended, streams  *int
-	trials                            *int
+	trials, rounds                    *int
 	duration, settle                  *time.Duration
 	serverEnv                         []string
 }
@@ -157,6 +157,7 @@ func addBenchFlags(fs *flag.FlagSet) *benchFlags {
 	f.withAuth = fs.Bool("auth", false, "run the servers with authentication on: each gets an admin API token, which every\nrequest carries, and no answer limit (with --server, HITL_TOKEN is sent instead)")
 	f.samples = fs.Int("samples", 0, "sequential latency `samples` (default 2000, 300 with --quick)")
 	f.duration = fs.Duration("duration", 0, "each round-trip run (default 5s, 2s with --quick)")
+	f.rounds = fs.Int("rounds", 0, "each concurrency's round-trip runs take turns with their floors' in this many\nrounds of --duration/N each, so that a host whose speed drifts moves both (default 3,\n2 with --quick)")
 	f.pending = fs.Int("pending", 0, "pending questions of the cost curve's last step: it measures at 10,000, 100,000,\n1,000,000 … up to this (default 10000; 1000000 adds about a minute on a quiet host,\nfifteen on a busy one; -1 skips)")
 	f.ended = fs.Int("ended", 0, "answered questions of the history's cost curve, purged at its end (default: not\nmeasured; 100000 takes about three minutes)")
 	f.allFloors = fs.Bool("all-floors", false, "also measure, at each concurrency, the loop that commits each question before its id\nis out but does not push it (between the bare and the pushed loop; SQLite)")
@@ -187,6 +188,9 @@ func (f *benchFlags) config() (bench.Config, error) {
 	if *f.db != "" && !strings.HasPrefix(*f.db, "postgres://") && !strings.HasPrefix(*f.db, "postgresql://") {
 		return bench.Config{}, errors.New("--db must be a postgres:// URL (the default is a temporary SQLite file)")
 	}
+	if *f.rounds < 0 {
+		return bench.Config{}, errors.New("--rounds must be 1 or more")
+	}
 	cfg := bench.Config{}
 	if *f.quick {
 		cfg = bench.Quick()
@@ -196,6 +200,7 @@ func (f *benchFlags) config() (bench.Config, error) {
 	cfg.Ended = pick(*f.ended, cfg.Ended)
 	cfg.Streams = pick(*f.streams, cfg.Streams)
 	cfg.FanoutTrials = pick(*f.trials, cfg.FanoutTrials)
+	cfg.Rounds = pick(*f.rounds, cfg.Rounds)
 	if *f.duration > 0 {
 		cfg.Duration = *f.duration
 	}

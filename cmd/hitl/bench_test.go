@@ -21,7 +21,7 @@ func TestBenchSmoke(t *testing.T) {
 	}
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command(hitlBin, "bench", "--json", "--dir", t.TempDir(),
-		"--samples", "20", "--duration", "1s", "--pending", "200", "--ended", "150", "--streams", "20", "--trials", "2", "--settle", "10ms", "--all-floors")
+		"--samples", "20", "--duration", "1s", "--pending", "200", "--ended", "150", "--streams", "20", "--trials", "2", "--settle", "10ms", "--all-floors", "--rounds", "2")
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("hitl bench: %v\nstderr:\n%s", err, stderr.String())
@@ -59,6 +59,12 @@ func TestBenchSmoke(t *testing.T) {
 				t.Errorf("%s[%q] = %v, want a rate", key, c, floors[c])
 			}
 		}
+	}
+	// The floors and hitl took turns in two rounds: hitl's ratio to the
+	// pushed loop in each.
+	byRound, _ := got["roundtrips_vs_floor_pushed_rounds"].(map[string]any)
+	if r, _ := byRound["16"].([]any); len(r) != 2 {
+		t.Errorf("roundtrips_vs_floor_pushed_rounds[16] = %v, want a ratio for each of 2 rounds", byRound["16"])
 	}
 	if got["lost_wakeups"] != 0.0 {
 		t.Errorf("lost_wakeups = %v, want 0", got["lost_wakeups"])

@@ -14,6 +14,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 )
@@ -32,11 +34,17 @@ type Config struct {
 	// the floor commit is then measured there, not in Dir.
 	PostgresURL string
 
-	Samples     int           // sequential unblock and notify samples; 0 means 2000
-	Duration    time.Duration // each round-trip run, after a warm-up of a fifth of it; 0 means 5 s
-	Concurrency []int         // round-trip concurrencies; nil means 1, 16, 256
-	Pending     int           // pending questions, the cost curve's last step; 0 means 10,000; <0 skips
-	Ended       int           // answered questions, the history's curve, purged at its end; 0 or <0 skips
+	Samples  int           // sequential unblock and notify samples; 0 means 2000
+	Duration time.Duration // each round-trip run, after a warm-up of a fifth of it; 0 means 5 s
+	// Rounds splits each concurrency's round-trip runs, the floors' and
+	// hitl's, into this many rounds that take turns (every floor, then
+	// hitl, then again), each for Duration/Rounds after a warm-up of a
+	// fifth of that; 0 means 3. A host whose speed drifts (a shared
+	// machine) then moves the floors and hitl alike.
+	Rounds      int
+	Concurrency []int // round-trip concurrencies; nil means 1, 16, 256
+	Pending     int   // pending questions, the cost curve's last step; 0 means 10,000; <0 skips
+	Ended       int   // answered questions, the history's curve, purged at its end; 0 or <0 skips
 	// AllFloors adds, on SQLite, the loop that commits each question but
 	// does not push it (between the bare and the pushed loop) to each
 	// round-trip run's floors.
@@ -67,6 +75,7 @@ func Quick() Config {
 	return Config{
 		Samples:      300,
 		Duration:     2 * time.Second,
+		Rounds:       2,
 		Pending:      10_000,
 		Streams:      1_000,
 		FanoutTrials: 5,
@@ -80,6 +89,9 @@ func (c *Config) defaults() {
 	}
 	if c.Duration <= 0 {
 		c.Duration = 5 * time.Second
+	}
+	if c.Rounds <= 0 {
+		c.Rounds = 3
 	}
 	if c.Concurrency == nil {
 		c.Concurrency = []int{1, 16, 256}
@@ -154,6 +166,10 @@ type Result struct {
 	FloorPushedRoundTrips      map[string]float64 `json:"floor_pushed_roundtrips_per_s,omitempty"`
 	RoundTripsVsFloorPushed    map[string]float64 `json:"roundtrips_vs_floor_pushed,omitempty"`
 	FloorPushedCPUPerRoundTrip map[string]float64 `json:"floor_pushed_cpu_us_per_roundtrip,omitempty"`
+	// RoundTripsVsFloorPushedRounds is hitl's ratio to the pushed loop in
+	// each round (Config.Rounds), in order: how far the host's drift
+	// moves the merged ratio above.
+	RoundTripsVsFloorPushedRounds map[string][]float64 `json:"roundtrips_vs_floor_pushed_rounds,omitempty"`
 	// FloorRowsRoundTrips and the two after it are the same for the
 	// pushed loop writing hitl's own record of each question and answer
 	// (floorrows.go): hitl's schema, row and events. Between the pushed
@@ -173,11 +189,12 @@ type Result struct {
 	// server and driver in one process) and PGFloorDatabaseCPUPerRoundTrip
 	// the PostgreSQL processes' per round trip, and DatabaseCPUVsPGFloor
 	// hitl's database CPU per round trip over the floor's.
-	PGFloorRoundTrips              map[string]float64 `json:"pg_floor_roundtrips_per_s,omitempty"`
-	RoundTripsVsPGFloor            map[string]float64 `json:"roundtrips_vs_pg_floor,omitempty"`
-	PGFloorCPUPerRoundTrip         map[string]float64 `json:"pg_floor_cpu_us_per_roundtrip,omitempty"`
-	PGFloorDatabaseCPUPerRoundTrip map[string]float64 `json:"pg_floor_database_cpu_us_per_roundtrip,omitempty"`
-	DatabaseCPUVsPGFloor           map[string]float64 `json:"database_cpu_vs_pg_floor,omitempty"`
+	PGFloorRoundTrips              map[string]float64   `json:"pg_floor_roundtrips_per_s,omitempty"`
+	RoundTripsVsPGFloor            map[string]float64   `json:"roundtrips_vs_pg_floor,omitempty"`
+	RoundTripsVsPGFloorRounds      map[string][]float64 `json:"roundtrips_vs_pg_floor_rounds,omitempty"` // each round's, as RoundTripsVsFloorPushedRounds
+	PGFloorCPUPerRoundTrip         map[string]float64   `json:"pg_floor_cpu_us_per_roundtrip,omitempty"`
+	PGFloorDatabaseCPUPerRoundTrip map[string]float64   `json:"pg_floor_database_cpu_us_per_roundtrip,omitempty"`
+	DatabaseCPUVsPGFloor           map[string]float64   `json:"database_cpu_vs_pg_floor,omitempty"`
 	// PGRowsFloorRoundTrips and the four after it are the same for the
 	// PostgreSQL floor writing hitl's rows (floorrowspostgres.go: hitl's
 	// schema, and hitl's one statement for a question and for an answer,
@@ -270,6 +287,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		FloorDurableCreateCPUPerRoundTrip:  map[string]float64{},
 		FloorPushedRoundTrips:              map[string]float64{},
 		RoundTripsVsFloorPushed:            map[string]float64{},
+		RoundTripsVsFloorPushedRounds:      map[string][]float64{},
+		RoundTripsVsPGFloorRounds:          map[string][]float64{},
 		FloorPushedCPUPerRoundTrip:         map[string]float64{},
 		FloorRowsRoundTrips:                map[string]float64{},
 		RoundTripsVsFloorRows:              map[string]float64{},
@@ -413,11 +432,7 @@ func runLatency(ctx context.Context, cfg Config, res *Result, progress func(stri
 			dbCPU = postgresCPU
 		}
 		for _, c := range cfg.Concurrency {
-			if err := runFloorLoad(ctx, cfg, res, c, progress); err != nil {
-				return err
-			}
-			progress("round trips: concurrency %d for %s", c, cfg.Duration)
-			lr, err := roundTrips(ctx, []*Server{srv}, c, cfg.Duration/5, cfg.Duration, dbCPU)
+			lr, err := loadRounds(ctx, cfg, res, srv, c, dbCPU, progress)
 			res.LostWakeups += lr.Lost
 			if err != nil {
 				return err
@@ -479,75 +494,131 @@ func runLatency(ctx context.Context, cfg Config, res *Result, progress func(stri
 	})
 }
 
-// runFloorLoad measures the bare answer loop's round trips at
-// concurrency c: on SQLite as it is, with each question committed too,
-// and with each question also pushed to the person's WebSocket; on
-// PostgreSQL the pushed loop on the same database.
-func runFloorLoad(ctx context.Context, cfg Config, res *Result, c int, progress func(string, ...any)) error {
+// loadRounds runs the round trips at concurrency c against srv and beside
+// them the floors (floorSpecs), in cfg.Rounds rounds that take turns:
+// every floor, then hitl, each for Duration/Rounds after a warm-up of a
+// fifth of that. It records the floors' results, each merged over the
+// rounds, and each round's ratio of hitl to its floor in res, and returns
+// hitl's, merged.
+func loadRounds(ctx context.Context, cfg Config, res *Result, srv *Server, c int, dbCPU func() (time.Duration, bool), progress func(string, ...any)) (loadResult, error) {
+	key := strconv.Itoa(c)
+	window := (cfg.Duration / time.Duration(cfg.Rounds)).Round(time.Millisecond)
+	specs := floorSpecs(cfg, res)
+	floors := make([][]loadResult, len(specs))
+	var runs []loadResult
+	for round := range cfg.Rounds {
+		of := ""
+		if cfg.Rounds > 1 {
+			of = fmt.Sprintf(", round %d of %d", round+1, cfg.Rounds)
+		}
+		dir, err := roundDir(cfg.Dir, round)
+		if err != nil {
+			return loadResult{}, err
+		}
+		for i, f := range specs {
+			progress("floor: %s at concurrency %d for %s%s", f.what, c, window, of)
+			fl, err := f.run(ctx, dir, c, window/5, window)
+			if err != nil {
+				return loadResult{}, err
+			}
+			floors[i] = append(floors[i], fl)
+			progress("floor: %s, concurrency %d%s: %.0f/s, round trip p99 %.3f ms, CPU per round trip %s%s",
+				f.done, c, of, fl.perSecond(), ms(fl.RoundTrip.P99), fl.cpuPerRoundTrip(fl.DriverCPU).Round(time.Microsecond), databaseCPUNote(fl))
+		}
+		progress("round trips: concurrency %d for %s%s", c, window, of)
+		lr, err := roundTrips(ctx, []*Server{srv}, c, window/5, window, dbCPU)
+		if err != nil {
+			return lr, err
+		}
+		runs = append(runs, lr)
+		for i, f := range specs {
+			if f.rounds != nil && floors[i][round].perSecond() > 0 {
+				f.rounds[key] = append(f.rounds[key], round3(lr.perSecond()/floors[i][round].perSecond()))
+			}
+		}
+	}
+	for i, f := range specs {
+		fl := mergeLoads(floors[i])
+		f.rates[key], f.cpus[key] = fl.perSecond(), float64(fl.cpuPerRoundTrip(fl.DriverCPU).Microseconds())
+		if f.db != nil && fl.DatabaseRead {
+			f.db[key] = float64(fl.cpuPerRoundTrip(fl.DatabaseCPU).Microseconds())
+		}
+	}
+	return mergeLoads(runs), nil
+}
+
+// roundDir returns the directory of a round's floor databases: dir for
+// the first, a new directory in it for each other ("" stays "").
+func roundDir(dir string, round int) (string, error) {
+	if dir == "" || round == 0 {
+		return dir, nil
+	}
+	d := filepath.Join(dir, fmt.Sprintf("round-%d", round+1))
+	if err := os.MkdirAll(d, 0o700); err != nil {
+		return "", fmt.Errorf("floor: %w", err)
+	}
+	return d, nil
+}
+
+// databaseCPUNote says what the database's CPU per round trip was, when it
+// was read.
+func databaseCPUNote(fl loadResult) string {
+	if !fl.DatabaseRead {
+		return ""
+	}
+	return fmt.Sprintf(", PostgreSQL's %s", fl.cpuPerRoundTrip(fl.DatabaseCPU).Round(time.Microsecond))
+}
+
+// floorSpec is one floor of the round-trip runs: how to run it (its
+// databases in dir, on SQLite) and where its results go in the Result.
+type floorSpec struct {
+	what, done string
+	run        func(ctx context.Context, dir string, c int, warm, window time.Duration) (loadResult, error)
+	// rates and cpus take its round trips a second and CPU per round trip
+	// by concurrency; db, when not nil, its database's CPU per round
+	// trip; rounds, when not nil, hitl's ratio to it in each round.
+	rates, cpus, db map[string]float64
+	rounds          map[string][]float64
+}
+
+// floorSpecs returns the floors of the round-trip runs: on SQLite the
+// bare answer loop, the loop that also pushes each question to the
+// person's WebSocket, and that loop writing hitl's rows (with AllFloors,
+// also the loop that commits each question but does not push it); on
+// PostgreSQL the pushed loop there and the one writing hitl's rows.
+// Without a directory for SQLite's floors, none.
+func floorSpecs(cfg Config, res *Result) []floorSpec {
 	if cfg.PostgresURL != "" {
-		return runPostgresFloorLoad(ctx, cfg, res, c, progress)
+		pg := func(run func(context.Context, string, int, time.Duration, time.Duration) (loadResult, error)) func(context.Context, string, int, time.Duration, time.Duration) (loadResult, error) {
+			return func(ctx context.Context, _ string, c int, warm, window time.Duration) (loadResult, error) {
+				return run(ctx, cfg.PostgresURL, c, warm, window)
+			}
+		}
+		return []floorSpec{
+			{"the bare answer loop on PostgreSQL, each question pushed to the person", "PostgreSQL loop", pg(postgresFloorRoundTrips),
+				res.PGFloorRoundTrips, res.PGFloorCPUPerRoundTrip, res.PGFloorDatabaseCPUPerRoundTrip, res.RoundTripsVsPGFloorRounds},
+			{"the PostgreSQL loop writing hitl's rows", "PostgreSQL loop with hitl's rows", pg(postgresRowsFloorRoundTrips),
+				res.PGRowsFloorRoundTrips, res.PGRowsFloorCPUPerRoundTrip, res.PGRowsFloorDatabaseCPUPerRoundTrip, nil},
+		}
 	}
 	if cfg.Dir == "" {
 		return nil
 	}
-	key := strconv.Itoa(c)
-	kinds := []loopKind{loopAnswers, loopPushed, loopRows}
+	sqlite := func(kind loopKind) func(context.Context, string, int, time.Duration, time.Duration) (loadResult, error) {
+		return func(ctx context.Context, dir string, c int, warm, window time.Duration) (loadResult, error) {
+			return floorRoundTrips(ctx, dir, c, kind, warm, window)
+		}
+	}
+	specs := []floorSpec{{"the bare answer loop", "the bare answer loop", sqlite(loopAnswers), res.FloorRoundTrips, res.FloorCPUPerRoundTrip, nil, nil}}
 	if cfg.AllFloors {
-		kinds = []loopKind{loopAnswers, loopQuestions, loopPushed, loopRows}
+		specs = append(specs, floorSpec{"the bare answer loop with each question committed too", "the bare answer loop with each question committed too",
+			sqlite(loopQuestions), res.FloorDurableCreateRoundTrips, res.FloorDurableCreateCPUPerRoundTrip, nil, nil})
 	}
-	for _, kind := range kinds {
-		what, rates, cpus := "the bare answer loop", res.FloorRoundTrips, res.FloorCPUPerRoundTrip
-		switch kind {
-		case loopQuestions:
-			what, rates, cpus = "the bare answer loop with each question committed too", res.FloorDurableCreateRoundTrips, res.FloorDurableCreateCPUPerRoundTrip
-		case loopPushed:
-			what, rates, cpus = "the bare answer loop with each question committed and pushed to the person", res.FloorPushedRoundTrips, res.FloorPushedCPUPerRoundTrip
-		case loopRows:
-			what, rates, cpus = "the pushed loop writing hitl's rows", res.FloorRowsRoundTrips, res.FloorRowsCPUPerRoundTrip
-		}
-		progress("floor: %s at concurrency %d for %s", what, c, cfg.Duration)
-		fl, err := floorRoundTrips(ctx, cfg.Dir, c, kind, cfg.Duration/5, cfg.Duration)
-		if err != nil {
-			return err
-		}
-		cpu := fl.cpuPerRoundTrip(fl.DriverCPU)
-		rates[key], cpus[key] = fl.perSecond(), float64(cpu.Microseconds())
-		progress("floor: %s, concurrency %d: %.0f/s, round trip p99 %.3f ms, CPU per round trip %s",
-			what, c, fl.perSecond(), ms(fl.RoundTrip.P99), cpu.Round(time.Microsecond))
-	}
-	return nil
-}
-
-// runPostgresFloorLoad measures the PostgreSQL floor's round trips at
-// concurrency c, with its own and the database's CPU per round trip.
-func runPostgresFloorLoad(ctx context.Context, cfg Config, res *Result, c int, progress func(string, ...any)) error {
-	key := strconv.Itoa(c)
-	for _, f := range []struct {
-		what, done      string
-		run             func(ctx context.Context, url string, c int, warm, window time.Duration) (loadResult, error)
-		rates, cpus, db map[string]float64
-	}{
-		{"the bare answer loop on PostgreSQL, each question pushed to the person", "PostgreSQL loop",
-			postgresFloorRoundTrips, res.PGFloorRoundTrips, res.PGFloorCPUPerRoundTrip, res.PGFloorDatabaseCPUPerRoundTrip},
-		{"the PostgreSQL loop writing hitl's rows", "PostgreSQL loop with hitl's rows",
-			postgresRowsFloorRoundTrips, res.PGRowsFloorRoundTrips, res.PGRowsFloorCPUPerRoundTrip, res.PGRowsFloorDatabaseCPUPerRoundTrip},
-	} {
-		progress("floor: %s, at concurrency %d for %s", f.what, c, cfg.Duration)
-		fl, err := f.run(ctx, cfg.PostgresURL, c, cfg.Duration/5, cfg.Duration)
-		if err != nil {
-			return err
-		}
-		cpu := fl.cpuPerRoundTrip(fl.DriverCPU)
-		f.rates[key], f.cpus[key] = fl.perSecond(), float64(cpu.Microseconds())
-		db := ""
-		if fl.DatabaseRead {
-			f.db[key] = float64(fl.cpuPerRoundTrip(fl.DatabaseCPU).Microseconds())
-			db = fmt.Sprintf(", PostgreSQL's %s", fl.cpuPerRoundTrip(fl.DatabaseCPU).Round(time.Microsecond))
-		}
-		progress("floor: %s, concurrency %d: %.0f/s, round trip p99 %.3f ms, CPU per round trip %s%s",
-			f.done, c, fl.perSecond(), ms(fl.RoundTrip.P99), cpu.Round(time.Microsecond), db)
-	}
-	return nil
+	return append(specs,
+		floorSpec{"the bare answer loop with each question committed and pushed to the person", "the bare answer loop with each question committed and pushed to the person",
+			sqlite(loopPushed), res.FloorPushedRoundTrips, res.FloorPushedCPUPerRoundTrip, nil, res.RoundTripsVsFloorPushedRounds},
+		floorSpec{"the pushed loop writing hitl's rows", "the pushed loop writing hitl's rows",
+			sqlite(loopRows), res.FloorRowsRoundTrips, res.FloorRowsCPUPerRoundTrip, nil, nil})
 }
 
 // streamsTarget is the number of long-polls and of subscribers the

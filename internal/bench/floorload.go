@@ -97,6 +97,7 @@ func floorRoundTrips(ctx context.Context, dir string, c int, kind loopKind, warm
 		Window:      window,
 		RoundTrip:   summarize(roundtrips),
 		DriverCPU:   cpu[1] - cpu[0],
+		roundtrips:  roundtrips,
 	}, nil
 }
 

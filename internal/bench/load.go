@@ -27,6 +27,38 @@ type loadResult struct {
 	// used in the window; DatabaseRead says it could be read.
 	DatabaseCPU  time.Duration
 	DatabaseRead bool
+
+	// unblocks and roundtrips are the samples Unblock and RoundTrip sum
+	// up, for mergeLoads.
+	unblocks, roundtrips []time.Duration
+}
+
+// mergeLoads returns the runs of rs, taken in turns, as one run: their
+// round trips, windows and CPU added up, their samples summed up
+// together.
+func mergeLoads(rs []loadResult) loadResult {
+	if len(rs) == 1 {
+		return rs[0]
+	}
+	m := loadResult{DatabaseRead: len(rs) > 0}
+	for _, r := range rs {
+		m.Concurrency = r.Concurrency
+		m.RoundTrips += r.RoundTrips
+		m.Window += r.Window
+		m.Lost += r.Lost
+		m.Reconnects += r.Reconnects
+		if r.LastDrop != "" {
+			m.LastDrop = r.LastDrop
+		}
+		m.ServerCPU += r.ServerCPU
+		m.DriverCPU += r.DriverCPU
+		m.DatabaseCPU += r.DatabaseCPU
+		m.DatabaseRead = m.DatabaseRead && r.DatabaseRead
+		m.unblocks = append(m.unblocks, r.unblocks...)
+		m.roundtrips = append(m.roundtrips, r.roundtrips...)
+	}
+	m.Unblock, m.RoundTrip = summarize(m.unblocks), summarize(m.roundtrips)
+	return m
 }
 
 // cpuPerRoundTrip returns CPU time per round trip in the window.
@@ -113,6 +145,8 @@ func roundTrips(ctx context.Context, srvs []*Server, c int, warm, window time.Du
 		Window:       window,
 		Unblock:      summarize(r.unblocks),
 		RoundTrip:    summarize(r.roundtrips),
+		unblocks:     r.unblocks,
+		roundtrips:   r.roundtrips,
 		Lost:         int(r.lost.Load()),
 		Reconnects:   int(r.reconnects.Load()),
 		LastDrop:     r.lastDrop,

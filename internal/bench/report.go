@@ -202,8 +202,8 @@ func (r *Result) writeThroughput(tw *table) {
 			if d, ok := r.PGFloorDatabaseCPUPerRoundTrip[c]; ok {
 				db = fmt.Sprintf("; PostgreSQL CPU per round trip: floor %s µs, hitl %s µs (%.2f×)", num(d), num(r.DatabaseCPUPerRoundTrip[c]), r.DatabaseCPUVsPGFloor[c])
 			}
-			fmt.Fprintf(tw, "    PostgreSQL floor (insert, compare-and-set, NOTIFY; pushed), %s agent(s) (hitl %.2f× it)%s\t%s/s\t\t\t\n",
-				c, r.RoundTripsVsPGFloor[c], db, num(f))
+			fmt.Fprintf(tw, "    PostgreSQL floor (insert, compare-and-set, NOTIFY; pushed), %s agent(s) (hitl %.2f× it%s)%s\t%s/s\t\t\t\n",
+				c, r.RoundTripsVsPGFloor[c], byRound(r.RoundTripsVsPGFloorRounds[c]), db, num(f))
 		}
 		if f, ok := r.PGRowsFloorRoundTrips[c]; ok {
 			db := ""
@@ -214,8 +214,8 @@ func (r *Result) writeThroughput(tw *table) {
 				c, r.RoundTripsVsPGRowsFloor[c], db, num(f))
 		}
 		if f, ok := r.FloorPushedRoundTrips[c]; ok {
-			fmt.Fprintf(tw, "    … and pushing each question to the person's WebSocket, %s agent(s) (hitl %.2f× it); CPU per round trip %s µs\t%s/s\t\t\t\n",
-				c, r.RoundTripsVsFloorPushed[c], num(r.FloorPushedCPUPerRoundTrip[c]), num(f))
+			fmt.Fprintf(tw, "    … and pushing each question to the person's WebSocket, %s agent(s) (hitl %.2f× it%s); CPU per round trip %s µs\t%s/s\t\t\t\n",
+				c, r.RoundTripsVsFloorPushed[c], byRound(r.RoundTripsVsFloorPushedRounds[c]), num(r.FloorPushedCPUPerRoundTrip[c]), num(f))
 		}
 		if f, ok := r.FloorRowsRoundTrips[c]; ok {
 			fmt.Fprintf(tw, "    … and writing hitl's rows (its schema, row and events), %s agent(s) (hitl %.2f× it); CPU per round trip %s µs\t%s/s\t\t\t\n",
@@ -225,6 +225,19 @@ func (r *Result) writeThroughput(tw *table) {
 	if len(r.RoundTrips) > 0 || r.FanoutP99 != nil || r.LostWakeups > 0 {
 		fmt.Fprintf(tw, "  lost wake-ups (all load runs)\t%d\t= 0\t%s\t\n", r.LostWakeups, map[bool]string{true: "met", false: "MISSED"}[r.LostWakeups == 0])
 	}
+}
+
+// byRound says hitl's ratio to a floor in each round, when there were
+// more than one: "; by round 0.49, 0.52, 0.51".
+func byRound(ratios []float64) string {
+	if len(ratios) < 2 {
+		return ""
+	}
+	parts := make([]string, len(ratios))
+	for i, x := range ratios {
+		parts[i] = strconv.FormatFloat(x, 'f', 2, 64)
+	}
+	return "; by round " + strings.Join(parts, ", ")
 }
 
 // writeMemory writes resident memory and the fan-out to many WebSockets.
