@@ -66,7 +66,10 @@ func floorRoundTrips(ctx context.Context, dir string, c int, kind loopKind, warm
 				id, err := agentAPI.create(ctx, "floor", n)
 				if err == nil {
 					work <- id
-					_, err = agentAPI.wait(ctx, id, pollTimeout)
+					var st string
+					if st, err = agentAPI.wait(ctx, id, pollTimeout); err == nil && st != "answered" {
+						err = fmt.Errorf("interaction %s still %s after %s", id, st, pollTimeout)
+					}
 				}
 				if err != nil {
 					if ctx.Err() == nil {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // floorLoop measures the answer → unblock loop of unblock, n samples,
@@ -175,22 +176,38 @@ func (s *loopServer) create(w http.ResponseWriter, r *http.Request) {
 	writeLoop(w, `{"interaction_id":"`+id+`","status":"pending"}`)
 }
 
+// wait holds the request until id is answered, or for the timeout its
+// query asks (in seconds, as hitl's; 30 s without one), and then says it
+// is still pending, as hitl does: a driver whose question was never
+// answered learns it rather than waiting for ever.
 func (s *loopServer) wait(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
+	d := 30 * time.Second
+	if secs, err := strconv.ParseFloat(r.URL.Query().Get("timeout"), 64); err == nil && secs >= 0 {
+		d = time.Duration(secs * float64(time.Second))
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
 	select {
 	case <-s.channel(id):
 		s.mu.Lock()
 		delete(s.waits, id)
 		s.mu.Unlock()
 		writeLoop(w, `{"status":"answered"}`)
+	case <-t.C:
+		writeLoop(w, `{"status":"pending"}`)
 	case <-r.Context().Done():
 	}
 }
 
 func (s *loopServer) respond(w http.ResponseWriter, r *http.Request) {
-	if err := s.store.answer(r.PathValue("id")); err != nil {
+	id := r.PathValue("id")
+	if err := s.store.answer(id); err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
+	}
+	if s.kind >= loopPushed {
+		s.people.answered(id)
 	}
 	writeLoop(w, `{"status":"answered"}`)
 }

@@ -145,3 +145,59 @@ func TestLoopServerPushesTheQuestion(t *testing.T) {
 		}
 	}
 }
+
+// TestPushedLoopReplaysToANewWebSocket: a question pushed before the
+// person's WebSocket opened reaches it when it does, an answered one does
+// not, and a wait on a question no one answers says pending once its
+// timeout passes, as hitl's does: a run whose question is never seen
+// fails instead of waiting for ever.
+func TestPushedLoopReplaysToANewWebSocket(t *testing.T) {
+	ctx := t.Context()
+	s, err := startLoopServer(ctx, filepath.Join(t.TempDir(), "loop.db"), loopPushed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	srv := &Server{URL: s.URL()}
+	a := newAPI(srv, 2)
+	defer a.close()
+	answered, err := a.create(ctx, "early", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.respond(ctx, answered); err != nil {
+		t.Fatal(err)
+	}
+	early, err := a.create(ctx, "early", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := a.wait(ctx, early, 50*time.Millisecond); err != nil || st != "pending" {
+		t.Errorf("wait on an unanswered question: %q, %v; want pending after its timeout", st, err)
+	}
+	sub, err := subscribe(ctx, srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.close()
+	select {
+	case q := <-sub.questions:
+		if q.msg.InteractionID != early {
+			t.Errorf("the new WebSocket got %s first; want %s, the question not yet answered", q.msg.InteractionID, early)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the question asked before the WebSocket opened never reached it")
+	}
+	later, err := a.create(ctx, "later", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case q := <-sub.questions:
+		if q.msg.InteractionID != later {
+			t.Errorf("then got %s; want %s (the answered question is not sent)", q.msg.InteractionID, later)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("a question asked once the WebSocket was open never reached it")
+	}
+}

@@ -17,10 +17,14 @@ import (
 
 // people is the pushed loop's side of the person: the WebSockets open on
 // the loop server (GET /ws, with the WebSocket library hitl's hub uses),
-// to which each question is written once it is committed.
+// to which each question is written once it is committed. A WebSocket
+// that opens is first sent the questions not yet answered, as hitl
+// replays them: the person's may open (or reopen, after a drop) after a
+// question was pushed, and a question no one sees is never answered.
 type people struct {
-	mu    sync.Mutex
-	conns map[net.Conn]struct{}
+	mu      sync.Mutex
+	conns   map[net.Conn]struct{}
+	pending map[string][]byte // the frames of the questions not yet answered, by id
 }
 
 // serve upgrades the request to a WebSocket and holds it until the
@@ -36,9 +40,25 @@ func (p *people) serve(w http.ResponseWriter, r *http.Request) {
 		conn.Close() // closed
 		return
 	}
+	for _, frame := range p.pending {
+		if !p.send(conn, frame) {
+			break
+		}
+	}
 	p.conns[conn] = struct{}{}
 	p.mu.Unlock()
 	go p.read(conn, rw.Reader)
+}
+
+// send writes frame to conn, holding p.mu; a connection that cannot take
+// it is closed (its reader removes it) and send reports false.
+func (p *people) send(conn net.Conn, frame []byte) bool {
+	_ = conn.SetWriteDeadline(time.Now().Add(10 * time.Second))
+	if _, err := conn.Write(frame); err != nil {
+		conn.Close()
+		return false
+	}
+	return true
 }
 
 // read reads what the person sends, and drops it, until the connection
@@ -82,13 +102,22 @@ func (p *people) push(q questionPush) error {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.pending == nil {
+		p.pending = map[string][]byte{}
+	}
+	p.pending[q.InteractionID] = frame
 	for conn := range p.conns {
-		_ = conn.SetWriteDeadline(time.Now().Add(10 * time.Second))
-		if _, err := conn.Write(frame); err != nil {
-			conn.Close() // its reader removes it
-		}
+		p.send(conn, frame)
 	}
 	return nil
+}
+
+// answered forgets the question id: a WebSocket that opens from now on is
+// not sent it.
+func (p *people) answered(id string) {
+	p.mu.Lock()
+	delete(p.pending, id)
+	p.mu.Unlock()
 }
 
 // close closes every person's WebSocket and refuses new ones.
