@@ -117,19 +117,12 @@ func TestLoopServerCommitsTheQuestionBeforeItsID(t *testing.T) {
 // WebSocket receives each question, with its id and asking agent.
 func TestLoopServerPushesTheQuestion(t *testing.T) {
 	ctx := t.Context()
-	s, err := startLoopServer(ctx, filepath.Join(t.TempDir(), "loop.db"), loopPushed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.close()
-	srv := &Server{URL: s.URL()}
+	srv, a := startPushedLoop(t)
 	sub, err := subscribe(ctx, srv)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer sub.close()
-	a := newAPI(srv, 2)
-	defer a.close()
 	for n := range 3 {
 		id, err := a.create(ctx, "floor", n)
 		if err != nil {
@@ -153,14 +146,7 @@ func TestLoopServerPushesTheQuestion(t *testing.T) {
 // fails instead of waiting for ever.
 func TestPushedLoopReplaysToANewWebSocket(t *testing.T) {
 	ctx := t.Context()
-	s, err := startLoopServer(ctx, filepath.Join(t.TempDir(), "loop.db"), loopPushed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.close()
-	srv := &Server{URL: s.URL()}
-	a := newAPI(srv, 2)
-	defer a.close()
+	srv, a := startPushedLoop(t)
 	answered, err := a.create(ctx, "early", 1)
 	if err != nil {
 		t.Fatal(err)
@@ -180,24 +166,36 @@ func TestPushedLoopReplaysToANewWebSocket(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sub.close()
-	select {
-	case q := <-sub.questions:
-		if q.msg.InteractionID != early {
-			t.Errorf("the new WebSocket got %s first; want %s, the question not yet answered", q.msg.InteractionID, early)
+	next := func(want, what string) {
+		t.Helper()
+		select {
+		case q := <-sub.questions:
+			if q.msg.InteractionID != want {
+				t.Errorf("the WebSocket got %s; want %s, %s", q.msg.InteractionID, want, what)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s never reached the WebSocket", what)
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatalf("the question asked before the WebSocket opened never reached it")
 	}
+	next(early, "the question asked before it opened, not yet answered")
 	later, err := a.create(ctx, "later", 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case q := <-sub.questions:
-		if q.msg.InteractionID != later {
-			t.Errorf("then got %s; want %s (the answered question is not sent)", q.msg.InteractionID, later)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatalf("a question asked once the WebSocket was open never reached it")
+	next(later, "the question asked once it was open (the answered one is not sent)")
+}
+
+// startPushedLoop starts a pushed loop server for the test and a client
+// of it, both closed when the test ends.
+func startPushedLoop(t *testing.T) (*Server, *api) {
+	t.Helper()
+	s, err := startLoopServer(t.Context(), filepath.Join(t.TempDir(), "loop.db"), loopPushed)
+	if err != nil {
+		t.Fatal(err)
 	}
+	t.Cleanup(s.close)
+	srv := &Server{URL: s.URL()}
+	a := newAPI(srv, 2)
+	t.Cleanup(a.close)
+	return srv, a
 }
