@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -70,34 +71,26 @@ func (s *Store) createInteraction(ctx context.Context, in *hitl.Interaction, rul
 			Actor: got.Result.RespondedBy, Channel: got.Result.Channel, Interaction: &got}
 	}
 
+	insert := s.st.insert
+	if rulesVersion != nil {
+		insert, args = s.st.insertAtRulesVersion, append(slices.Clip(args), *rulesVersion)
+	}
 	var existing *hitl.Interaction
 	err = s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		existing = nil
-		if rulesVersion != nil {
-			var v int64
-			if err := tx.StmtContext(ctx, s.st.rulesVersionW).QueryRowContext(ctx).Scan(&v); err != nil {
-				return fmt.Errorf("read the rules' version: %w", err)
-			}
-			if v != *rulesVersion {
-				return hitl.ErrRulesChanged
-			}
-		}
-		res, err := tx.StmtContext(ctx, s.st.insert).ExecContext(ctx, args...)
+		res, err := tx.StmtContext(ctx, insert).ExecContext(ctx, args...)
 		if err != nil {
 			if isConstraint(err, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY) {
 				return hitl.Errorf(hitl.ECONFLICT, "interaction %q already exists", got.ID)
 			}
 			return fmt.Errorf("insert: %w", err)
 		}
-		if got.IdempotencyKey != "" {
-			// Not inserted: the agent asked this before; that question is
-			// the answer.
-			if n, err := res.RowsAffected(); err != nil || n == 0 {
-				if existing, err = scanInteraction(tx.StmtContext(ctx, s.st.byKey).QueryRowContext(ctx, got.CreatedBy, got.IdempotencyKey)); err != nil {
-					return fmt.Errorf("find idempotency key: %w", err)
-				}
-				return nil
-			}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			// Not inserted: the rules changed since the call was decided,
+			// or the agent asked this before and that question is the
+			// answer.
+			existing, err = s.notInserted(ctx, tx, &got, rulesVersion)
+			return err
 		}
 		if err := s.insertEvent(ctx, tx, ev); err != nil || ev.Next == nil {
 			return err
@@ -111,6 +104,31 @@ func (s *Store) createInteraction(ctx context.Context, in *hitl.Interaction, rul
 		return existing, nil, true, nil
 	}
 	return &got, ev, false, nil
+}
+
+// notInserted says why the insert of in wrote nothing: the rules' version
+// is no longer rulesVersion (hitl.ErrRulesChanged), which is checked
+// first, as the decision it was made at must not be written; or in's
+// agent already asked with its idempotency key, whose question it
+// returns.
+func (s *Store) notInserted(ctx context.Context, tx *sql.Tx, in *hitl.Interaction, rulesVersion *int64) (*hitl.Interaction, error) {
+	if rulesVersion != nil {
+		var v int64
+		if err := tx.StmtContext(ctx, s.st.rulesVersionW).QueryRowContext(ctx).Scan(&v); err != nil {
+			return nil, fmt.Errorf("read the rules' version: %w", err)
+		}
+		if v != *rulesVersion {
+			return nil, hitl.ErrRulesChanged
+		}
+	}
+	if in.IdempotencyKey == "" {
+		return nil, fmt.Errorf("insert: interaction %s was not written, and has no idempotency key to find another by", in.ID)
+	}
+	existing, err := scanInteraction(tx.StmtContext(ctx, s.st.byKey).QueryRowContext(ctx, in.CreatedBy, in.IdempotencyKey))
+	if err != nil {
+		return nil, fmt.Errorf("find idempotency key: %w", err)
+	}
+	return existing, nil
 }
 
 // createdAnswered makes in, about to be created, pending with no result,

@@ -46,7 +46,8 @@ func columns(prefix string) string {
 }
 
 var (
-	cols = columns("")
+	cols         = columns("")
+	insertParams = strings.TrimSuffix(strings.Repeat("?, ", len(interactionColumns)), ", ")
 
 	sqlInteraction = `SELECT ` + cols + ` FROM interactions WHERE id = ?`
 
@@ -60,7 +61,18 @@ var (
 	// the conflict target's index first, so the existing question wins
 	// even if the id is taken too). Any other conflict, a taken id, fails.
 	sqlInsert = `INSERT INTO interactions (` + cols + `)
-		VALUES (` + strings.TrimSuffix(strings.Repeat("?, ", len(interactionColumns)), ", ") + `)
+		VALUES (` + insertParams + `)
+		ON CONFLICT (created_by, idempotency_key) WHERE idempotency_key <> '' DO NOTHING`
+
+	// sqlInsertAtRulesVersion is sqlInsert that also inserts nothing
+	// unless the rules' version is its last parameter: a question a rule
+	// answered as it was asked is written only if the rules it was decided
+	// by are still those in force, without a statement of its own to
+	// read them. (The SELECT's WHERE is also what lets SQLite tell its
+	// ON CONFLICT from a join's.)
+	sqlInsertAtRulesVersion = `INSERT INTO interactions (` + cols + `)
+		SELECT ` + insertParams + `
+		WHERE (SELECT version FROM rules_version WHERE id = 1) = ?
 		ON CONFLICT (created_by, idempotency_key) WHERE idempotency_key <> '' DO NOTHING`
 
 	// sqlResolveFrom is the compare-and-set out of pending. The twelfth
@@ -123,9 +135,11 @@ type statements struct {
 	interactionW *sql.Stmt
 	byKey        *sql.Stmt
 	insert       *sql.Stmt
-	resolve      *sql.Stmt
-	resolveFrom  *sql.Stmt
-	insertEvent  *sql.Stmt
+	// insertAtRulesVersion inserts only at a given rules' version.
+	insertAtRulesVersion *sql.Stmt
+	resolve              *sql.Stmt
+	resolveFrom          *sql.Stmt
+	insertEvent          *sql.Stmt
 	// rulesVersionW reads the rules' version in a write transaction.
 	rulesVersionW *sql.Stmt
 
@@ -158,6 +172,7 @@ func (st *statements) prepare(ctx context.Context, w, r *sql.DB) error {
 		{w, &st.interactionW, sqlInteraction},
 		{w, &st.byKey, sqlByKey},
 		{w, &st.insert, sqlInsert},
+		{w, &st.insertAtRulesVersion, sqlInsertAtRulesVersion},
 		{w, &st.resolve, sqlResolve},
 		{w, &st.resolveFrom, sqlResolveFrom},
 		{w, &st.insertEvent, sqlInsertEvent},

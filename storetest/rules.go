@@ -449,7 +449,9 @@ func testCreateAtRulesVersion(t *testing.T, s hitl.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, in := range []*hitl.Interaction{minimal(), in} { // a new one, and the key already used
+	taken := minimal()
+	taken.ID = got.ID
+	for _, in := range []*hitl.Interaction{minimal(), in, taken} { // a new one, the key already used, the id already taken
 		_, ev, existed, err := s.CreateInteractionAtRulesVersion(t.Context(), in, v0)
 		if !errors.Is(err, hitl.ErrRulesChanged) || ev != nil || existed {
 			t.Errorf("create at the version before a rule was made: existed %v, event %+v, %v; want ErrRulesChanged", existed, ev, err)
