@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -21,10 +22,11 @@ import (
 // it can (net/http's client costs several times more per request). It
 // decodes only the fields it needs.
 type api struct {
-	host   string // host:port
-	prefix string // path prefix of the base URL
-	auth   string // the Authorization header line, or ""
-	idle   chan *httpConn
+	host    string // host:port
+	prefix  string // path prefix of the base URL
+	auth    string // the Authorization header line, or ""
+	idle    chan *httpConn
+	timeout time.Duration // bounds each request and its response
 }
 
 // httpConn is one keep-alive connection.
@@ -41,13 +43,19 @@ type httpConn struct {
 // leaves the API idle for longer (the command hooks' runs) then dials.
 const maxIdle = 30 * time.Second
 
+// requestTimeout bounds one request and its response: longer than any the
+// benchmark makes on purpose (a long-poll asks for pollTimeout), so that a
+// server that stops answering fails the run, naming the request, instead
+// of holding it for good.
+const requestTimeout = pollTimeout + time.Minute
+
 // newAPI returns a client for srv keeping up to conns idle connections.
 func newAPI(srv *Server, conns int) *api {
 	u, err := url.Parse(srv.URL)
 	if err != nil {
 		u = &url.URL{Host: strings.TrimPrefix(srv.URL, "http://")}
 	}
-	return &api{host: u.Host, prefix: strings.TrimSuffix(u.Path, "/"), auth: srv.authHeader(), idle: make(chan *httpConn, conns)}
+	return &api{host: u.Host, prefix: strings.TrimSuffix(u.Path, "/"), auth: srv.authHeader(), idle: make(chan *httpConn, conns), timeout: requestTimeout}
 }
 
 // close drops the idle connections.
@@ -122,8 +130,10 @@ func (a *api) roundTrip(ctx context.Context, method, path string, body []byte) (
 		}
 		hc = &httpConn{c: c, br: bufio.NewReaderSize(c, 4096)}
 	}
-	// Cancellation interrupts the connection's I/O; the connection is then
-	// not reused.
+	// The request has a.timeout; cancellation interrupts the connection's
+	// I/O at once (set after the timeout, so that it wins). Either way the
+	// connection is then not reused.
+	_ = hc.c.SetDeadline(time.Now().Add(a.timeout))
 	stop := context.AfterFunc(ctx, func() { _ = hc.c.SetDeadline(time.Unix(1, 0)) })
 	b := append(hc.buf[:0], method...)
 	b = append(b, ' ')
@@ -160,6 +170,9 @@ func (a *api) roundTrip(ctx context.Context, method, path string, body []byte) (
 	}
 	if err != nil || !reuse {
 		hc.c.Close()
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			err = fmt.Errorf("no response within %s: %w", a.timeout, err)
+		}
 		if err != nil {
 			return 0, nil, err
 		}

@@ -2,9 +2,11 @@ package bench
 
 import (
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -47,5 +49,38 @@ func TestAPIDropsLongIdleConnections(t *testing.T) {
 	call()
 	if n := dialed.Load(); n != 2 {
 		t.Errorf("after the connection was idle longer than %s: %d connections, want 2", maxIdle, n)
+	}
+}
+
+// TestAPIGivesUpOnASilentServer: a request whose response never comes
+// fails once its timeout has passed, saying so, rather than holding the
+// run for good.
+func TestAPIGivesUpOnASilentServer(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+			go func() { _, _ = io.Copy(io.Discard, c) }() // reads, never answers
+		}
+	}()
+	a := newAPI(&Server{URL: "http://" + ln.Addr().String()}, 1)
+	defer a.close()
+	a.timeout = 200 * time.Millisecond
+	began := time.Now()
+	_, _, err = a.roundTrip(t.Context(), "GET", "/api/v1/interactions/x/wait", nil)
+	if err == nil || !strings.Contains(err.Error(), "no response within 200ms") {
+		t.Fatalf("round trip to a silent server: %v; want no response within 200ms", err)
+	}
+	if took := time.Since(began); took > 10*time.Second {
+		t.Errorf("gave up after %s; want about its timeout", took)
 	}
 }
