@@ -85,7 +85,11 @@ func (s *Store) createInteraction(ctx context.Context, in *hitl.Interaction, rul
 			}
 			return fmt.Errorf("insert: %w", err)
 		}
-		if n, err := res.RowsAffected(); err != nil || n == 0 {
+		n, err := res.RowsAffected()
+		if err != nil {
+			return fmt.Errorf("insert: %w", err)
+		}
+		if n == 0 {
 			// Not inserted: the rules changed since the call was decided,
 			// or the agent asked this before and that question is the
 			// answer.

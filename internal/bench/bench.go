@@ -523,7 +523,7 @@ func loadRounds(ctx context.Context, cfg Config, res *Result, srv *Server, c int
 			}
 			floors[i] = append(floors[i], fl)
 			progress("floor: %s, concurrency %d%s: %.0f/s, round trip p99 %.3f ms, CPU per round trip %s%s",
-				f.done, c, of, fl.perSecond(), ms(fl.RoundTrip.P99), fl.cpuPerRoundTrip(fl.DriverCPU).Round(time.Microsecond), databaseCPUNote(fl))
+				f.what, c, of, fl.perSecond(), ms(fl.RoundTrip.P99), fl.cpuPerRoundTrip(fl.DriverCPU).Round(time.Microsecond), databaseCPUNote(fl))
 		}
 		progress("round trips: concurrency %d for %s%s", c, window, of)
 		lr, err := roundTrips(ctx, []*Server{srv}, c, window/5, window, dbCPU)
@@ -572,14 +572,18 @@ func databaseCPUNote(fl loadResult) string {
 // floorSpec is one floor of the round-trip runs: how to run it (its
 // databases in dir, on SQLite) and where its results go in the Result.
 type floorSpec struct {
-	what, done string
-	run        func(ctx context.Context, dir string, c int, warm, window time.Duration) (loadResult, error)
+	what string
+	run  floorRun
 	// rates and cpus take its round trips a second and CPU per round trip
 	// by concurrency; db, when not nil, its database's CPU per round
 	// trip; rounds, when not nil, hitl's ratio to it in each round.
 	rates, cpus, db map[string]float64
 	rounds          map[string][]float64
 }
+
+// floorRun runs a floor at concurrency c for warm+window, its SQLite
+// databases in dir.
+type floorRun func(ctx context.Context, dir string, c int, warm, window time.Duration) (loadResult, error)
 
 // floorSpecs returns the floors of the round-trip runs: on SQLite the
 // bare answer loop, the loop that also pushes each question to the
@@ -589,35 +593,35 @@ type floorSpec struct {
 // Without a directory for SQLite's floors, none.
 func floorSpecs(cfg Config, res *Result) []floorSpec {
 	if cfg.PostgresURL != "" {
-		pg := func(run func(context.Context, string, int, time.Duration, time.Duration) (loadResult, error)) func(context.Context, string, int, time.Duration, time.Duration) (loadResult, error) {
+		pg := func(run func(context.Context, string, int, time.Duration, time.Duration) (loadResult, error)) floorRun {
 			return func(ctx context.Context, _ string, c int, warm, window time.Duration) (loadResult, error) {
 				return run(ctx, cfg.PostgresURL, c, warm, window)
 			}
 		}
 		return []floorSpec{
-			{"the bare answer loop on PostgreSQL, each question pushed to the person", "PostgreSQL loop", pg(postgresFloorRoundTrips),
+			{"the bare answer loop on PostgreSQL, each question pushed to the person", pg(postgresFloorRoundTrips),
 				res.PGFloorRoundTrips, res.PGFloorCPUPerRoundTrip, res.PGFloorDatabaseCPUPerRoundTrip, res.RoundTripsVsPGFloorRounds},
-			{"the PostgreSQL loop writing hitl's rows", "PostgreSQL loop with hitl's rows", pg(postgresRowsFloorRoundTrips),
+			{"the PostgreSQL loop writing hitl's rows", pg(postgresRowsFloorRoundTrips),
 				res.PGRowsFloorRoundTrips, res.PGRowsFloorCPUPerRoundTrip, res.PGRowsFloorDatabaseCPUPerRoundTrip, nil},
 		}
 	}
 	if cfg.Dir == "" {
 		return nil
 	}
-	sqlite := func(kind loopKind) func(context.Context, string, int, time.Duration, time.Duration) (loadResult, error) {
+	sqlite := func(kind loopKind) floorRun {
 		return func(ctx context.Context, dir string, c int, warm, window time.Duration) (loadResult, error) {
 			return floorRoundTrips(ctx, dir, c, kind, warm, window)
 		}
 	}
-	specs := []floorSpec{{"the bare answer loop", "the bare answer loop", sqlite(loopAnswers), res.FloorRoundTrips, res.FloorCPUPerRoundTrip, nil, nil}}
+	specs := []floorSpec{{"the bare answer loop", sqlite(loopAnswers), res.FloorRoundTrips, res.FloorCPUPerRoundTrip, nil, nil}}
 	if cfg.AllFloors {
-		specs = append(specs, floorSpec{"the bare answer loop with each question committed too", "the bare answer loop with each question committed too",
+		specs = append(specs, floorSpec{"the bare answer loop with each question committed too",
 			sqlite(loopQuestions), res.FloorDurableCreateRoundTrips, res.FloorDurableCreateCPUPerRoundTrip, nil, nil})
 	}
 	return append(specs,
-		floorSpec{"the bare answer loop with each question committed and pushed to the person", "the bare answer loop with each question committed and pushed to the person",
+		floorSpec{"the bare answer loop with each question committed and pushed to the person",
 			sqlite(loopPushed), res.FloorPushedRoundTrips, res.FloorPushedCPUPerRoundTrip, nil, res.RoundTripsVsFloorPushedRounds},
-		floorSpec{"the pushed loop writing hitl's rows", "the pushed loop writing hitl's rows",
+		floorSpec{"the pushed loop writing hitl's rows",
 			sqlite(loopRows), res.FloorRowsRoundTrips, res.FloorRowsCPUPerRoundTrip, nil, nil})
 }
 

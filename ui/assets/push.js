@@ -58,8 +58,7 @@ export class PushControl {
     const gen = ++this.gen;
     let r = await getJSON(KEY_URL);
     for (const wait of KEY_RETRIES) {
-      if (gen !== this.gen) return;
-      if (r.ok || !transient(r.status)) break;
+      if (r.ok || !transient(r.status) || gen !== this.gen) break;
       await sleep(wait);
       if (gen !== this.gen) return;
       r = await getJSON(KEY_URL);
