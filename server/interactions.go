@@ -223,9 +223,6 @@ func (s *Server) parkCheck(r *http.Request) *park.Check {
 	// The request's context ends when the handler returns; the check
 	// outlives it.
 	ctx := context.WithoutCancel(r.Context())
-	var body errorBody
-	body.Error.Code, body.Error.Message = hitl.EUNAUTHORIZED, hitl.ErrorMessage(hitl.ErrCredentialsEnded)
-	refusal, _ := json.Marshal(body)
 	return &park.Check{
 		Every: s.auth.recheck,
 		Holds: func() bool {
@@ -233,6 +230,15 @@ func (s *Server) parkCheck(r *http.Request) *park.Check {
 			defer cancel()
 			return s.holds(cctx, cred)
 		},
-		Refusal: refusal,
+		Refusal: credentialsEndedBody,
 	}
 }
+
+// credentialsEndedBody is the body of the 401 that ends a parked
+// long-poll whose credentials no longer hold: the same for every wait.
+var credentialsEndedBody = func() []byte {
+	var body errorBody
+	body.Error.Code, body.Error.Message = hitl.EUNAUTHORIZED, hitl.ErrorMessage(hitl.ErrCredentialsEnded)
+	b, _ := json.Marshal(body)
+	return b
+}()

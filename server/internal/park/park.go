@@ -235,24 +235,24 @@ func (p *Wait) write(status int, body []byte, keep bool) {
 // under the headers the middleware set, closing the connection unless
 // keep.
 func (p *Wait) response(status int, body []byte, keep bool) []byte {
-	body = append(body, '\n')
 	h := p.header
 	h.Set("Content-Type", "application/json")
 	h.Set("Cache-Control", "no-store")
 	h.Set("Date", time.Now().UTC().Format(http.TimeFormat))
-	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h.Set("Content-Length", strconv.Itoa(len(body)+1)) // and a newline, as json.Encoder ends it
 	if !keep {
 		h.Set("Connection", "close")
 	}
 	var resp bytes.Buffer
-	resp.Grow(256 + len(body))
+	resp.Grow(256 + len(body) + 1)
 	if status == http.StatusUnauthorized {
 		h.Set("WWW-Authenticate", `Bearer realm="hitl"`)
 	}
 	fmt.Fprintf(&resp, "HTTP/1.1 %d %s\r\n", status, http.StatusText(status))
 	_ = h.Write(&resp)
 	resp.WriteString("\r\n")
-	resp.Write(body)
+	resp.Write(body) // body may be shared (a Check's Refusal): not appended to
+	resp.WriteByte('\n')
 	return resp.Bytes()
 }
 
