@@ -7,6 +7,7 @@ import (
 	"math"
 	"regexp"
 	"strconv"
+	"sync"
 )
 
 // MaxNotifyDelay bounds how long an agent may ask a channel to wait before
@@ -126,13 +127,15 @@ func (s SlackNotify) MarshalJSON() ([]byte, error) {
 }
 
 // slackChannelID matches a Slack conversation ID: a public or private
-// channel (C…, G…) or a direct message (D…).
-var slackChannelID = regexp.MustCompile(`^[CGD][A-Z0-9]{2,63}$`)
+// channel (C…, G…) or a direct message (D…). Compiled when first used,
+// as are the package's other patterns, not at every start of hitl (an
+// agent's command hook starts it for each tool call).
+var slackChannelID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[CGD][A-Z0-9]{2,63}$`) })
 
 // ValidSlackChannelID reports whether id looks like a Slack conversation
 // ID (such as C0123ABCD).
 func ValidSlackChannelID(id string) bool {
-	return slackChannelID.MatchString(id)
+	return slackChannelID().MatchString(id)
 }
 
 // normalizeNotify validates n and returns the copy to store: nil when it

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -122,13 +123,14 @@ func (l *OptionList) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-var nonKey = regexp.MustCompile(`[^\p{L}\p{M}\p{N}]+`)
+// nonKey matches what an option key leaves out (compiled when first used).
+var nonKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^\p{L}\p{M}\p{N}]+`) })
 
 // DeriveKey turns a label into a stable option key: lower case, runs of
 // anything but letters and digits (in any script) become "_". A label with
 // no letters or digits keeps its trimmed text as the key.
 func DeriveKey(label string) string {
-	k := strings.Trim(nonKey.ReplaceAllString(strings.ToLower(label), "_"), "_")
+	k := strings.Trim(nonKey().ReplaceAllString(strings.ToLower(label), "_"), "_")
 	if k == "" {
 		return strings.TrimSpace(label)
 	}

@@ -3,6 +3,7 @@ package agents
 import (
 	"encoding/json"
 	"regexp"
+	"sync"
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/tools"
@@ -116,7 +117,7 @@ func geminiKind(tool string, fields map[string]json.RawMessage, cwd string) (str
 		// web.fetch only when it names one, so that a rule on one URL
 		// never decides a fetch of another.
 		prompt, _ := str("prompt")
-		if urls := urlPattern.FindAllString(prompt, -1); len(urls) == 1 {
+		if urls := urlPattern().FindAllString(prompt, -1); len(urls) == 1 {
 			return hitl.KindWebFetch, hitl.WebFetchInput(urls[0])
 		}
 	}
@@ -125,7 +126,7 @@ func geminiKind(tool string, fields map[string]json.RawMessage, cwd string) (str
 
 // urlPattern finds the URLs in a web_fetch prompt: http:// or https://
 // up to white space.
-var urlPattern = regexp.MustCompile(`https?://[^\s]+`)
+var urlPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`https?://[^\s]+`) })
 
 // geminiOutput renders v as a BeforeTool hook's answer.
 func geminiOutput(v *tools.Verdict, onError tools.OnError) []byte {

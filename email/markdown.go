@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"html/template"
+	"sync"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -18,15 +19,18 @@ import (
 // an agent could plant a tracking pixel that tells whoever serves it who
 // read the question, and when.
 
-// markdown renders contexts for mail.
-var markdown = goldmark.New(goldmark.WithRendererOptions(
-	renderer.WithNodeRenderers(util.Prioritized(imageAsLink{}, 100)), // before the HTML renderer's 1000
-))
+// markdown renders contexts for mail; made when first used, not at every
+// start of hitl (an agent's command hook starts it for each tool call).
+var markdown = sync.OnceValue(func() goldmark.Markdown {
+	return goldmark.New(goldmark.WithRendererOptions(
+		renderer.WithNodeRenderers(util.Prioritized(imageAsLink{}, 100)), // before the HTML renderer's 1000
+	))
+})
 
 // renderMarkdown renders src for the mail's HTML part.
 func renderMarkdown(src string) (template.HTML, error) {
 	var buf bytes.Buffer
-	if err := markdown.Convert([]byte(src), &buf); err != nil {
+	if err := markdown().Convert([]byte(src), &buf); err != nil {
 		return "", fmt.Errorf("render markdown: %w", err)
 	}
 	return template.HTML(buf.String()), nil // goldmark escapes raw HTML and drops unsafe links unless told otherwise

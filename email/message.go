@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -19,7 +20,8 @@ const maxSubject = 80
 //go:embed mail.html
 var mailHTML string
 
-var mailTemplate = template.Must(template.New("mail").Parse(mailHTML))
+// mailTemplate is parsed when first used, as markdown is made.
+var mailTemplate = sync.OnceValue(func() *template.Template { return template.Must(template.New("mail").Parse(mailHTML)) })
 
 // mailLink is one link in a mail: an option to choose, or the card.
 type mailLink struct {
@@ -86,7 +88,7 @@ func (s *Service) compose(n *hitl.Notification, key []byte) (*message, error) {
 		d.Card = base + "/?interaction=" + url.QueryEscape(in.ID)
 	}
 	var html bytes.Buffer
-	if err := mailTemplate.Execute(&html, d); err != nil {
+	if err := mailTemplate().Execute(&html, d); err != nil {
 		return nil, fmt.Errorf("write mail: %w", err)
 	}
 	return &message{

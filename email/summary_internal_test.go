@@ -24,7 +24,7 @@ func TestMailNamesActionBySummary(t *testing.T) {
 		t.Errorf("text part starts %q, want the question and the summary beneath", text)
 	}
 	var html strings.Builder
-	if err := mailTemplate.Execute(&html, d); err != nil {
+	if err := mailTemplate().Execute(&html, d); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(html.String(), "Write config/prod.yaml (2 lines)</p>") {

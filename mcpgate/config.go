@@ -89,7 +89,7 @@ func parseServer(name string, raw json.RawMessage) (Gated, error) {
 	if err := dec.Decode(&s); err != nil {
 		return Gated{}, fmt.Errorf("server %s: %w", name, err)
 	}
-	if !validName.MatchString(name) {
+	if !validName().MatchString(name) {
 		return Gated{}, fmt.Errorf("server name %q: use letters, digits, '.', '_' and '-' (at most 64)", name)
 	}
 	g := Gated{Upstream: Upstream{Name: name}}

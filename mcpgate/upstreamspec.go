@@ -9,6 +9,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/hitl-sh/hitl/shell"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -32,8 +33,9 @@ type Upstream struct {
 }
 
 // validName is what a gated server may be called: it goes into a URL
-// path and into action names.
-var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+// path and into action names. Compiled when first used, not at every
+// start of hitl (an agent's command hook starts it for each tool call).
+var validName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`) })
 
 // ParseUpstream reads NAME=URL (http or https) or NAME=COMMAND [ARGS…],
 // the command split into words as a shell would (quotes removed), with
@@ -45,7 +47,7 @@ func ParseUpstream(spec string) (Upstream, error) {
 	switch {
 	case !ok || target == "":
 		return Upstream{}, fmt.Errorf("gated server %q: want NAME=URL or NAME=COMMAND [ARGS…]", spec)
-	case !validName.MatchString(name):
+	case !validName().MatchString(name):
 		return Upstream{}, fmt.Errorf("gated server name %q: use letters, digits, '.', '_' and '-' (at most 64)", name)
 	}
 	if strings.HasPrefix(target, "http://") || strings.HasPrefix(target, "https://") {

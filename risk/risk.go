@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/hitl-sh/hitl"
 )
@@ -117,10 +118,10 @@ func (a *Assessor) Mark(in *hitl.Interaction) {
 
 // productionName matches prod or production as a word of its own:
 // "--context prod-eu", "prod.tfvars", "production", not "products".
-var productionName = regexp.MustCompile(`(?i)(^|[^a-z0-9])(prod|production)([^a-z0-9]|$)`)
+var productionName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)(^|[^a-z0-9])(prod|production)([^a-z0-9]|$)`) })
 
 // namesProduction reports whether s names production.
-func namesProduction(s string) bool { return productionName.MatchString(s) }
+func namesProduction(s string) bool { return productionName().MatchString(s) }
 
 // projectDir is the directory the agent works in: the shell input's cwd,
 // or the cwd or project in the interaction's metadata; "" when unknown.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/hitl-sh/hitl"
 	"github.com/slack-go/slack"
@@ -298,17 +299,20 @@ func (s *Service) tell(ctx context.Context, api *slack.Client, at place, text st
 	}
 }
 
+// replyMention and replyLink are compiled when first used, as the
+// Markdown patterns are.
 var (
-	replyMention = regexp.MustCompile(`^\s*<@[A-Z0-9]+>\s*`)
-	replyLink    = regexp.MustCompile(`<((?:https?|mailto):[^|>]+)(?:\|([^>]*))?>`)
+	replyMention = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*<@[A-Z0-9]+>\s*`) })
+	replyLink    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<((?:https?|mailto):[^|>]+)(?:\|([^>]*))?>`) })
 )
 
 // replyText turns a Slack message's text back into what was typed: no
 // leading mention of the bot, links as written, entities unescaped.
 func replyText(text string) string {
-	text = replyMention.ReplaceAllString(text, "")
-	text = replyLink.ReplaceAllStringFunc(text, func(m string) string {
-		sub := replyLink.FindStringSubmatch(m)
+	text = replyMention().ReplaceAllString(text, "")
+	link := replyLink()
+	text = link.ReplaceAllStringFunc(text, func(m string) string {
+		sub := link.FindStringSubmatch(m)
 		if sub[2] != "" {
 			return sub[2]
 		}

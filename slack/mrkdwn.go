@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -13,19 +14,28 @@ import (
 // not recognised stays as text, escaped, so nothing a question says can
 // become a mention (<!channel>) or a disguised link.
 
-var (
-	mdFence     = regexp.MustCompile("^\\s*(```|~~~)")
-	mdHeading   = regexp.MustCompile(`^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$`)
-	mdBullet    = regexp.MustCompile(`^(\s*)[-*+]\s+`)
-	mdQuote     = regexp.MustCompile(`^\s{0,3}>\s?`)
-	mdRule      = regexp.MustCompile(`^\s{0,3}([-*_])(\s*[-*_]){2,}\s*$`)
-	mdLink      = regexp.MustCompile(`!?\[([^\]\n]*)\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)`)
-	mdAutolink  = regexp.MustCompile(`<((?:https?|mailto):[^>\s]+)>`)
-	mdBold      = regexp.MustCompile(`\*\*([^*\n]+?)\*\*|__([^_\n]+?)__`)
-	mdItalic    = regexp.MustCompile(`(^|[^\w*])\*([^*\s](?:[^*\n]*?[^*\s])?)\*`)
-	mdStrike    = regexp.MustCompile(`~~([^~\n]+?)~~`)
-	placeholder = regexp.MustCompile("\x00(\\d+)\x00")
-)
+// markdownPatterns are the Markdown the conversion recognises.
+type markdownPatterns struct {
+	fence, heading, bullet, quote, rule, link, autolink, bold, italic, strike, placeholder *regexp.Regexp
+}
+
+// markdown compiles the patterns when first used, not at every start of
+// hitl (an agent's command hook starts it for each tool call).
+var markdown = sync.OnceValue(func() *markdownPatterns {
+	return &markdownPatterns{
+		fence:       regexp.MustCompile("^\\s*(```|~~~)"),
+		heading:     regexp.MustCompile(`^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$`),
+		bullet:      regexp.MustCompile(`^(\s*)[-*+]\s+`),
+		quote:       regexp.MustCompile(`^\s{0,3}>\s?`),
+		rule:        regexp.MustCompile(`^\s{0,3}([-*_])(\s*[-*_]){2,}\s*$`),
+		link:        regexp.MustCompile(`!?\[([^\]\n]*)\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)`),
+		autolink:    regexp.MustCompile(`<((?:https?|mailto):[^>\s]+)>`),
+		bold:        regexp.MustCompile(`\*\*([^*\n]+?)\*\*|__([^_\n]+?)__`),
+		italic:      regexp.MustCompile(`(^|[^\w*])\*([^*\s](?:[^*\n]*?[^*\s])?)\*`),
+		strike:      regexp.MustCompile(`~~([^~\n]+?)~~`),
+		placeholder: regexp.MustCompile("\x00(\\d+)\x00"),
+	}
+})
 
 // escape escapes the three characters Slack's mrkdwn reserves.
 func escape(s string) string {
@@ -65,8 +75,9 @@ func mrkdwn(md string) string {
 	lines := strings.Split(strings.ReplaceAll(md, "\r\n", "\n"), "\n")
 	out := make([]string, 0, len(lines))
 	inFence := false
+	fence := markdown().fence
 	for _, line := range lines {
-		if mdFence.MatchString(line) {
+		if fence.MatchString(line) {
 			inFence = !inFence
 			out = append(out, "```")
 			continue
@@ -86,22 +97,23 @@ func mrkdwn(md string) string {
 // mrkdwnLine converts one line outside code blocks.
 func mrkdwnLine(line string) string {
 	prefix := ""
+	md := markdown()
 	switch {
-	case mdRule.MatchString(line):
+	case md.rule.MatchString(line):
 		return "──────────"
-	case mdHeading.MatchString(line):
-		text := mdHeading.FindStringSubmatch(line)[1]
+	case md.heading.MatchString(line):
+		text := md.heading.FindStringSubmatch(line)[1]
 		if text == "" {
 			return ""
 		}
 		return "*" + strings.ReplaceAll(inline(text), "*", "") + "*"
-	case mdQuote.MatchString(line):
-		prefix, line = ">", mdQuote.ReplaceAllString(line, "")
+	case md.quote.MatchString(line):
+		prefix, line = ">", md.quote.ReplaceAllString(line, "")
 		if line != "" {
 			prefix = "> "
 		}
 	}
-	if m := mdBullet.FindStringSubmatch(line); m != nil {
+	if m := md.bullet.FindStringSubmatch(line); m != nil {
 		prefix += m[1] + "• "
 		line = line[len(m[0]):]
 	}
@@ -132,12 +144,13 @@ func inline(text string) string {
 // spans converts text without code spans.
 func spans(text string) string {
 	var kept []string
+	md := markdown()
 	keep := func(s string) string {
 		kept = append(kept, s)
 		return "\x00" + strconv.Itoa(len(kept)-1) + "\x00"
 	}
-	text = mdLink.ReplaceAllStringFunc(text, func(m string) string {
-		sub := mdLink.FindStringSubmatch(m)
+	text = md.link.ReplaceAllStringFunc(text, func(m string) string {
+		sub := md.link.FindStringSubmatch(m)
 		label, url := sub[1], sub[2]
 		if !safeURL(url) {
 			return m
@@ -148,15 +161,15 @@ func spans(text string) string {
 		// Slack ends a link's text at "|" and ">": escaped, they cannot.
 		return keep("<" + escapeURL(url) + "|" + escape(strings.ReplaceAll(label, "|", "¦")) + ">")
 	})
-	text = mdAutolink.ReplaceAllStringFunc(text, func(m string) string {
+	text = md.autolink.ReplaceAllStringFunc(text, func(m string) string {
 		return keep("<" + escapeURL(m[1:len(m)-1]) + ">")
 	})
 	text = escape(text)
-	text = mdBold.ReplaceAllString(text, "\x01$1$2\x01")
-	text = mdItalic.ReplaceAllString(text, "${1}_${2}_")
-	text = mdStrike.ReplaceAllString(text, "~$1~")
+	text = md.bold.ReplaceAllString(text, "\x01$1$2\x01")
+	text = md.italic.ReplaceAllString(text, "${1}_${2}_")
+	text = md.strike.ReplaceAllString(text, "~$1~")
 	text = strings.ReplaceAll(text, "\x01", "*")
-	return placeholder.ReplaceAllStringFunc(text, func(m string) string {
+	return md.placeholder.ReplaceAllStringFunc(text, func(m string) string {
 		n, _ := strconv.Atoi(m[1 : len(m)-1])
 		return kept[n]
 	})

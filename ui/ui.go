@@ -215,14 +215,16 @@ func serve(w http.ResponseWriter, r *http.Request, a *asset) {
 }
 
 // hostPattern is what a Host header may hold to be named in connect-src.
-var hostPattern = regexp.MustCompile(`^[A-Za-z0-9.\-]+(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$`)
+var hostPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[A-Za-z0-9.\-]+(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$`)
+})
 
 // setSecurityHeaders sets the Content-Security-Policy and its companions.
 // connect-src names the WebSocket URLs of the request's own host, because
 // 'self' does not cover ws: and wss: in every browser.
 func setSecurityHeaders(w http.ResponseWriter, r *http.Request) {
 	connect := "'self'"
-	if hostPattern.MatchString(r.Host) {
+	if hostPattern().MatchString(r.Host) {
 		connect += " ws://" + r.Host + " wss://" + r.Host
 	}
 	h := w.Header()
