@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/hitl-sh/hitl/internal/jsonschema"
 )
 
 // Bounds of a form. Its schema is compiled when the form is asked, and

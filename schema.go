@@ -10,7 +10,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/hitl-sh/hitl/internal/jsonschema"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )
