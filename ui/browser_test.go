@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 )
 
@@ -147,6 +149,12 @@ func openTabAt(t *testing.T, srv *hitlServer, url string, isolated bool, timeout
 	var opts []chromedp.ContextOption
 	if isolated {
 		opts = append(opts, chromedp.WithNewBrowserContext())
+	} else {
+		id, err := testBrowserContext(t, bctx)
+		if err != nil {
+			t.Fatalf("browser context: %v", err)
+		}
+		opts = append(opts, chromedp.WithExistingBrowserContext(id))
 	}
 	tabCtx, cancelTab := chromedp.NewContext(bctx, opts...)
 	if err := chromedp.Do(tabCtx); err != nil {
@@ -186,6 +194,42 @@ func openTabAt(t *testing.T, srv *hitlServer, url string, isolated bool, timeout
 	p.do(setup...)
 	p.do(chromedp.Navigate(url))
 	return p
+}
+
+// testContexts holds each test's browser context (testBrowserContext),
+// by test.
+var testContexts sync.Map // *testing.T → *testContext
+
+type testContext struct {
+	once sync.Once
+	id   cdp.BrowserContextID
+	err  error
+}
+
+// testBrowserContext returns the browser context the test's tabs share
+// (those not isolated), made on its first tab and disposed of when the
+// test ends: their cookies, storage and permissions are the test's own.
+// The browser keeps storage by origin, and the port a finished test's
+// server let go may be the next server's: in one context for all, a view
+// one test chose (the compact list, say) would open another test's inbox.
+func testBrowserContext(t *testing.T, bctx context.Context) (cdp.BrowserContextID, error) {
+	v, _ := testContexts.LoadOrStore(t, &testContext{})
+	c := v.(*testContext)
+	c.once.Do(func() {
+		res, err := chromedp.CallBrowser(bctx, target.CreateBrowserContext, target.CreateBrowserContextParams{})
+		if err != nil {
+			c.err = err
+			return
+		}
+		c.id = res.BrowserContextID
+		t.Cleanup(func() {
+			testContexts.Delete(t)
+			if _, err := chromedp.CallBrowser(bctx, target.DisposeBrowserContext, target.DisposeBrowserContextParams{BrowserContextID: c.id}); err != nil {
+				t.Logf("dispose of the browser context: %v", err)
+			}
+		})
+	})
+	return c.id, c.err
 }
 
 // do runs browser steps, failing the test on error.
@@ -291,4 +335,33 @@ func (p *page) waitCard(id string) {
 // ctrlEnter presses Ctrl+Enter in the focused element.
 func ctrlEnter() chromedp.Action[chromedp.Void] {
 	return chromedp.KeyEvent("\r", chromedp.KeyModifiers(chromedp.ModifierCtrl))
+}
+
+// TestTabsKeepToTheirTest: a test's tabs share its choices (two tabs of
+// one person), and the next test's tab on the same origin (a port let go
+// and handed out again) starts afresh. In one browser context for all,
+// the second subtest's inbox opened compact.
+func TestTabsKeepToTheirTest(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	id := srv.askAction(t, "Bash", map[string]any{"command": "make release"}, nil)
+	compact := `document.getElementById("cards").classList.contains("is-compact")`
+	t.Run("chooses", func(t *testing.T) {
+		p := openPage(t, srv)
+		p.waitCard(id)
+		p.do(chromedp.Click(chromedp.CSS("#triage-compact")))
+		p.waitJS(compact)
+		second := openPage(t, srv)
+		second.waitCard(id)
+		if !eval[bool](second, compact) {
+			t.Error("the test's second tab did not open compact, as the person chose in the first")
+		}
+	})
+	t.Run("next", func(t *testing.T) {
+		p := openPage(t, srv)
+		p.waitCard(id)
+		if eval[bool](p, compact) {
+			t.Error("another test's tab on the same origin opened compact: the tests share the browser's storage")
+		}
+	})
 }

@@ -55,6 +55,8 @@ func allowClipboard(origin string) chromedp.Action[chromedp.Void] {
 				Permission: &cdpbrowser.PermissionDescriptor{Name: name},
 				Setting:    cdpbrowser.PermissionSettingGranted,
 				Origin:     origin,
+				// The tab's own context (the default one when empty).
+				BrowserContextID: chromedp.FromContext(ctx).BrowserContextID,
 			}); err != nil {
 				return err
 			}

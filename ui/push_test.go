@@ -22,6 +22,7 @@ func notificationPermission(origin string, setting cdpbrowser.PermissionSetting)
 	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
 		_, err := chromedp.Call(ctx, cdpbrowser.SetPermission, cdpbrowser.SetPermissionParams{
 			Permission: &cdpbrowser.PermissionDescriptor{Name: "notifications"}, Setting: setting, Origin: origin,
+			BrowserContextID: chromedp.FromContext(ctx).BrowserContextID,
 		})
 		return err
 	})

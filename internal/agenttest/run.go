@@ -20,7 +20,7 @@ type Command struct {
 	Dir string
 	// Env is the whole environment, "NAME=value".
 	Env []string
-	// Timeout bounds the run; 0 means 60 seconds.
+	// Timeout bounds the run; 0 means two minutes.
 	Timeout time.Duration
 }
 
@@ -36,12 +36,14 @@ type Output struct {
 // it started (hooks, MCP servers) are killed, as a process group, when it
 // outlives c.Timeout, which fails the test; what is left of the group once
 // it has exited is killed too. An exit status other than 0 is not a
-// failure: it is in Output.ExitCode.
+// failure: it is in Output.ExitCode. The default bound is far above a
+// run's usual seconds: on two busy cores an OpenCode run has taken more
+// than a minute.
 func Run(t testing.TB, c Command) Output {
 	t.Helper()
 	timeout := c.Timeout
 	if timeout == 0 {
-		timeout = 60 * time.Second
+		timeout = 2 * time.Minute
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()

@@ -64,7 +64,7 @@ type Options struct {
 	// Files are written into the scratch directory before the run, by path
 	// relative to it.
 	Files map[string]string
-	// Timeout bounds the run; 0 means 60 seconds.
+	// Timeout bounds the run; 0 means two minutes.
 	Timeout time.Duration
 	// Again, when set, runs the CLI in the working directory and HOME of
 	// that earlier run (for -p --resume SESSION, given in Args), rather
@@ -139,7 +139,7 @@ func Start(t testing.TB, opts Options) *Process {
 	args := prepare(t, dir, home, opts)
 	timeout := opts.Timeout
 	if timeout == 0 {
-		timeout = 60 * time.Second
+		timeout = 2 * time.Minute
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	cmd := exec.CommandContext(ctx, bin, args...)

@@ -94,7 +94,7 @@ type Options struct {
 	// Files are written into the working directory before the run, by
 	// path relative to it.
 	Files map[string]string
-	// Timeout bounds the run; 0 means 60 seconds.
+	// Timeout bounds the run; 0 means two minutes.
 	Timeout time.Duration
 	// Home, if not "", is HOME and CODEX_HOME (made if missing), for a
 	// test that prepares it, such as trusting hooks by hooks.json's path;

@@ -65,7 +65,7 @@ type Options struct {
 	// Files are written into the working directory before the run, by
 	// path relative to it.
 	Files map[string]string
-	// Timeout bounds the run; 0 means 60 seconds.
+	// Timeout bounds the run; 0 means two minutes.
 	Timeout time.Duration
 }
 

@@ -88,7 +88,7 @@ type Options struct {
 	// Dir, if not "", is the working directory (made if missing); ""
 	// means a new temporary directory.
 	Dir string
-	// Timeout bounds the run; 0 means 60 seconds.
+	// Timeout bounds the run; 0 means two minutes.
 	Timeout time.Duration
 }
 
