@@ -32,6 +32,7 @@ func clineHook(t *testing.T) string {
 
 // startCline runs Cline in the background; the channel gets its output.
 func startCline(t *testing.T, opts clinetest.Options) <-chan *clinetest.Output {
+	clinetest.RequireBinary(t)
 	return inBackground(t, func() *clinetest.Output { return clinetest.Run(t, opts) })
 }
 

@@ -64,6 +64,7 @@ func (h *codexHook) run(t *testing.T, api *codextest.API, env []string) *codexte
 
 // start runs Codex in the background; the channel gets its output.
 func (h *codexHook) start(t *testing.T, api *codextest.API, env []string) <-chan *codextest.Output {
+	codextest.RequireBinary(t)
 	return inBackground(t, func() *codextest.Output { return h.run(t, api, env) })
 }
 

@@ -40,6 +40,7 @@ func copilotHook(t *testing.T, args ...string) map[string]any {
 // startCopilot runs Copilot CLI in the background; the channel gets its
 // output.
 func startCopilot(t *testing.T, opts copilottest.Options) <-chan *copilottest.Output {
+	copilottest.RequireBinary(t)
 	return inBackground(t, func() *copilottest.Output { return copilottest.Run(t, opts) })
 }
 

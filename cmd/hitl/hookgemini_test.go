@@ -39,6 +39,7 @@ func geminiHook(t *testing.T, args ...string) map[string]any {
 // startGemini runs Gemini CLI in the background; the channel gets its
 // output.
 func startGemini(t *testing.T, opts geminitest.Options) <-chan *geminitest.Output {
+	geminitest.RequireBinary(t)
 	return inBackground(t, func() *geminitest.Output { return geminitest.Run(t, opts) })
 }
 

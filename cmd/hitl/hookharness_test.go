@@ -61,7 +61,9 @@ func (h *claudeHitl) env() []string {
 // inBackground runs run in a goroutine and returns a channel that gets its
 // result. The test waits for run to return before it ends, so that a test
 // that fails while an agent still runs (its question never came) does not
-// end before the agent's run reports to it.
+// end before the agent's run reports to it. A missing CLI is found before
+// (its package's RequireBinary): a skip or a failure in run's goroutine
+// would leave the test waiting for a question that never comes.
 func inBackground[T any](t *testing.T, run func() T) <-chan T {
 	done := make(chan T, 1)
 	finished := make(chan struct{})

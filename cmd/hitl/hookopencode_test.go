@@ -35,6 +35,7 @@ func openCodePlugin(t *testing.T, args ...string) map[string]string {
 // startOpenCode runs OpenCode in the background; the channel gets its
 // output.
 func startOpenCode(t *testing.T, opts opencodetest.Options) <-chan *opencodetest.Output {
+	opencodetest.RequireBinary(t)
 	return inBackground(t, func() *opencodetest.Output { return opencodetest.Run(t, opts) })
 }
 
