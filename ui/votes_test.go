@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -48,6 +49,63 @@ func TestCardShowsVotes(t *testing.T) {
 		t.Fatalf("decided: %+v", got)
 	}
 	bob.waitJS(fmt.Sprintf(`document.querySelector(%s)?.classList.contains("is-resolved") ?? true`, js(card(id))))
+}
+
+// TestVoteOnItsWayWhenTheQuestionEnds: the question ends while bob's
+// vote is on its way (its response held back): carol's veto, or bob's
+// own vote completing the quorum. When the vote's response comes, his
+// card ends with what the news said; it does not stay on the page waiting
+// for the others.
+func TestVoteOnItsWayWhenTheQuestionEnds(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name      string
+		consensus map[string]any
+		before    string // carol's vote before bob's, if any
+		after     string // carol's vote after bob's, if any
+		outcome   string
+		look      string
+	}{
+		{"veto", map[string]any{"mode": "quorum", "required": 2, "veto": true}, "", "false", "Vetoed by carol.", "outcome-rejected"},
+		{"deciding vote", map[string]any{"mode": "all"}, "true", "", "Approved — chosen by", "outcome-answered"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			srv := newServerWith(t, serverOptions{auth: true})
+			id := srv.ask(t, map[string]any{"interaction_type": "approval", "question": "Rotate the production signing key?",
+				"targets": map[string]any{"groups": []string{"ops"}}, "consensus": c.consensus})
+			wait := srv.wait(t, id)
+			if c.before != "" {
+				if _, err := srv.Broker.Respond(opsPerson("carol"), id, json.RawMessage(c.before)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			bob := openSignIn(t, srv, recordOutcomes())
+			bob.signIn("bob", bobPassword)
+			bob.waitSignedIn("bob")
+			bob.waitCard(id)
+			release := srv.faults.holdPosts()
+			bob.do(chromedp.Click(chromedp.CSS(card(id) + ` button[data-answer="true"]`)))
+			if c.after != "" {
+				bob.waitCardText(id, "You approved. Your vote is counted")
+				if _, err := srv.Broker.Respond(opsPerson("carol"), id, json.RawMessage(c.after)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			awaitResult(t, wait)
+			bob.waitCardText(id, c.outcome) // heard while the vote's response is held
+			release()
+			bob.waitJS(fmt.Sprintf(`document.querySelector(%s)?.classList.contains("is-resolved") ?? true`, js(card(id))))
+			bob.waitOutcome(id, c.outcome)
+			if look := eval[string](bob, fmt.Sprintf(`document.querySelector(%s)?.className || ""`, js(in(id, ".outcome")))); !strings.Contains(look, c.look) {
+				t.Errorf("the outcome has the look %q, want %s", look, c.look)
+			}
+			if text := bob.text(card(id)); strings.Contains(text, "waiting for the others") {
+				t.Errorf("the card still waits for the others: %q", text)
+			}
+		})
+	}
 }
 
 // TestCardShowsClaims: carol claims an exclusive question; bob's card

@@ -252,6 +252,12 @@ export class Card {
       // A vote: the question stays until the others have voted; the
       // live channel's hitl:progress shows it counted.
       this.lockVoted();
+      // Unless it ended while the vote was on its way (a veto, or this
+      // very vote completed it): the card ends with that news.
+      if (this.deferred) {
+        this.endDeferred();
+        return;
+      }
       this.hooks.announce("Your vote is counted; waiting for the others.");
       return;
     }
@@ -264,7 +270,7 @@ export class Card {
     }
     if (this.deferred) {
       // Answered elsewhere while this answer was in flight.
-      this.resolve("answered", this.deferred);
+      this.endDeferred();
       return;
     }
     switch (over(res) || res.status) {
@@ -323,10 +329,18 @@ export class Card {
   // server's verdict (the news may be about that very answer).
   answeredElsewhere(text) {
     if (this.busy) {
-      this.deferred = text;
+      this.deferred = { text, look: "" };
       return;
     }
     this.resolve("answered", text);
+  }
+
+  // endDeferred ends the card with the news answeredElsewhere held, and
+  // the details update added to it.
+  endDeferred() {
+    const { text, look } = this.deferred;
+    this.deferred = null;
+    this.resolve("answered", text, look);
   }
 
   setBusy(busy, label) {
@@ -493,6 +507,9 @@ export class Card {
   // update replaces the outcome text of an ended card (details arrived),
   // and its look when one is given.
   update(text, look = "") {
+    // Details of news held while this card's own answer is in flight are
+    // what the card ends with.
+    if (this.deferred && !this.resolved) this.deferred = { text, look: look || this.deferred.look };
     if (look) this.showOutcome("", text, look);
     else this.outcome.querySelector(".outcome-text").textContent = text;
   }
