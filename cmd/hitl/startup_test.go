@@ -23,9 +23,8 @@ const validatorAllocBudget = 1000
 // validator is the form validator's package.
 const validator = "github.com/hitl-sh/hitl/internal/jsonschema"
 
-// TestStartDoesLittle: hitl's packages initialise within
-// startAllocBudget allocations, and the form validator (counted apart)
-// within
+// TestStartDoesLittle: hitl's packages initialise within startAllocBudget
+// allocations, and the form validator (counted apart) within
 // validatorAllocBudget (GODEBUG=inittrace=1 counts them; the count is the
 // same on every run of one build, unlike the time).
 func TestStartDoesLittle(t *testing.T) {
