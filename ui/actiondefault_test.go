@@ -10,7 +10,7 @@ import (
 // default, which answers with that decision now; an action without a
 // default offers no such button.
 func TestActionUseDefault(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	srv := newServer(t)
 	id := srv.askAction(t, "Bash", map[string]any{"command": "rm -rf build/"}, map[string]any{
 		"default_response": map[string]any{"decision": "reject", "message": "nobody reviewed it"},

@@ -81,7 +81,7 @@ func actionRequests() []map[string]any {
 // at 375 px nothing may stick out. With HITL_UPDATE_SCREENSHOTS=1 it
 // writes docs/action-card-light.png and docs/action-card-dark.png.
 func TestActionLook(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	srv := newServer(t)
 	for _, r := range []map[string]any{
 		{"effect": "allow", "source_agent": "claude-code", "action_name": "Bash", "match": map[string]any{"arg": "command", "prefix": "git status"}, "ttl_seconds": 86400},
@@ -135,7 +135,7 @@ func TestActionLook(t *testing.T) {
 // light and dark; with HITL_UPDATE_SCREENSHOTS=1 it writes
 // docs/action-card-light.png and docs/action-card-dark.png.
 func TestActionCard(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	srv := newServer(t)
 	id := srv.ask(t, actionRequests()[0])
 	for _, scheme := range []string{"light", "dark"} {

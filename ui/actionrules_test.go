@@ -39,7 +39,7 @@ func (p *page) ruleItems() []string {
 // moving on), and the revoked rules can be shown; Escape closes the dialog
 // and gives the focus back to the Rules button.
 func TestRulesView(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	srv := newServerWith(t, serverOptions{auth: true})
 	admin := *srv
 	admin.token = newToken(t, srv.IDs, "ops-admin", hitl.RoleAdmin)
@@ -158,7 +158,7 @@ func TestRulesView(t *testing.T) {
 // keeps the Rules button beside the tabs, and the rules dialog fits and
 // passes axe-core.
 func TestRulesNarrow(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	srv := newServerWith(t, serverOptions{auth: true})
 	admin := *srv
 	admin.token = newToken(t, srv.IDs, "ops-admin", hitl.RoleAdmin)

@@ -33,7 +33,7 @@ func assertValue(t *testing.T, got interaction, want string) {
 }
 
 func TestApprovalByClick(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	srv := newServer(t)
 	id := srv.ask(t, map[string]any{
 		"interaction_type": "approval",
@@ -50,7 +50,7 @@ func TestApprovalByClick(t *testing.T) {
 }
 
 func TestApprovalByKeyboard(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	srv := newServer(t)
 	id := srv.ask(t, map[string]any{"interaction_type": "approval", "question": "Rotate the API keys now?"})
 	wait := srv.wait(t, id)
@@ -68,7 +68,7 @@ func TestApprovalByKeyboard(t *testing.T) {
 }
 
 func TestSingleChoicePills(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	srv := newServer(t)
 	id := srv.ask(t, map[string]any{
 		"interaction_type": "single_choice",
@@ -87,7 +87,7 @@ func TestSingleChoicePills(t *testing.T) {
 }
 
 func TestSingleChoiceListByArrows(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	srv := newServer(t)
 	var opts []map[string]any
 	for i := 1; i <= 7; i++ {
@@ -111,7 +111,7 @@ func TestSingleChoiceListByArrows(t *testing.T) {
 }
 
 func TestMultiChoice(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	srv := newServer(t)
 	id := srv.ask(t, map[string]any{
 		"interaction_type": "multi_choice",
@@ -135,7 +135,7 @@ func TestMultiChoice(t *testing.T) {
 }
 
 func TestFreeText(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	srv := newServer(t)
 	id := srv.ask(t, map[string]any{
 		"question":         "What is the one-time code?",
@@ -180,7 +180,7 @@ const formSchema = `{
 }`
 
 func TestForm(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	srv := newServer(t)
 	id := srv.ask(t, map[string]any{
 		"interaction_type": "form",

@@ -15,7 +15,7 @@ import (
 // claim "bob is on it" is said once, the locked buttons look disabled,
 // and a says why it cannot act.
 func TestWhoAskedAndForWhom(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	srv := newServerWith(t, serverOptions{auth: true})
 	bobs := srv.ask(t, map[string]any{"interaction_type": "approval", "question": "Rotate bob's staging API key?",
 		"targets": map[string]any{"users": []string{"bob"}}, "timeout": 600, "claim": "exclusive"})

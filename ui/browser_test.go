@@ -28,6 +28,7 @@ var browser struct {
 }
 
 func TestMain(m *testing.M) {
+	useTurns()
 	code := m.Run()
 	if browser.cancel != nil {
 		browser.cancel()
@@ -342,7 +343,7 @@ func ctrlEnter() chromedp.Action[chromedp.Void] {
 // and handed out again) starts afresh. In one browser context for all,
 // the second subtest's inbox opened compact.
 func TestTabsKeepToTheirTest(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	srv := newServer(t)
 	id := srv.askAction(t, "Bash", map[string]any{"command": "make release"}, nil)
 	compact := `document.getElementById("cards").classList.contains("is-compact")`

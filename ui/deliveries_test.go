@@ -15,7 +15,7 @@ import (
 // in its detail view: a callback_url delivered, and a subscription whose
 // receiver fails, waiting to retry with its last status.
 func TestDetailDeliveries(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	ok := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) }))
 	t.Cleanup(ok.Close)
 	down := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusServiceUnavailable) }))

@@ -98,7 +98,7 @@ func setValue(sel, value string) chromedp.Action[chromedp.Void] {
 // the connection against an SMTP server on loopback (and sees a failure
 // against a closed port), saves, and never sees the saved password.
 func TestEmailSettingsDialog(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	sink := newSMTPSink(t)
 	srv := newServerWith(t, serverOptions{email: true, push: true})
 	p := openPage(t, srv, chromedp.EmulateViewport(1000, 980))

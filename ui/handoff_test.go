@@ -23,7 +23,7 @@ func replyBox(id string) string {
 // orchestrator. A second handoff, which carol answers elsewhere, shows bob
 // who replied.
 func TestHandoffReplyInInbox(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	srv := newServerWith(t, serverOptions{auth: true})
 	handoff := func(message string) string {
 		return srv.ask(t, map[string]any{"interaction_type": "handoff", "question": message,

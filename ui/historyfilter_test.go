@@ -28,7 +28,7 @@ func jsonList(xs []string) string {
 // outcome, agent, type and channel, says how long each answer took, and
 // shows a form's answer by its schema's titles.
 func TestHistoryFilters(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	srv := newServer(t)
 	respond := func(id string, value any, channel string) {
 		t.Helper()
@@ -103,7 +103,7 @@ func TestHistoryFilters(t *testing.T) {
 // TestHistoryLook runs axe-core on History with filters, at 1280 and
 // 375 px, in both themes.
 func TestHistoryLook(t *testing.T) {
-	t.Parallel()
+	parallelIdle(t) // the subtests take the turns
 	srv := newServer(t)
 	ids := askOneOfEach(t, srv)
 	srv.call(t, http.MethodPost, "/api/v1/interactions/"+ids[1]+"/respond", map[string]any{"value": map[string]any{
@@ -117,7 +117,7 @@ func TestHistoryLook(t *testing.T) {
 	}{{"wide", 1280, 900}, {"phone", 375, 812}} {
 		for _, scheme := range []string{"light", "dark"} {
 			t.Run(vp.name+"-"+scheme, func(t *testing.T) {
-				t.Parallel()
+				parallel(t)
 				view := chromedp.EmulateViewport(vp.w, vp.h)
 				if vp.w < 400 {
 					view = chromedp.EmulateViewport(vp.w, vp.h, chromedp.EmulateMobile)

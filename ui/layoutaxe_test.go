@@ -13,7 +13,7 @@ import (
 // the phone's Filters unfolded too; nothing serious or critical may be
 // found.
 func TestLayoutAccessibility(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	srv := newServer(t)
 	askMixed(t, srv)
 	for _, width := range []int64{1280, 375} {

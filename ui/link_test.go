@@ -32,7 +32,7 @@ func (p *page) link(id string) string {
 // the newest card), highlights it and leaves the address without the
 // parameter.
 func TestLinkToPendingQuestion(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	srv := newServerWith(t, serverOptions{auth: true})
 	linked := srv.ask(t, map[string]any{"question": "Roll back the deploy of api-7?"})
 	newer := srv.ask(t, map[string]any{"question": "A newer question"})
@@ -60,7 +60,7 @@ func TestLinkToPendingQuestion(t *testing.T) {
 // (or never was) opens its detail view, which names the question and says
 // what became of it; a reload stays there.
 func TestLinkToEndedQuestion(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	srv := newServer(t)
 	id := srv.ask(t, map[string]any{"interaction_type": "approval", "question": "Rotate the keys?"})
 	if status, body := srv.call(t, http.MethodPost, "/api/v1/interactions/"+id+"/respond", map[string]any{"value": true}); status != http.StatusOK {

@@ -30,7 +30,7 @@ func fakeNotifications() chromedp.Action[chromedp.Void] {
 }
 
 func TestNotifications(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	srv := newServer(t)
 	p := openPage(t, srv, fakeNotifications())
 	p.clickTopBar("notify-btn")
@@ -69,7 +69,7 @@ func TestNotifications(t *testing.T) {
 }
 
 func TestNewCardDoesNotStealFocus(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	srv := newServer(t)
 	first := srv.ask(t, map[string]any{"question": "First: describe the bug"})
 	p := openPage(t, srv)
@@ -96,7 +96,7 @@ func TestNewCardDoesNotStealFocus(t *testing.T) {
 }
 
 func TestHistory(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	srv := newServer(t)
 	answered := srv.ask(t, map[string]any{
 		"interaction_type": "single_choice", "question": "Which colour for the logo?",

@@ -33,7 +33,7 @@ func notificationPermission(origin string, setting cdpbrowser.PermissionSetting)
 // the server's key. Headless Chromium has no push service, so the
 // subscription itself is posted with keys made here, as a browser would.
 func TestPushOnThisDevice(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	srv := newServerWith(t, serverOptions{push: true})
 	p := openPage(t, srv, notificationPermission(srv.URL, cdpbrowser.PermissionSettingGranted))
 	p.waitJS(`document.getElementById("push")?.dataset.state === "off" && !document.getElementById("push").hidden`)
@@ -78,7 +78,7 @@ func TestPushOnThisDevice(t *testing.T) {
 // or has no Web Push, and is not in the page when the server does not run
 // it.
 func TestPushStates(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	srv := newServerWith(t, serverOptions{push: true})
 	blocked := openPage(t, srv, notificationPermission(srv.URL, cdpbrowser.PermissionSettingDenied))
 	waitPushState(blocked, "blocked")
@@ -112,7 +112,7 @@ func TestPushStates(t *testing.T) {
 // control still shows; without the retry it would stay hidden until the
 // page is reloaded.
 func TestPushKeyRetried(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	srv := newServerWith(t, serverOptions{push: true})
 	srv.faults.failNextKeys(2)
 	p := openPage(t, srv)

@@ -14,7 +14,7 @@ import (
 // (and approves a plain one at once); "Always allow…" expires in a day
 // by default, and a rule for a risky call needs a ticked confirmation.
 func TestRiskyAction(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	srv := newServer(t)
 	plain := srv.askAction(t, "Bash", map[string]any{"command": "git status"}, map[string]any{"timeout": 900})
 	apply := srv.askAction(t, "Bash", map[string]any{"command": "terraform apply -auto-approve -var-file=prod.tfvars"},

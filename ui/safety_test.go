@@ -8,7 +8,7 @@ import (
 )
 
 func TestHostileTextIsShownNotRun(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	srv := newServer(t)
 	question := `<img src=x onerror="window.__xss=1"><script>window.__xss=2</script> Approve?`
 	context := "<img src=x onerror=window.__xss=3> <svg onload=window.__xss=4></svg>\n\n" +

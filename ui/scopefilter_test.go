@@ -12,7 +12,7 @@ import (
 // list is the server's (?project=, ?session_id=), and a question asked
 // meanwhile shows only if it matches.
 func TestFilterBySessionAndProject(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	srv := newServer(t)
 	shopA := srv.askAction(t, "Bash", map[string]any{"command": "go test ./..."}, map[string]any{"timeout": 3600,
 		"session_id": "a1a1a1", "metadata": map[string]any{"cwd": "/home/dev/shop"}})

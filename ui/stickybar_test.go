@@ -13,7 +13,7 @@ import (
 // the screen and its end below it, the bar's box is inside the viewport,
 // for an approval and for a free-text answer alike.
 func TestStickyActionsOnPhones(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	srv := newServer(t)
 	long := strings.Repeat("The migration rewrites every row of the orders table, one batch at a time, and keeps a copy until the end.\n\n", 40)
 	ids := []string{

@@ -16,7 +16,7 @@ import (
 // Approve and Reject), History, the detail view and its "Same session"
 // list; the agent's own question stays the title, the summary beneath.
 func TestActionSummaryEverywhere(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	srv := newServer(t)
 	session := map[string]any{"session_id": "s-7f3a"}
 	status := srv.askAction(t, "Bash", map[string]any{"command": "git status"}, map[string]any{"session_id": "s-7f3a", "timeout": 600})

@@ -38,7 +38,7 @@ func press(key string) chromedp.Action[chromedp.Void] {
 // minutes pinned above; the agent and type chips carry their counts and
 // filter; the search matches the context too.
 func TestTriageOrderFiltersAndSearch(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	srv := newServer(t)
 	late := srv.ask(t, map[string]any{"question": "Name the release", "timeout": 3 * 3600, "source_agent": "writer"})
 	soon := srv.ask(t, map[string]any{"interaction_type": "approval", "question": "Restart the database?", "timeout": 4 * 60, "source_agent": "ops-bot"})
@@ -92,7 +92,7 @@ func TestTriageOrderFiltersAndSearch(t *testing.T) {
 // k move between cards, Enter opens and closes one, and the approval's
 // buttons answer from the row.
 func TestCompactByKeyboard(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	srv := newServer(t)
 	first := srv.ask(t, map[string]any{"interaction_type": "approval", "question": "Ship build 88?", "context": "All checks passed.", "timeout": 600})
 	second := srv.ask(t, map[string]any{"question": "Why did the canary fail?", "context": "Logs attached.", "timeout": 1200})

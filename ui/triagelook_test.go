@@ -37,7 +37,7 @@ func askThirty(t *testing.T, srv *hitlServer) []string {
 // and 375 px, light and dark, in the full and the compact list; with
 // HITL_UPDATE_SCREENSHOTS=1 it writes the compact triage screenshot.
 func TestTriageAccessibility(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	srv := newServer(t)
 	askThirty(t, srv)
 	for _, width := range []int64{1280, 375} {

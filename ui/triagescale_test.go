@@ -24,7 +24,7 @@ func TestTenThousandPending(t *testing.T) {
 	if testing.Short() {
 		t.Skip("creates 10,000 interactions")
 	}
-	t.Parallel()
+	parallel(t)
 	srv := newServer(t)
 	const n = 10000
 	start := time.Now()
@@ -94,7 +94,7 @@ func TestWindowedInbox(t *testing.T) {
 	if testing.Short() {
 		t.Skip("creates 600 interactions")
 	}
-	t.Parallel()
+	parallel(t)
 	srv := newServer(t)
 	const n = 600 // twelve pages; lists of 120 or fewer are not windowed
 	ids := askMany(t, srv, n)
@@ -244,7 +244,7 @@ func (r *restartable) stop() {
 // meanwhile is kept and sent once the server is back, and the error
 // goes away.
 func TestDownBannerAndResend(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	r := newRestartable(t)
 	id := r.ask(t, map[string]any{"interaction_type": "approval", "question": "Fail over to the replica?", "timeout": 900})
 	p := openPage(t, r.hitlServer)

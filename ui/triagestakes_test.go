@@ -22,7 +22,7 @@ func (p *page) recordAnnouncements() {
 // is marked default; the agent, session and metadata are on the card; a
 // short deadline is spoken at half-time.
 func TestStakesAndSummary(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	srv := newServer(t)
 	text := srv.ask(t, map[string]any{"question": "Release title?", "default_response": "info", "on_timeout": "default", "timeout": 3600,
 		"session_id": "sess-42", "metadata": map[string]any{"ticket": "OPS-7"}})

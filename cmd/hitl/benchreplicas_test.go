@@ -19,6 +19,7 @@ func TestBenchReplicasSmoke(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts servers on PostgreSQL")
 	}
+	t.Parallel()
 	schema := pgtest.Schema(t)
 	dsn := pgtest.SchemaDSN(schema)
 	var stdout, stderr bytes.Buffer

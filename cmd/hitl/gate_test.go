@@ -119,6 +119,7 @@ func respond(t *testing.T, c *client.Client, id, value string) {
 // waits for a person and runs when approved, runs with the person's
 // edits when edited, and never runs when rejected.
 func TestGateFilesystem(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	person := srv.client(t)
 	dir := t.TempDir()
@@ -203,6 +204,7 @@ func TestGateFilesystem(t *testing.T) {
 // server named in a --gate-config file, whose gate lets writes pass, is
 // served beside it at /mcp/gate/files.
 func TestGateServe(t *testing.T) {
+	t.Parallel()
 	requireGatePackages(t)
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("hello"), 0o600); err != nil {
@@ -273,6 +275,7 @@ func TestGateServe(t *testing.T) {
 // values reach it; a read-only tool named by --review waits for a person,
 // and its progress notifications reach the client.
 func TestGateUpstreamEverything(t *testing.T) {
+	t.Parallel()
 	requireGatePackages(t)
 	srv := startServer(t)
 	person := srv.client(t)
@@ -342,6 +345,7 @@ func TestGateUpstreamEverything(t *testing.T) {
 // write_file waits for a person, runs when approved, and comes back to
 // the model as an error with the person's reason when rejected.
 func TestClaudeCodeThroughGate(t *testing.T) {
+	t.Parallel()
 	requireGatePackages(t)
 	for _, tc := range []struct {
 		name, answer string

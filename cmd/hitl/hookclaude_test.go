@@ -97,6 +97,7 @@ func TestClaudeCodeHookEdit(t *testing.T) {
 // TestClaudeCodeHookDeny: a reject or a reply stops the call, and the
 // model reads why, as the person wrote it.
 func TestClaudeCodeHookDeny(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, answer, want string
 	}{
@@ -164,6 +165,7 @@ func TestClaudeCodeHookAlwaysAllow(t *testing.T) {
 // denied with the reason (or, with --on-error ask, left to Claude Code,
 // which in -p has nobody to ask).
 func TestClaudeCodeHookFailures(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		// env replaces hitl's: where it is and the token.
@@ -215,6 +217,7 @@ func TestClaudeCodeHookFailures(t *testing.T) {
 // answers only what Claude Code would ask about, in plain -p too; a
 // denial's message reaches the model as it is.
 func TestClaudeCodePermissionRequestHook(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, answer, wantOut, want string
 		denied                      bool

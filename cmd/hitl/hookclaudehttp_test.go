@@ -20,6 +20,7 @@ func httpHook(t *testing.T, event, url string) map[string]any {
 }
 
 func TestClaudeCodeHTTPHook(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, event, answer string
 		wantOut, want       string
@@ -107,6 +108,7 @@ func mcpHitl(t *testing.T, transport, url string) map[string]any {
 var permissionPrompt = []string{"--permission-prompt-tool", "mcp__hitl__permission_prompt"}
 
 func TestClaudeCodePermissionPromptTool(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, answer, wantOut, want string
 	}{

@@ -129,6 +129,7 @@ func TestCodexHookApprove(t *testing.T) {
 // TestCodexHookDeny: a reject or a reply stops the call, and the model
 // reads the person's words.
 func TestCodexHookDeny(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ name, answer, want string }{
 		{"reject", `{"decision": "reject", "message": "not in this repository"}`,
 			"Command blocked by PreToolUse hook: The person reviewing this Bash call in hitl (alice) rejected it: not in this repository. Command: echo hi > out.txt"},
@@ -174,6 +175,7 @@ func TestCodexHookEdit(t *testing.T) {
 // TestCodexHookFailures: whenever hitl cannot decide, the call is denied,
 // and the model reads why.
 func TestCodexHookFailures(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		env  func(h *claudeHitl) []string

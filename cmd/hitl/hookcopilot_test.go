@@ -87,6 +87,7 @@ func TestCopilotHookApprove(t *testing.T) {
 // TestCopilotHookDeny: a reject or a reply stops the call, and the model
 // reads the person's words.
 func TestCopilotHookDeny(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ name, answer, want string }{
 		{"reject", `{"decision": "reject", "message": "not in this repository"}`,
 			"Denied by preToolUse hook: The person reviewing this bash call in hitl (alice) rejected it: not in this repository"},
@@ -114,6 +115,7 @@ func TestCopilotHookDeny(t *testing.T) {
 // TestCopilotHookEdit: the person edits the command, or a file's content;
 // the CLI runs the edit.
 func TestCopilotHookEdit(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name     string
 		call     func(dir string) chatfake.Turn
@@ -151,6 +153,7 @@ func TestCopilotHookEdit(t *testing.T) {
 // TestCopilotHookFailures: whenever hitl cannot decide, the call is denied
 // and the model reads why.
 func TestCopilotHookFailures(t *testing.T) {
+	t.Parallel()
 	const prefix = "Denied by preToolUse hook: hitl could not get a decision on this bash call, so it is denied: "
 	cases := []struct {
 		name string

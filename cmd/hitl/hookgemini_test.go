@@ -90,6 +90,7 @@ func TestGeminiHookApprove(t *testing.T) {
 // TestGeminiHookDeny: a reject or a reply stops the call, and the model
 // reads the person's words.
 func TestGeminiHookDeny(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ name, answer, want string }{
 		{"reject", `{"decision": "reject", "message": "not in this repository"}`,
 			"Tool execution blocked: The person reviewing this run_shell_command call in hitl (alice) rejected it: not in this repository"},
@@ -137,6 +138,7 @@ func TestGeminiHookEdit(t *testing.T) {
 // and the model reads why; with --on-error ask, a headless run ends
 // without running it.
 func TestGeminiHookFailures(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		env  func(h *claudeHitl) []string

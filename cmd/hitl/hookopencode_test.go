@@ -78,6 +78,7 @@ func TestOpenCodeHookApprove(t *testing.T) {
 // TestOpenCodeHookDeny: a reject or a reply stops the call, and the model
 // reads the person's words.
 func TestOpenCodeHookDeny(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ name, answer, want string }{
 		{"reject", `{"decision": "reject", "message": "not in this repository"}`,
 			"The person reviewing this bash call in hitl (alice) rejected it: not in this repository"},
@@ -142,6 +143,7 @@ func TestOpenCodeHookEditMCP(t *testing.T) {
 // TestOpenCodeHookFailures: whenever hitl cannot decide, the call is
 // denied and the model reads why.
 func TestOpenCodeHookFailures(t *testing.T) {
+	t.Parallel()
 	const prefix = "hitl could not get a decision on this bash call, so it is denied: "
 	cases := []struct {
 		name string
