@@ -55,14 +55,16 @@ func TestTenThousandPending(t *testing.T) {
 func askMany(t *testing.T, srv *hitlServer, n int) []string {
 	t.Helper()
 	ctx := context.Background()
-	// Four agents ask at once, each every fourth question; deadlines ten
-	// seconds apart keep the order by deadline the order of i even when
-	// one of them stalls.
+	// Many callers ask at once, each every askers-th question, so that
+	// their writes share commits as agents' do; deadlines ten seconds
+	// apart keep the order by deadline the order of i even when one of
+	// them stalls.
+	const askers = 32
 	ids := make([]string, n)
-	errs := make(chan error, 4)
-	for w := range 4 {
+	errs := make(chan error, askers)
+	for w := range askers {
 		go func() {
-			for i := w; i < n; i += 4 {
+			for i := w; i < n; i += askers {
 				req := hitl.CreateRequest{Question: fmt.Sprintf("Approve change %d?", i), Type: hitl.TypeApproval,
 					Timeout: float64(3600 + 10*i), SourceAgent: fmt.Sprintf("agent-%d", i%7)}
 				if i == 1 {
@@ -78,7 +80,7 @@ func askMany(t *testing.T, srv *hitlServer, n int) []string {
 			errs <- nil
 		}()
 	}
-	for range 4 {
+	for range askers {
 		if err := <-errs; err != nil {
 			t.Fatal(err)
 		}
