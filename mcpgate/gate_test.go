@@ -201,6 +201,7 @@ var stores = []struct {
 }{{"sqlite", hitltest.SQLiteDB}, {"postgres", hitltest.PostgresDB}}
 
 func TestGateReviewsCalls(t *testing.T) {
+	t.Parallel()
 	for _, st := range stores {
 		t.Run(st.name, func(t *testing.T) {
 			t.Parallel()

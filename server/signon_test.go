@@ -269,6 +269,7 @@ func getText(t *testing.T, u string) string {
 // TestSignOnRefusals checks each way a sign-in is refused: the login page
 // with the reason, the right status, and no session cookie.
 func TestSignOnRefusals(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		change func(*oidc.Config)

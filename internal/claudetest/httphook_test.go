@@ -62,6 +62,7 @@ func TestHTTPHookRequest(t *testing.T) {
 }
 
 func TestHTTPHook(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

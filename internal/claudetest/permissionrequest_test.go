@@ -33,6 +33,7 @@ func TestPermissionRequestInput(t *testing.T) {
 }
 
 func TestPermissionRequest(t *testing.T) {
+	t.Parallel()
 	const needsApproval = "Output redirection to '$CWD/out.txt' needs approval. The path is inside the working directories for this session ('$CWD'), and Claude Code asks before a shell command creates, changes or removes files there."
 	const ran = "(Bash completed with no output)"
 	cases := []struct {
@@ -96,6 +97,7 @@ type controlRequest struct {
 // --permission-prompt-tool stdio: the hook and the host are asked at once,
 // and the first answer wins.
 func TestPermissionRequestSDKHost(t *testing.T) {
+	t.Parallel()
 	t.Run("the hook answers first", func(t *testing.T) {
 		t.Parallel()
 		api := NewAPI(t, bashTurns("echo hi > out.txt")...)

@@ -20,6 +20,7 @@ var permissionArgs = PermissionPromptArgs("perm", PermissionToolName)
 func mcpConfig(server map[string]any) map[string]any { return MCPServers("perm", server) }
 
 func TestPermissionToolCall(t *testing.T) {
+	t.Parallel()
 	for _, transport := range []string{"stdio", "http"} {
 		t.Run(transport, func(t *testing.T) {
 			t.Parallel()
@@ -59,6 +60,7 @@ func TestPermissionToolCall(t *testing.T) {
 }
 
 func TestPermissionTool(t *testing.T) {
+	t.Parallel()
 	const ran = "(Bash completed with no output)"
 	cases := []struct {
 		name  string
@@ -119,6 +121,7 @@ func TestPermissionTool(t *testing.T) {
 // are asked at once and the first answer wins; the other call is
 // cancelled.
 func TestPermissionToolAndHook(t *testing.T) {
+	t.Parallel()
 	t.Run("the hook answers first", func(t *testing.T) {
 		t.Parallel()
 		api := NewAPI(t, bashTurns("echo hi > out.txt")...)
@@ -183,6 +186,7 @@ func TestPermissionToolAndHook(t *testing.T) {
 // first check with or without "alwaysLoad"; a server that does not connect
 // within MCP_TIMEOUT fails the whole run, and nothing runs.
 func TestPermissionToolSlowServer(t *testing.T) {
+	t.Parallel()
 	for _, alwaysLoad := range []bool{false, true} {
 		var extra map[string]any
 		name := "plain"

@@ -35,6 +35,7 @@ func TestPreToolUseInput(t *testing.T) {
 }
 
 func TestPreToolUse(t *testing.T) {
+	t.Parallel()
 	acceptEdits := []string{"--permission-mode", "acceptEdits"}
 	const needsApproval = "Output redirection to '$CWD/out.txt' needs approval. The path is inside the working directories for this session ('$CWD'), and Claude Code asks before a shell command creates, changes or removes files there."
 	const ran = "(Bash completed with no output)"
