@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // recordCards records in window.__cards the id of every card the page
@@ -84,7 +85,7 @@ func (s *hitlServer) askStatus(t *testing.T, name string, args map[string]any) (
 // next call it matches is approved at once and never shows a card, while
 // one it does not match (shell control syntax) does.
 func TestActionAlwaysAllow(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	id := srv.askAction(t, "Bash", map[string]any{"command": "git status --short"}, nil)
 	wait := srv.wait(t, id)
@@ -167,7 +168,7 @@ func TestActionAlwaysAllow(t *testing.T) {
 // write (its directory), a command with shell control syntax (exactly that
 // command: a prefix never matches it), and any other tool (every call).
 func TestActionAlwaysSuggestions(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	write := srv.askAction(t, "Write", map[string]any{"file_path": "/srv/app/config [prod]/app.yaml", "content": "debug: false\n"}, nil)
 	chained := srv.askAction(t, "Bash", map[string]any{"command": "cd /srv/app && make"}, nil)
@@ -205,7 +206,7 @@ func (p *page) setSelect(sel, value string) {
 // matching the field of the input that holds the chosen argument, and
 // decides another agent's tool of that kind.
 func TestActionAlwaysAllAgents(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	id := srv.ask(t, map[string]any{
 		"interaction_type": "action", "source_agent": "claude-code",
@@ -251,7 +252,7 @@ func TestActionAlwaysAllAgents(t *testing.T) {
 // TestActionCardNamesKind: an action's card names its tool and, beside
 // it, its kind; one of no kind names only its tool.
 func TestActionCardNamesKind(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	shell := srv.ask(t, map[string]any{
 		"interaction_type": "action", "source_agent": "codex",

@@ -10,6 +10,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // askAction asks for a review of the action name with args, as the agent
@@ -64,7 +65,7 @@ func (s *hitlServer) stillPending(t *testing.T, id string) {
 // focusable, labelled region, with the tool, the agent and the session;
 // Approve answers {"decision": "approve"}, and the card says by whom.
 func TestActionApprove(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	const command = "git log --oneline -5 | tee /tmp/log.txt"
 	id := srv.askAction(t, "Bash", map[string]any{"command": command, "description": "Show recent commits"},
@@ -110,7 +111,7 @@ func mapsEqual(a, b map[string]string) bool {
 // TestActionAnsweredElsewhere: an action rejected through the API leaves
 // the card saying who rejected it, through which channel, and why.
 func TestActionAnsweredElsewhere(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	id := srv.askAction(t, "Bash", map[string]any{"command": "make deploy"}, nil)
 	p := openPage(t, srv, recordOutcomes())
@@ -138,7 +139,7 @@ const pushSchema = `{
 // at the field; the changes are previewed; the arguments the schema does
 // not describe are kept; the outcome and the history name the change.
 func TestActionEditWithForm(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	id := srv.askAction(t, "Bash", map[string]any{"command": "git push origin main", "timeout": 60000, "description": "Push the release"},
 		map[string]any{"args_schema": json.RawMessage(pushSchema)})
@@ -196,7 +197,7 @@ func TestActionEditWithForm(t *testing.T) {
 // key, which JSON.parse would hide) shows its reason at the field, and the
 // edit goes as typed.
 func TestActionEditJSON(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	id := srv.askAction(t, "send_email", map[string]any{"to": "ops@example.com", "subject": "Deploy done"}, nil)
 	wait := srv.wait(t, id)
@@ -234,7 +235,7 @@ func TestActionEditJSON(t *testing.T) {
 // TestActionReject: Reject opens the reason field with the focus in it; a
 // reason the agent requires is asked for before anything is sent.
 func TestActionReject(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	id := srv.askAction(t, "Bash", map[string]any{"command": "rm -rf build/"}, map[string]any{"reject_requires_message": true})
 	wait := srv.wait(t, id)
@@ -256,7 +257,7 @@ func TestActionReject(t *testing.T) {
 // TestActionRespond: only the decisions the agent allows have buttons;
 // Respond sends a reply instead of the action running.
 func TestActionRespond(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	id := srv.askAction(t, "Bash", map[string]any{"command": "npm publish"}, map[string]any{"decisions": []string{"approve", "respond"}})
 	wait := srv.wait(t, id)
@@ -283,7 +284,7 @@ func TestActionRespond(t *testing.T) {
 // again (and does not approve); Ctrl+Enter sends the open panel, and on a
 // card with none open, approves.
 func TestActionKeyboard(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	first := srv.askAction(t, "Bash", map[string]any{"command": "kubectl rollout restart deploy/web"}, nil)
 	waitFirst := srv.wait(t, first)

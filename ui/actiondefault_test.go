@@ -1,6 +1,7 @@
 package ui_test
 
 import (
+	"github.com/hitl-sh/hitl/internal/turns"
 	"strings"
 	"testing"
 )
@@ -10,7 +11,7 @@ import (
 // default, which answers with that decision now; an action without a
 // default offers no such button.
 func TestActionUseDefault(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	id := srv.askAction(t, "Bash", map[string]any{"command": "rm -rf build/"}, map[string]any{
 		"default_response": map[string]any{"decision": "reject", "message": "nobody reviewed it"},

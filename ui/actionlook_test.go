@@ -8,6 +8,7 @@ import (
 
 	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // invoiceEdit is the Edit of the action card in the screenshots.
@@ -81,7 +82,7 @@ func actionRequests() []map[string]any {
 // at 375 px nothing may stick out. With HITL_UPDATE_SCREENSHOTS=1 it
 // writes docs/action-card-light.png and docs/action-card-dark.png.
 func TestActionLook(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	for _, r := range []map[string]any{
 		{"effect": "allow", "source_agent": "claude-code", "action_name": "Bash", "match": map[string]any{"arg": "command", "prefix": "git status"}, "ttl_seconds": 86400},
@@ -135,7 +136,7 @@ func TestActionLook(t *testing.T) {
 // light and dark; with HITL_UPDATE_SCREENSHOTS=1 it writes
 // docs/action-card-light.png and docs/action-card-dark.png.
 func TestActionCard(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	id := srv.ask(t, actionRequests()[0])
 	for _, scheme := range []string{"light", "dark"} {

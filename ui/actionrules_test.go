@@ -10,6 +10,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // openRules opens the rules dialog from the top bar and waits until its
@@ -39,7 +40,7 @@ func (p *page) ruleItems() []string {
 // moving on), and the revoked rules can be shown; Escape closes the dialog
 // and gives the focus back to the Rules button.
 func TestRulesView(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServerWith(t, serverOptions{auth: true})
 	admin := *srv
 	admin.token = newToken(t, srv.IDs, "ops-admin", hitl.RoleAdmin)
@@ -158,7 +159,7 @@ func TestRulesView(t *testing.T) {
 // keeps the Rules button beside the tabs, and the rules dialog fits and
 // passes axe-core.
 func TestRulesNarrow(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServerWith(t, serverOptions{auth: true})
 	admin := *srv
 	admin.token = newToken(t, srv.IDs, "ops-admin", hitl.RoleAdmin)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // diffLines returns the lines of the diffs under sel, each as its sign
@@ -25,7 +26,7 @@ func diffLines(p *page, sel string) []string {
 // is the line diff from old_string to new_string; a MultiEdit is one diff
 // per edit; each names the file, and replace_all is said.
 func TestActionDiffs(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	write := srv.askAction(t, "Write", map[string]any{"file_path": "/srv/notes/todo.md", "content": "# Todo\n\n- ship it\n"}, nil)
 	edit := srv.askAction(t, "Edit", map[string]any{
@@ -90,7 +91,7 @@ func TestActionDiffs(t *testing.T) {
 // ones folded in a details element; characters that would not show are
 // shown by name, in values and in commands.
 func TestActionKeyValue(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	long := strings.Repeat("word ", 60)
 	hdrs := map[string]any{"X-Priority": "1", "X-Mailer": "hitl", "X-Trace": strings.Repeat("t", 80)}
@@ -145,7 +146,7 @@ func TestActionKeyValue(t *testing.T) {
 // text, its common and added lines the second, and it keeps as many lines
 // in common as the longest common subsequence has.
 func TestLineDiff(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	p := openPage(t, srv)
 	rng := rand.New(rand.NewPCG(17, 42))
@@ -239,7 +240,7 @@ func lcsLen(a, b []string) int {
 // (keys, values, a command, a file's path and content) are shown as text,
 // never run or made into elements.
 func TestActionHostileArgs(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	const payload = `<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>`
 	ids := []string{

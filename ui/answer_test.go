@@ -9,6 +9,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 	"github.com/google/go-cmp/cmp"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // assertValue checks the agent got an answer with the given value via web.
@@ -33,7 +34,7 @@ func assertValue(t *testing.T, got interaction, want string) {
 }
 
 func TestApprovalByClick(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	id := srv.ask(t, map[string]any{
 		"interaction_type": "approval",
@@ -50,7 +51,7 @@ func TestApprovalByClick(t *testing.T) {
 }
 
 func TestApprovalByKeyboard(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	id := srv.ask(t, map[string]any{"interaction_type": "approval", "question": "Rotate the API keys now?"})
 	wait := srv.wait(t, id)
@@ -68,7 +69,7 @@ func TestApprovalByKeyboard(t *testing.T) {
 }
 
 func TestSingleChoicePills(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	id := srv.ask(t, map[string]any{
 		"interaction_type": "single_choice",
@@ -87,7 +88,7 @@ func TestSingleChoicePills(t *testing.T) {
 }
 
 func TestSingleChoiceListByArrows(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	var opts []map[string]any
 	for i := 1; i <= 7; i++ {
@@ -111,7 +112,7 @@ func TestSingleChoiceListByArrows(t *testing.T) {
 }
 
 func TestMultiChoice(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	id := srv.ask(t, map[string]any{
 		"interaction_type": "multi_choice",
@@ -135,7 +136,7 @@ func TestMultiChoice(t *testing.T) {
 }
 
 func TestFreeText(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	id := srv.ask(t, map[string]any{
 		"question":         "What is the one-time code?",
@@ -180,7 +181,7 @@ const formSchema = `{
 }`
 
 func TestForm(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	id := srv.ask(t, map[string]any{
 		"interaction_type": "form",

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // TestWhoAskedAndForWhom: carol (an admin) sees a question targeted at
@@ -15,7 +16,7 @@ import (
 // claim "bob is on it" is said once, the locked buttons look disabled,
 // and a says why it cannot act.
 func TestWhoAskedAndForWhom(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServerWith(t, serverOptions{auth: true})
 	bobs := srv.ask(t, map[string]any{"interaction_type": "approval", "question": "Rotate bob's staging API key?",
 		"targets": map[string]any{"users": []string{"bob"}}, "timeout": 600, "claim": "exclusive"})

@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/auth"
+	"github.com/hitl-sh/hitl/internal/turns"
 	"golang.org/x/time/rate"
 )
 
@@ -87,7 +88,7 @@ func countFetches() chromedp.Action[chromedp.Void] {
 // person sees and answers the questions meant for them, another person
 // does not see them; signing out ends the session.
 func TestSignIn(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServerWith(t, serverOptions{auth: true})
 	forAlice := srv.ask(t, map[string]any{"interaction_type": "approval", "question": "Approve alice's expense report?", "targets": map[string]any{"users": []string{"alice"}}})
 	wait := srv.wait(t, forAlice)
@@ -188,7 +189,7 @@ func TestSignIn(t *testing.T) {
 // page returns to the sign-in view with a message; signing in again brings
 // the questions back, and what was typed.
 func TestSessionEndedByTheServer(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServerWith(t, serverOptions{auth: true, streamRecheck: 50 * time.Millisecond})
 	id := srv.ask(t, map[string]any{"question": "What went wrong last night?"})
 	wait := srv.wait(t, id)
@@ -221,7 +222,7 @@ func TestSessionEndedByTheServer(t *testing.T) {
 // (before the live stream noticed) gets 401, and the page returns to the
 // sign-in view; the question is still there to answer after signing in.
 func TestAnswerAfterSessionEnded(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServerWith(t, serverOptions{auth: true, streamRecheck: time.Hour})
 	id := srv.ask(t, map[string]any{"interaction_type": "approval", "question": "Scale the cluster to 12 nodes?"})
 	wait := srv.wait(t, id)
@@ -256,7 +257,7 @@ func TestAnswerAfterSessionEnded(t *testing.T) {
 // TestSignInRateLimited: once the server refuses more attempts, the page
 // says how long to wait.
 func TestSignInRateLimited(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServerWith(t, serverOptions{auth: true, loginRate: rate.Every(10 * time.Minute), loginBurst: 2})
 	p := openSignIn(t, srv)
 	for i := range 2 {
@@ -280,7 +281,7 @@ func TestSignInRateLimited(t *testing.T) {
 // TestLocalModeHasNoSignOut: without users there is nothing to sign out
 // of, and the local admin sees the Slack settings.
 func TestLocalModeHasNoSignOut(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	p := openPage(t, srv)
 	p.waitJS(`!document.getElementById("slack-btn").hidden`)
@@ -293,7 +294,7 @@ func TestLocalModeHasNoSignOut(t *testing.T) {
 // shown, and on the inbox of a signed-in admin (the header with the
 // account and the Slack button), and checks that header at 375 px.
 func TestSignInAccessibility(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServerWith(t, serverOptions{auth: true})
 	srv.ask(t, map[string]any{"interaction_type": "approval", "question": "Rotate the database password?"})
 	for _, scheme := range []string{"light", "dark"} {
@@ -322,7 +323,7 @@ func TestSignInAccessibility(t *testing.T) {
 // created (hitl user add while the server runs), returns to the sign-in
 // view and says why.
 func TestLocalModeEnds(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServerWith(t, serverOptions{streamRecheck: 50 * time.Millisecond})
 	p := openPage(t, srv)
 	addUsers(t, srv.IDs)

@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // chromiumPath is Debian's Chromium, which test.sh installs.
@@ -28,7 +29,7 @@ var browser struct {
 }
 
 func TestMain(m *testing.M) {
-	useTurns()
+	turns.Use()
 	code := m.Run()
 	if browser.cancel != nil {
 		browser.cancel()
@@ -343,7 +344,7 @@ func ctrlEnter() chromedp.Action[chromedp.Void] {
 // and handed out again) starts afresh. In one browser context for all,
 // the second subtest's inbox opened compact.
 func TestTabsKeepToTheirTest(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	id := srv.askAction(t, "Bash", map[string]any{"command": "make release"}, nil)
 	compact := `document.getElementById("cards").classList.contains("is-compact")`

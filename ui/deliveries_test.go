@@ -9,13 +9,14 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // TestDetailDeliveries: an admin sees the question's webhook deliveries
 // in its detail view: a callback_url delivered, and a subscription whose
 // receiver fails, waiting to retry with its last status.
 func TestDetailDeliveries(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	ok := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) }))
 	t.Cleanup(ok.Close)
 	down := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusServiceUnavailable) }))

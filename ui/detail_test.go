@@ -11,6 +11,7 @@ import (
 	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // detail is the address of the detail view of id.
@@ -72,7 +73,7 @@ func allowClipboard(origin string) chromedp.Action[chromedp.Void] {
 // and then shows who answered, what and how, in the outcome and the
 // timeline.
 func TestDetailView(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	earlier := srv.ask(t, map[string]any{"question": "Which branch should I release from?", "session_id": "release-42", "timeout": 600})
 	srv.call(t, http.MethodPost, "/api/v1/interactions/"+earlier+"/respond", map[string]any{"value": "main"})
@@ -141,7 +142,7 @@ func TestDetailView(t *testing.T) {
 // TestCopyLink: a card's Copy link puts the address of its detail view on
 // the clipboard, and so does a History row's; the address opens it.
 func TestCopyLink(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	const question = "Rotate the signing keys tonight?"
 	id := srv.ask(t, map[string]any{"interaction_type": "approval", "question": question})
@@ -176,7 +177,7 @@ func TestCopyLink(t *testing.T) {
 // and of a pending approval, at 1280 and 375 px, in both themes; with
 // HITL_UPDATE_SCREENSHOTS=1 it writes docs/detail-light.png.
 func TestDetailLook(t *testing.T) {
-	parallelIdle(t) // the subtests take the turns
+	turns.Idle(t) // the subtests take the turns
 	srv := newServer(t)
 	ids := askOneOfEach(t, srv)
 	form := ids[1]
@@ -184,7 +185,7 @@ func TestDetailLook(t *testing.T) {
 		"company": "Initech", "email": "ap@initech.example", "amount": 1240.5, "currency": "USD", "urgent": true,
 	}})
 	// Its own pending approval, due in an hour: the subtests may wait
-	// minutes for their turn at the browser (turns_test.go), longer than
+	// minutes for their turn at the browser (internal/turns), longer than
 	// the four minutes askOneOfEach's approval has.
 	approval := srv.ask(t, map[string]any{
 		"interaction_type": "approval", "question": "Deploy build 1432 to production?", "timeout": 3600,
@@ -196,7 +197,7 @@ func TestDetailLook(t *testing.T) {
 	}{{"wide", 1280, 900}, {"phone", 375, 812}} {
 		for _, scheme := range []string{"light", "dark"} {
 			t.Run(vp.name+"-"+scheme, func(t *testing.T) {
-				parallel(t)
+				turns.Parallel(t)
 				view := chromedp.EmulateViewport(vp.w, vp.h)
 				if vp.w < 400 {
 					view = chromedp.EmulateViewport(vp.w, vp.h, chromedp.EmulateMobile)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/emersion/go-smtp"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // smtpSink is an SMTP server on loopback (go-smtp, over TCP, no TLS or
@@ -98,7 +99,7 @@ func setValue(sel, value string) chromedp.Action[chromedp.Void] {
 // the connection against an SMTP server on loopback (and sees a failure
 // against a closed port), saves, and never sees the saved password.
 func TestEmailSettingsDialog(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	sink := newSMTPSink(t)
 	srv := newServerWith(t, serverOptions{email: true, push: true})
 	p := openPage(t, srv, chromedp.EmulateViewport(1000, 980))

@@ -15,6 +15,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // hostSite is another site (another origin: localhost on its own port,
@@ -158,7 +159,7 @@ func (p *page) keys(text string) {
 // nothing serious inside the page; the page's --hitl-* properties and
 // font restyle the prompt.
 func TestEmbedPages(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	site := startHostSite(t)
 	srv := newServerWith(t, serverOptions{auth: true, embedOrigins: []string{site.origin}})
 	site.hitlURL = srv.URL
@@ -338,7 +339,7 @@ func assertEmbedValue(t *testing.T, got interaction, want string) {
 // page without a token, with an expired token, or with a token for
 // another session sees none of the session's questions and answers none.
 func TestEmbedRefused(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	site := startHostSite(t)
 	other := startHostSite(t) // not an embed origin
 	srv := newServerWith(t, serverOptions{auth: true, embedOrigins: []string{site.origin}})
@@ -401,7 +402,7 @@ func TestEmbedRefused(t *testing.T) {
 // HITL_UPDATE_SCREENSHOTS=1 it writes docs/embed-light.png and
 // docs/embed-dark.png (at 420 px).
 func TestEmbedLook(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	site := startHostSite(t)
 	srv := newServerWith(t, serverOptions{auth: true, embedOrigins: []string{site.origin}})
 	site.hitlURL = srv.URL
@@ -453,7 +454,7 @@ func TestEmbedLook(t *testing.T) {
 // embed origin: a question of chat-1 shows and is approved from the
 // keyboard.
 func TestEmbedDocsSnippet(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	doc, err := os.ReadFile(filepath.Join("..", "docs", "embed.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -490,7 +491,7 @@ func TestEmbedDocsSnippet(t *testing.T) {
 // the options picked. Both answered from the keyboard inside the host's
 // page.
 func TestEmbedFormAndChoices(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	site := startHostSite(t)
 	srv := newServerWith(t, serverOptions{auth: true, embedOrigins: []string{site.origin}})
 	site.hitlURL = srv.URL

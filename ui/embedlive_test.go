@@ -15,6 +15,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/internal/hitltest"
+	"github.com/hitl-sh/hitl/internal/turns"
 	"github.com/hitl-sh/hitl/server"
 )
 
@@ -23,7 +24,7 @@ import (
 // is cut, the prompt reconnects resuming where it was (?after=) and shows
 // the question asked meanwhile.
 func TestEmbedLongLived(t *testing.T) {
-	parallelIdle(t) // over a minute, most of it waiting
+	turns.Idle(t) // over a minute, most of it waiting
 	site := startHostSite(t)
 	srv := newServerWith(t, serverOptions{auth: true, embedOrigins: []string{site.origin}})
 	site.hitlURL = srv.URL
@@ -74,7 +75,7 @@ func TestEmbedLongLived(t *testing.T) {
 // typed in the prompt after the restart, reaches the agent's side on the
 // contract channel (hitl:resolved), the webhook and the wait.
 func TestEmbedHandoffAcrossRestart(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	site := startHostSite(t)
 	hooks := make(chan []byte, 16)
 	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // replyBox is the selector of the handoff's reply box in the card of id,
@@ -23,7 +24,7 @@ func replyBox(id string) string {
 // orchestrator. A second handoff, which carol answers elsewhere, shows bob
 // who replied.
 func TestHandoffReplyInInbox(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServerWith(t, serverOptions{auth: true})
 	handoff := func(message string) string {
 		return srv.ask(t, map[string]any{"interaction_type": "handoff", "question": message,

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // waitHistory waits until History lists exactly want, in order.
@@ -28,7 +29,7 @@ func jsonList(xs []string) string {
 // outcome, agent, type and channel, says how long each answer took, and
 // shows a form's answer by its schema's titles.
 func TestHistoryFilters(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	respond := func(id string, value any, channel string) {
 		t.Helper()
@@ -103,7 +104,7 @@ func TestHistoryFilters(t *testing.T) {
 // TestHistoryLook runs axe-core on History with filters, at 1280 and
 // 375 px, in both themes.
 func TestHistoryLook(t *testing.T) {
-	parallelIdle(t) // the subtests take the turns
+	turns.Idle(t) // the subtests take the turns
 	srv := newServer(t)
 	ids := askOneOfEach(t, srv)
 	srv.call(t, http.MethodPost, "/api/v1/interactions/"+ids[1]+"/respond", map[string]any{"value": map[string]any{
@@ -117,7 +118,7 @@ func TestHistoryLook(t *testing.T) {
 	}{{"wide", 1280, 900}, {"phone", 375, 812}} {
 		for _, scheme := range []string{"light", "dark"} {
 			t.Run(vp.name+"-"+scheme, func(t *testing.T) {
-				parallel(t)
+				turns.Parallel(t)
 				view := chromedp.EmulateViewport(vp.w, vp.h)
 				if vp.w < 400 {
 					view = chromedp.EmulateViewport(vp.w, vp.h, chromedp.EmulateMobile)

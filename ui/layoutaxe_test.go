@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // TestLayoutAccessibility runs axe-core over the compact list of action
@@ -13,7 +14,7 @@ import (
 // the phone's Filters unfolded too; nothing serious or critical may be
 // found.
 func TestLayoutAccessibility(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	askMixed(t, srv)
 	for _, width := range []int64{1280, 375} {

@@ -6,13 +6,14 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // movedOn is the AI-Parrot HITL contract's message for a withdrawn question (§3.3).
 const movedOn = "The agent moved on — this question expired."
 
 func TestReloadKeepsCardAndDraft(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	id := srv.ask(t, map[string]any{"question": "Summarise the incident in one line"})
 	wait := srv.wait(t, id)
@@ -30,7 +31,7 @@ func TestReloadKeepsCardAndDraft(t *testing.T) {
 }
 
 func TestSecondTabSeesTheAnswer(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	id := srv.ask(t, map[string]any{"interaction_type": "approval", "question": "Merge the release branch?"})
 	a := openPage(t, srv)
@@ -46,7 +47,7 @@ func TestSecondTabSeesTheAnswer(t *testing.T) {
 }
 
 func TestAgentCancelRemovesCard(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	keep := srv.ask(t, map[string]any{"question": "Still there?"})
 	id := srv.ask(t, map[string]any{"question": "Which branch should I rebase?"})
@@ -61,7 +62,7 @@ func TestAgentCancelRemovesCard(t *testing.T) {
 }
 
 func TestAnsweredThroughTheAPI(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	id := srv.ask(t, map[string]any{"interaction_type": "approval", "question": "Restart the cache?"})
 	p := openPage(t, srv)
@@ -74,7 +75,7 @@ func TestAnsweredThroughTheAPI(t *testing.T) {
 }
 
 func TestExpiryDisablesCard(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	// The question is asked once the page is live, so the deadline's clock
 	// starts after the page has loaded (slow under load) and only the few
@@ -105,7 +106,7 @@ func TestExpiryDisablesCard(t *testing.T) {
 }
 
 func TestReconnectCatchesUp(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	answered := srv.ask(t, map[string]any{"interaction_type": "approval", "question": "Answered while offline?"})
 	p := openPage(t, srv)
@@ -123,7 +124,7 @@ func TestReconnectCatchesUp(t *testing.T) {
 }
 
 func TestFailedAnswerIsRetried(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	id := srv.ask(t, map[string]any{"interaction_type": "approval", "question": "Retry through a flaky network?"})
 	wait := srv.wait(t, id)
@@ -136,7 +137,7 @@ func TestFailedAnswerIsRetried(t *testing.T) {
 }
 
 func TestRetryButtonAfterRepeatedFailures(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	id := srv.ask(t, map[string]any{"question": "Answer through an outage?"})
 	wait := srv.wait(t, id)
@@ -152,7 +153,7 @@ func TestRetryButtonAfterRepeatedFailures(t *testing.T) {
 }
 
 func TestLateAnswerShowsOutcome(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	other := srv.ask(t, map[string]any{"interaction_type": "approval", "question": "Answered elsewhere first?"})
 	gone := srv.ask(t, map[string]any{"interaction_type": "approval", "question": "Cancelled before I click?"})

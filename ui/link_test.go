@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // recordLinked records in window.__linked the id of every card that gets
@@ -32,7 +33,7 @@ func (p *page) link(id string) string {
 // the newest card), highlights it and leaves the address without the
 // parameter.
 func TestLinkToPendingQuestion(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServerWith(t, serverOptions{auth: true})
 	linked := srv.ask(t, map[string]any{"question": "Roll back the deploy of api-7?"})
 	newer := srv.ask(t, map[string]any{"question": "A newer question"})
@@ -60,7 +61,7 @@ func TestLinkToPendingQuestion(t *testing.T) {
 // (or never was) opens its detail view, which names the question and says
 // what became of it; a reload stays there.
 func TestLinkToEndedQuestion(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	id := srv.ask(t, map[string]any{"interaction_type": "approval", "question": "Rotate the keys?"})
 	if status, body := srv.call(t, http.MethodPost, "/api/v1/interactions/"+id+"/respond", map[string]any{"value": true}); status != http.StatusOK {

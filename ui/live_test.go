@@ -10,6 +10,7 @@ import (
 
 	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // onNewDocument runs src in the page before its own scripts, on every
@@ -82,7 +83,7 @@ func TestInboxStaysLive(t *testing.T) {
 	if testing.Short() {
 		t.Skip("holds a page open for over a minute")
 	}
-	parallelIdle(t) // over a minute, most of it waiting
+	turns.Idle(t) // over a minute, most of it waiting
 	srv := newServer(t)
 	waiting := srv.ask(t, map[string]any{"question": "Still there after a minute?"})
 	p := openTabWithin(t, srv, false, 2*time.Minute, recordConnStates())
@@ -114,7 +115,7 @@ func TestInboxStaysLive(t *testing.T) {
 // ended question gets) before the page's own answer returns. The card
 // ends as "Answer sent.", never as cancelled.
 func TestOwnAnswerKeepsItsOutcome(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	id := srv.ask(t, map[string]any{"interaction_type": "approval", "question": "Approve the change?"})
 	wait := srv.wait(t, id)
@@ -139,7 +140,7 @@ func TestOwnAnswerKeepsItsOutcome(t *testing.T) {
 // default at the deadline says so, and the hitl:cancel that follows does
 // not turn it into a cancelled one.
 func TestDefaultAtDeadlineKeepsItsOutcome(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	p := openPage(t, srv, recordOutcomes())
 	id := srv.ask(t, map[string]any{"question": "Release notes?", "timeout": 2, "on_timeout": "default", "default_response": "none"})
@@ -156,7 +157,7 @@ func TestDefaultAtDeadlineKeepsItsOutcome(t *testing.T) {
 // last message it heard (?after=), and hears what it missed: an answer
 // given elsewhere, and a question asked meanwhile.
 func TestReconnectResumes(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	answered := srv.ask(t, map[string]any{"interaction_type": "approval", "question": "Answered while offline?"})
 	p := openPage(t, srv)
@@ -179,7 +180,7 @@ func TestReconnectResumes(t *testing.T) {
 // the page drops the cards that are not pending any more, with what
 // became of them.
 func TestReconnectWithoutResume(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	answered := srv.ask(t, map[string]any{"interaction_type": "approval", "question": "Answered while offline?"})
 	cancelled := srv.ask(t, map[string]any{"question": "Cancelled while offline?"})

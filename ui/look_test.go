@@ -12,6 +12,7 @@ import (
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // axePath is axe-core as test.sh installs it from the npm registry.
@@ -20,7 +21,7 @@ const axePath = "testdata/node_modules/axe-core/axe.min.js"
 // askOneOfEach asks one question of each type, as in the screenshots, and
 // returns their ids in the order asked. Their deadlines are hours away:
 // a test using them may wait minutes for its turn at the browser
-// (turns_test.go), and none of them is about expiry.
+// (internal/turns), and none of them is about expiry.
 func askOneOfEach(t *testing.T, srv *hitlServer) []string {
 	t.Helper()
 	return []string{
@@ -142,7 +143,7 @@ func runAxe(t *testing.T, p *page) []axeViolation {
 // in light and dark; with HITL_UPDATE_SCREENSHOTS=1 it also writes the
 // screenshots in docs/.
 func TestAccessibility(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	ids := askOneOfEach(t, srv)
 	for _, scheme := range []string{"light", "dark"} {
@@ -171,7 +172,7 @@ func TestAccessibility(t *testing.T) {
 
 // TestNarrowScreen checks the inbox fits a 375 px wide phone screen.
 func TestNarrowScreen(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	ids := askOneOfEach(t, srv)
 	p := openPage(t, srv, chromedp.EmulateViewport(375, 812, chromedp.EmulateMobile), emulateMedia("light"))
@@ -234,7 +235,7 @@ func writeDoc(t *testing.T, name string, data []byte) {
 // nothing serious: it waits for the animation to end (it failed on the
 // contrast of the fading card before it did).
 func TestAxeWaitsForTheCardsToFadeIn(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	id := srv.ask(t, map[string]any{"interaction_type": "approval", "question": "Deploy build 42 to production?", "source_agent": "deploy-bot"})
 	// Motion as a person has it: emulateMedia asks for reduced motion,

@@ -8,6 +8,7 @@ import (
 
 	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // fakeNotifications replaces the browser's Notification with a recorder,
@@ -30,7 +31,7 @@ func fakeNotifications() chromedp.Action[chromedp.Void] {
 }
 
 func TestNotifications(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	p := openPage(t, srv, fakeNotifications())
 	p.clickTopBar("notify-btn")
@@ -69,7 +70,7 @@ func TestNotifications(t *testing.T) {
 }
 
 func TestNewCardDoesNotStealFocus(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	first := srv.ask(t, map[string]any{"question": "First: describe the bug"})
 	p := openPage(t, srv)
@@ -96,7 +97,7 @@ func TestNewCardDoesNotStealFocus(t *testing.T) {
 }
 
 func TestHistory(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	answered := srv.ask(t, map[string]any{
 		"interaction_type": "single_choice", "question": "Which colour for the logo?",

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // recordEdited keeps the text of every card's edited view as it appears
@@ -28,7 +29,7 @@ func recordEdited() chromedp.Action[chromedp.Void] {
 // and History show what ran — the edited command — and the change from
 // what the agent proposed, not the proposed command.
 func TestEditedOutcome(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	id := srv.askAction(t, "Bash", map[string]any{"command": "kubectl -n prod rollout restart deploy/api"}, map[string]any{"timeout": 600})
 	wait := srv.wait(t, id)
@@ -77,7 +78,7 @@ func TestEditedOutcome(t *testing.T) {
 // arguments beside it), and the focus moves on to the next card, never
 // to the page.
 func TestEndedWhileTyping(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	first := srv.askAction(t, "Bash", map[string]any{"command": "make deploy ENV=staging VERBOSE=1 RETRIES=3"}, map[string]any{"timeout": 300})
 	second := srv.askAction(t, "Bash", map[string]any{"command": "git status"}, map[string]any{"timeout": 900})
@@ -100,7 +101,7 @@ func TestEndedWhileTyping(t *testing.T) {
 // rejects: bob's card says "Vetoed by carol." in the rejection style, no
 // longer waits for the others, and shows the votes.
 func TestVetoOutcome(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServerWith(t, serverOptions{auth: true})
 	id := srv.ask(t, map[string]any{"interaction_type": "approval", "question": "Rotate the production signing key?",
 		"targets": map[string]any{"groups": []string{"ops"}}, "consensus": map[string]any{"mode": "quorum", "required": 2, "veto": true}})

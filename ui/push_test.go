@@ -14,6 +14,7 @@ import (
 	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // notificationPermission sets the page's notification permission, as the
@@ -33,7 +34,7 @@ func notificationPermission(origin string, setting cdpbrowser.PermissionSetting)
 // the server's key. Headless Chromium has no push service, so the
 // subscription itself is posted with keys made here, as a browser would.
 func TestPushOnThisDevice(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServerWith(t, serverOptions{push: true})
 	p := openPage(t, srv, notificationPermission(srv.URL, cdpbrowser.PermissionSettingGranted))
 	p.waitJS(`document.getElementById("push")?.dataset.state === "off" && !document.getElementById("push").hidden`)
@@ -78,7 +79,7 @@ func TestPushOnThisDevice(t *testing.T) {
 // or has no Web Push, and is not in the page when the server does not run
 // it.
 func TestPushStates(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServerWith(t, serverOptions{push: true})
 	blocked := openPage(t, srv, notificationPermission(srv.URL, cdpbrowser.PermissionSettingDenied))
 	waitPushState(blocked, "blocked")
@@ -112,7 +113,7 @@ func TestPushStates(t *testing.T) {
 // control still shows; without the retry it would stay hidden until the
 // page is reloaded.
 func TestPushKeyRetried(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServerWith(t, serverOptions{push: true})
 	srv.faults.failNextKeys(2)
 	p := openPage(t, srv)

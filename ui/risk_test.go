@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // TestRiskyAction: a risky action is marked in its header and says why
@@ -14,7 +15,7 @@ import (
 // (and approves a plain one at once); "Always allow…" expires in a day
 // by default, and a rule for a risky call needs a ticked confirmation.
 func TestRiskyAction(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	plain := srv.askAction(t, "Bash", map[string]any{"command": "git status"}, map[string]any{"timeout": 900})
 	apply := srv.askAction(t, "Bash", map[string]any{"command": "terraform apply -auto-approve -var-file=prod.tfvars"},

@@ -5,10 +5,11 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 func TestHostileTextIsShownNotRun(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	question := `<img src=x onerror="window.__xss=1"><script>window.__xss=2</script> Approve?`
 	context := "<img src=x onerror=window.__xss=3> <svg onload=window.__xss=4></svg>\n\n" +

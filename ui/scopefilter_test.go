@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // TestFilterBySessionAndProject: a click on a card's project shows only
@@ -12,7 +13,7 @@ import (
 // list is the server's (?project=, ?session_id=), and a question asked
 // meanwhile shows only if it matches.
 func TestFilterBySessionAndProject(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	shopA := srv.askAction(t, "Bash", map[string]any{"command": "go test ./..."}, map[string]any{"timeout": 3600,
 		"session_id": "a1a1a1", "metadata": map[string]any{"cwd": "/home/dev/shop"}})

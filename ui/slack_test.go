@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 	"github.com/google/go-cmp/cmp"
+	"github.com/hitl-sh/hitl/internal/turns"
 	"github.com/hitl-sh/hitl/slack"
 )
 
@@ -79,7 +80,7 @@ func (p *page) waitResult(text string) {
 // values (read back through the API), removes a secret, and closes the
 // dialog with Escape.
 func TestSlackSettings(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServerWith(t, serverOptions{slack: slack.Settings{Mention: slack.MentionHere}})
 	const appToken = fakeAppToken
 	srv.saveSlackConfig(t, map[string]any{"bot_token": fakeBotToken, "app_token": appToken, "channel_id": "C0OLD0001", "delay_seconds": 300})
@@ -209,7 +210,7 @@ func TestSlackSettings(t *testing.T) {
 // TestSlackSettingsServerError: what the server refuses is shown at the
 // field it names (here: a token cannot be saved without a secret key).
 func TestSlackSettingsServerError(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServerWith(t, serverOptions{noSecretKey: true})
 	p := openPage(t, srv)
 	p.openSlack()
@@ -228,7 +229,7 @@ func TestSlackSettingsServerError(t *testing.T) {
 // TestSlackSettingsForAdminsOnly: a responder has no Slack button (and
 // the API refuses them); an admin has one.
 func TestSlackSettingsForAdminsOnly(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServerWith(t, serverOptions{auth: true})
 	carol := openSignIn(t, srv)
 	carol.signIn("carol", carolPassword)
@@ -253,7 +254,7 @@ func TestSlackSettingsForAdminsOnly(t *testing.T) {
 // dark, checks it at 375 px, and with HITL_UPDATE_SCREENSHOTS=1 writes
 // docs/slack-settings.png.
 func TestSlackSettingsLook(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServerWith(t, serverOptions{slack: slack.Settings{Mention: slack.MentionHere}})
 	srv.saveSlackConfig(t, map[string]any{"enabled": true, "bot_token": fakeBotToken, "channel_id": fakeChannel,
 		"signing_secret": "8f742231b10e8888abcd99yyyzzz85a5"})

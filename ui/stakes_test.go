@@ -1,11 +1,15 @@
 package ui_test
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/hitl-sh/hitl/internal/turns"
+)
 
 // Every card says what happens at its deadline: the default the agent
 // gets (on_timeout default), or that it stops; with the clock time.
 func TestCardSaysWhatHappensAtTheDeadline(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	withDefault := srv.ask(t, map[string]any{"question": "Log level?", "interaction_type": "single_choice",
 		"options":          []map[string]any{{"key": "info", "label": "Info"}, {"key": "debug", "label": "Debug"}},

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // TestStickyActionsOnPhones: on a 375 px phone a card's action bar stays
@@ -13,7 +14,7 @@ import (
 // the screen and its end below it, the bar's box is inside the viewport,
 // for an approval and for a free-text answer alike.
 func TestStickyActionsOnPhones(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	long := strings.Repeat("The migration rewrites every row of the orders table, one batch at a time, and keeps a copy until the end.\n\n", 40)
 	ids := []string{

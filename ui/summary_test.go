@@ -8,6 +8,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // TestActionSummaryEverywhere: an action without a question of its own is
@@ -16,7 +17,7 @@ import (
 // Approve and Reject), History, the detail view and its "Same session"
 // list; the agent's own question stays the title, the summary beneath.
 func TestActionSummaryEverywhere(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	session := map[string]any{"session_id": "s-7f3a"}
 	status := srv.askAction(t, "Bash", map[string]any{"command": "git status"}, map[string]any{"session_id": "s-7f3a", "timeout": 600})

@@ -8,6 +8,7 @@ import (
 
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/chromedp"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // topBarRows counts the rows the top bar's visible controls take (their
@@ -27,7 +28,7 @@ const topBarRows = `(() => {
 // control (one bell) on the phone, and, sticky, never covers the card
 // that j moves to.
 func TestTopBar(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServerWith(t, serverOptions{auth: true, push: true, email: true})
 	for i := range 12 {
 		srv.ask(t, map[string]any{"interaction_type": "approval", "question": fmt.Sprintf("Restart worker %d?", i+1), "timeout": 3 * 3600, "source_agent": "ops-bot"})
@@ -84,7 +85,7 @@ func TestTopBar(t *testing.T) {
 // under a pointer about to click it: it is first seen where it stays,
 // beside the Email button.
 func TestTopBarControlsAppearTogether(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServerWith(t, serverOptions{auth: true, push: true, email: true})
 	p := openSignIn(t, srv)
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // cardOrder returns the ids of the cards on the page, top to bottom.
@@ -38,7 +39,7 @@ func press(key string) chromedp.Action[chromedp.Void] {
 // minutes pinned above; the agent and type chips carry their counts and
 // filter; the search matches the context too.
 func TestTriageOrderFiltersAndSearch(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	late := srv.ask(t, map[string]any{"question": "Name the release", "timeout": 3 * 3600, "source_agent": "writer"})
 	soon := srv.ask(t, map[string]any{"interaction_type": "approval", "question": "Restart the database?", "timeout": 4 * 60, "source_agent": "ops-bot"})
@@ -92,7 +93,7 @@ func TestTriageOrderFiltersAndSearch(t *testing.T) {
 // k move between cards, Enter opens and closes one, and the approval's
 // buttons answer from the row.
 func TestCompactByKeyboard(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	first := srv.ask(t, map[string]any{"interaction_type": "approval", "question": "Ship build 88?", "context": "All checks passed.", "timeout": 600})
 	second := srv.ask(t, map[string]any{"question": "Why did the canary fail?", "context": "Logs attached.", "timeout": 1200})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // focusedCard is the id of the card holding the focus, or "".
@@ -29,7 +30,7 @@ func (p *page) waitFocusedCard(id string) {
 // typing; the focus lands on the next card before the answered one is
 // disabled; the buttons carry their question and their shortcut.
 func TestShortcuts(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	one := srv.ask(t, map[string]any{"interaction_type": "approval", "question": "Deploy build 1432 to production?", "timeout": 600})
 	two := srv.ask(t, map[string]any{"interaction_type": "approval", "question": "Rotate the signing key?", "timeout": 900})
@@ -113,7 +114,7 @@ func TestShortcuts(t *testing.T) {
 // while the person reads further down neither scrolls the page nor takes
 // the focus; a pill says so and brings them to it.
 func TestNewQuestionWhileReading(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	var ids []string
 	for i := range 12 {
@@ -162,7 +163,7 @@ func TestNewQuestionWhileReading(t *testing.T) {
 // one what the agent got; text typed into a card that ends stays,
 // read-only with Copy, until dismissed.
 func TestOutcomesKeepInformation(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	choice := srv.ask(t, map[string]any{"interaction_type": "single_choice", "question": "Ship or hold?",
 		"options": []map[string]any{{"key": "ship", "label": "Ship"}, {"key": "hold", "label": "Hold"}}, "timeout": 600})

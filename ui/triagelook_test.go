@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // askThirty asks 30 questions: the five types five times over, four
@@ -37,7 +38,7 @@ func askThirty(t *testing.T, srv *hitlServer) []string {
 // and 375 px, light and dark, in the full and the compact list; with
 // HITL_UPDATE_SCREENSHOTS=1 it writes the compact triage screenshot.
 func TestTriageAccessibility(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	askThirty(t, srv)
 	for _, width := range []int64{1280, 375} {

@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/internal/hitltest"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // TestTenThousandPending: with 10,000 questions waiting the inbox loads
@@ -24,7 +25,7 @@ func TestTenThousandPending(t *testing.T) {
 	if testing.Short() {
 		t.Skip("creates 10,000 interactions")
 	}
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	const n = 10000
 	start := time.Now()
@@ -96,7 +97,7 @@ func TestWindowedInbox(t *testing.T) {
 	if testing.Short() {
 		t.Skip("creates 600 interactions")
 	}
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	const n = 600 // twelve pages; lists of 120 or fewer are not windowed
 	ids := askMany(t, srv, n)
@@ -246,7 +247,7 @@ func (r *restartable) stop() {
 // meanwhile is kept and sent once the server is back, and the error
 // goes away.
 func TestDownBannerAndResend(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	r := newRestartable(t)
 	id := r.ask(t, map[string]any{"interaction_type": "approval", "question": "Fail over to the replica?", "timeout": 900})
 	p := openPage(t, r.hitlServer)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // recordAnnouncements keeps in window.__said everything the polite
@@ -22,7 +23,7 @@ func (p *page) recordAnnouncements() {
 // is marked default; the agent, session and metadata are on the card; a
 // short deadline is spoken at half-time.
 func TestStakesAndSummary(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	text := srv.ask(t, map[string]any{"question": "Release title?", "default_response": "info", "on_timeout": "default", "timeout": 3600,
 		"session_id": "sess-42", "metadata": map[string]any{"ticket": "OPS-7"}})

@@ -7,6 +7,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // paneID is the id of the card in the right pane ("" for none).
@@ -43,7 +44,7 @@ func askMixed(t *testing.T, srv *hitlServer) []string {
 // page is one column again. axe-core finds nothing serious in light and
 // dark; with HITL_UPDATE_SCREENSHOTS=1 it writes docs/inbox-two-pane.png.
 func TestTwoPane(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	ids := askMixed(t, srv)
 	wait := srv.wait(t, ids[0])
@@ -153,7 +154,7 @@ func TestTwoPane(t *testing.T) {
 // Filters button (aria-expanded) that counts the filters on; at 1280 px
 // the chips show and the button does not.
 func TestFiltersOnPhones(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServer(t)
 	askMixed(t, srv)
 	p := openPage(t, srv, chromedp.EmulateViewport(375, 812, chromedp.EmulateMobile), emulateMedia("light"))

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // TestUndo: with an undo window, a decision waits before it is sent: the
@@ -13,7 +14,7 @@ import (
 // be answered again), an answer left alone is sent when the window
 // closes, and one still held when the page goes away is sent then.
 func TestUndo(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	const window = 2 * time.Second
 	srv := newServerWith(t, serverOptions{undo: window})
 	first := srv.ask(t, map[string]any{"interaction_type": "approval", "question": "Deploy build 1432 to production?", "timeout": 600})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // opsPerson is ctx for a person of the ops group answering on the web.
@@ -21,7 +22,7 @@ func opsPerson(name string) context.Context {
 // says where the votes stand, takes his approval, then shows it as his
 // and locks the answer; carol's approval, on another channel, decides it.
 func TestCardShowsVotes(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServerWith(t, serverOptions{auth: true})
 	id := srv.ask(t, map[string]any{"interaction_type": "approval", "question": "Deploy 1432 to production?",
 		"targets": map[string]any{"groups": []string{"ops"}}, "consensus": map[string]any{"mode": "all"}})
@@ -57,7 +58,7 @@ func TestCardShowsVotes(t *testing.T) {
 // card ends with what the news said; it does not stay on the page waiting
 // for the others.
 func TestVoteOnItsWayWhenTheQuestionEnds(t *testing.T) {
-	parallelIdle(t) // the subtests take the turns
+	turns.Idle(t) // the subtests take the turns
 	cases := []struct {
 		name      string
 		consensus map[string]any
@@ -71,7 +72,7 @@ func TestVoteOnItsWayWhenTheQuestionEnds(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			parallel(t)
+			turns.Parallel(t)
 			srv := newServerWith(t, serverOptions{auth: true})
 			id := srv.ask(t, map[string]any{"interaction_type": "approval", "question": "Rotate the production signing key?",
 				"targets": map[string]any{"groups": []string{"ops"}}, "consensus": c.consensus})
@@ -111,7 +112,7 @@ func TestVoteOnItsWayWhenTheQuestionEnds(t *testing.T) {
 // TestCardShowsClaims: carol claims an exclusive question; bob's card
 // says she is on it and keeps him from answering until she releases it.
 func TestCardShowsClaims(t *testing.T) {
-	parallel(t)
+	turns.Parallel(t)
 	srv := newServerWith(t, serverOptions{auth: true})
 	id := srv.ask(t, map[string]any{"interaction_type": "approval", "question": "Restart the primary database?",
 		"targets": map[string]any{"groups": []string{"ops"}}, "claim": "exclusive"})

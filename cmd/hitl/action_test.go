@@ -10,12 +10,13 @@ import (
 	"testing"
 
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // TestAskAction runs "hitl ask" for an action against a real "hitl serve"
 // and answers it each way, checking what it prints and how it exits.
 func TestAskAction(t *testing.T) {
-	t.Parallel()
+	turns.Idle(t) // the subtests take the turns
 	srv := startServer(t)
 	c := srv.client(t)
 	schemaFile := filepath.Join(t.TempDir(), "schema.json")
@@ -37,7 +38,7 @@ func TestAskAction(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
+			turns.Parallel(t)
 			key := "action-" + strings.ReplaceAll(tt.name, " ", "-")
 			args := append([]string{"ask", "--server", srv.URL, "--id", key, "--agent", "claude-code",
 				"--action-name", "Bash", "--args", `{"command": "make deploy"}`, "--action-description", "Deploy"}, tt.args...)
@@ -67,7 +68,7 @@ func TestAskAction(t *testing.T) {
 		})
 	}
 	t.Run("decisions", func(t *testing.T) {
-		t.Parallel()
+		turns.Parallel(t)
 		p := start(t, "ask", "--server", srv.URL, "--id", "decisions", "--type", "action", "--action-name", "Write",
 			"--decisions", "approve,reject", "Write the file?")
 		in := pendingByKey(t, c, "decisions")
@@ -98,7 +99,7 @@ func TestAskAction(t *testing.T) {
 
 // TestAnswerAction answers actions with hitl answer's decisions.
 func TestAnswerAction(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	srv := startServer(t)
 	c := srv.client(t)
 	ctx := context.Background()
@@ -166,7 +167,7 @@ func TestAnswerAction(t *testing.T) {
 
 // TestRuleCommands makes, uses, lists and revokes a rule with hitl rule.
 func TestRuleCommands(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	srv := startServer(t)
 	stdout, stderr, code := hitlRun(t, "rule", "add", "--server", srv.URL, "--agent", "claude-code", "--action", "Bash", "--prefix", "git status", "--ttl", "24h")
 	if code != 0 {

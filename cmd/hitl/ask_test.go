@@ -19,13 +19,14 @@ import (
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/internal/refused"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // TestAsk runs "hitl ask" for each type against a real "hitl serve",
 // answers over HTTP once the interaction is pending, and checks what ask
 // prints and how it exits.
 func TestAsk(t *testing.T) {
-	t.Parallel()
+	turns.Idle(t) // the subtests take the turns
 	srv := startServer(t)
 	c := srv.client(t)
 
@@ -72,7 +73,7 @@ func TestAsk(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
+			turns.Parallel(t)
 			key := "ask-" + strings.ReplaceAll(tt.name, " ", "-")
 			p := start(t, append([]string{"ask", "--server", srv.URL, "--id", key}, tt.args...)...)
 			in := pendingByKey(t, c, key)
@@ -107,12 +108,12 @@ func TestAsk(t *testing.T) {
 }
 
 func TestAskOutcomes(t *testing.T) {
-	t.Parallel()
+	turns.Idle(t) // the subtests take the turns
 	srv := startServer(t)
 	c := srv.client(t)
 
 	t.Run("expired", func(t *testing.T) {
-		t.Parallel()
+		turns.Parallel(t)
 		stdout, stderr, code := hitlRun(t, "ask", "--server", srv.URL, "--timeout", "1s", "Quick, anyone?")
 		if code != exitExpired {
 			t.Errorf("exit code = %d, want %d; stderr:\n%s", code, exitExpired, stderr)
@@ -126,7 +127,7 @@ func TestAskOutcomes(t *testing.T) {
 	})
 
 	t.Run("default on timeout", func(t *testing.T) {
-		t.Parallel()
+		turns.Parallel(t)
 		stdout, stderr, code := hitlRun(t, "ask", "--server", srv.URL, "--timeout", "1s",
 			"--on-timeout", "default", "--default", "fallback plan", "Which plan?")
 		if code != exitAnswered {
@@ -138,7 +139,7 @@ func TestAskOutcomes(t *testing.T) {
 	})
 
 	t.Run("cancelled on the server", func(t *testing.T) {
-		t.Parallel()
+		turns.Parallel(t)
 		p := start(t, "ask", "--server", srv.URL, "--id", "to-cancel", "Will this be withdrawn?")
 		in := pendingByKey(t, c, "to-cancel")
 		if _, err := c.Cancel(context.Background(), in.ID, "superseded"); err != nil {
@@ -153,7 +154,7 @@ func TestAskOutcomes(t *testing.T) {
 	})
 
 	t.Run("interrupted", func(t *testing.T) {
-		t.Parallel()
+		turns.Parallel(t)
 		p := start(t, "ask", "--server", srv.URL, "--id", "to-interrupt", "--type", "approval", "Interrupt me?")
 		got := interrupt(t, p, c, pendingByKey(t, c, "to-interrupt"))
 		if got, want := got.Result.Reason, "agent_cancelled"; got != want {
@@ -163,7 +164,7 @@ func TestAskOutcomes(t *testing.T) {
 
 	for _, key := range []string{"interrupted-asking", ""} {
 		t.Run("interrupted while asking, --id "+strconv.Quote(key), func(t *testing.T) {
-			t.Parallel()
+			turns.Parallel(t)
 			// A proxy holds back the reply to the first create, so Ctrl-C
 			// lands after the server stored the question but before ask
 			// heard of it. Without --id, ask's own random key finds the
@@ -202,7 +203,7 @@ func TestAskOutcomes(t *testing.T) {
 	}
 
 	t.Run("idempotent repeat of an answered question", func(t *testing.T) {
-		t.Parallel()
+		turns.Parallel(t)
 		p := start(t, "ask", "--server", srv.URL, "--id", "repeat", "Same again?")
 		in := pendingByKey(t, c, "repeat")
 		if _, err := c.Respond(context.Background(), in.ID, json.RawMessage(`"once"`)); err != nil {
@@ -219,7 +220,7 @@ func TestAskOutcomes(t *testing.T) {
 }
 
 func TestAskErrors(t *testing.T) {
-	t.Parallel()
+	turns.Idle(t) // the subtests take the turns
 	srv := startServer(t)
 	down := refused.URL(t)
 
@@ -238,7 +239,7 @@ func TestAskErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
+			turns.Parallel(t)
 			stdout, stderr, code := hitlRun(t, append([]string{"ask"}, tt.args...)...)
 			if code != exitError {
 				t.Errorf("exit code = %d, want %d; stderr:\n%s", code, exitError, stderr)

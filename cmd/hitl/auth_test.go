@@ -17,6 +17,7 @@ import (
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // hitlRunWith runs hitl with args to completion, with stdin and extra
@@ -58,7 +59,7 @@ func mustRun(t *testing.T, want int, stdin string, args ...string) string {
 var tokenPattern = regexp.MustCompile(`^hitl_[0-9A-Za-z]{40}$`)
 
 func TestTokenCommands(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	db := filepath.Join(t.TempDir(), "hitl.db")
 	first := strings.TrimSpace(mustRun(t, 0, "", "token", "create", "--name", "build-bot", "--role", "agent", "--db", db))
 	if !tokenPattern.MatchString(first) {
@@ -112,7 +113,7 @@ func TestTokenCommands(t *testing.T) {
 }
 
 func TestUserCommands(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	db := filepath.Join(t.TempDir(), "hitl.db")
 	out := mustRun(t, 0, "alice-password\n", "user", "add", "alice", "--email", "alice@example.com", "--groups", "ops,security", "--password-stdin", "--db", db)
 	if !strings.Contains(out, "added alice (responder)") {
@@ -166,7 +167,7 @@ func TestUserCommands(t *testing.T) {
 // TestSecretsNotInDatabase reads every byte of the database files: the
 // token and the password are in none of them.
 func TestSecretsNotInDatabase(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	dir := t.TempDir()
 	db := filepath.Join(dir, "hitl.db")
 	token := strings.TrimSpace(mustRun(t, 0, "", "token", "create", "--name", "build-bot", "--db", db))
@@ -199,7 +200,7 @@ func TestSecretsNotInDatabase(t *testing.T) {
 // with no users or tokens, hitl serve will not start, and says how to
 // fix it; --insecure-no-auth, or a token, lets it start.
 func TestServeRefusesPublicAddressWithoutAuth(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	db := filepath.Join(t.TempDir(), "hitl.db")
 	_, stderr, code := hitlRunWith(t, "", nil, "serve", "--addr", "0.0.0.0:0", "--db", db)
 	if code != 1 || !strings.Contains(stderr, "refusing to listen on") || !strings.Contains(stderr, "hitl user add") ||
@@ -225,7 +226,7 @@ func TestServeRefusesPublicAddressWithoutAuth(t *testing.T) {
 // TestServePublicAddressWithToken: once a token exists, hitl serve starts
 // on any address and wants the token.
 func TestServePublicAddressWithToken(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	db := filepath.Join(t.TempDir(), "hitl.db")
 	token := strings.TrimSpace(mustRun(t, 0, "", "token", "create", "--name", "build-bot", "--db", db))
 	url := startPublic(t, db)
@@ -276,7 +277,7 @@ func startPublic(t *testing.T, db string, args ...string) string {
 // the token works with the Go client and with hitl ls (HITL_TOKEN), and a
 // user added while it runs can log in.
 func TestCreatedTokenWorksAgainstRunningServer(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	srv := startServer(t)
 	anon := srv.client(t)
 	if _, _, err := anon.List(context.Background(), hitl.ListFilter{}); err != nil {
@@ -338,7 +339,7 @@ func TestCreatedTokenWorksAgainstRunningServer(t *testing.T) {
 // token may send, in bursts of ten seconds' worth (at least one); 0 lifts
 // the limit; a negative or unreadable rate is refused.
 func TestServeAnswerRate(t *testing.T) {
-	t.Parallel()
+	turns.Idle(t) // the subtests take the turns
 	for _, c := range []struct {
 		rate    string
 		answers int
@@ -349,7 +350,7 @@ func TestServeAnswerRate(t *testing.T) {
 		{"0", 105, 0},  // past the default burst of 100
 	} {
 		t.Run(c.rate, func(t *testing.T) {
-			t.Parallel()
+			turns.Parallel(t)
 			db := filepath.Join(t.TempDir(), "hitl.db")
 			token := strings.TrimSpace(mustRun(t, 0, "", "token", "create", "--name", "root", "--role", "admin", "--db", db))
 			admin := client.New(startPublic(t, db, "--answer-rate", c.rate), &client.Options{Token: token})
@@ -379,7 +380,7 @@ func TestServeAnswerRate(t *testing.T) {
 // HITL_EMBED_ORIGIN) lets exactly those origins' pages use the embedded
 // prompt's routes; anything but an origin is refused at start.
 func TestServeEmbedOrigin(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	db := filepath.Join(t.TempDir(), "hitl.db")
 	mustRun(t, 0, "", "token", "create", "--name", "root", "--role", "admin", "--db", db)
 	url := startPublic(t, db, "--embed-origin", "https://chat.example.com", "--embed-origin", "http://localhost:3000")

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hitl-sh/hitl/internal/bench"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // TestBenchSmoke runs a tiny "hitl bench --json" end to end (child servers,
@@ -19,7 +20,7 @@ func TestBenchSmoke(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts three servers")
 	}
-	t.Parallel()
+	turns.Parallel(t)
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command(hitlBin, "bench", "--json", "--dir", t.TempDir(),
 		"--samples", "20", "--duration", "1s", "--pending", "200", "--ended", "150", "--streams", "20", "--trials", "2", "--settle", "10ms", "--all-floors", "--rounds", "2")
@@ -97,7 +98,7 @@ func TestBenchWithAuth(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts servers")
 	}
-	t.Parallel()
+	turns.Parallel(t)
 	dir := t.TempDir()
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command(hitlBin, "bench", "--json", "--auth", "--dir", dir, "--keep",
@@ -182,7 +183,7 @@ func TestBenchHooksSmoke(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the hook binary a few hundred times")
 	}
-	t.Parallel()
+	turns.Parallel(t)
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command(hitlBin, "bench", "--hooks", "--auth", "--json", "--dir", t.TempDir(), "--samples", "3", "--rules", "30")
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hitl-sh/hitl/internal/bench"
+	"github.com/hitl-sh/hitl/internal/turns"
 	"github.com/hitl-sh/hitl/postgres/pgtest"
 	"github.com/jackc/pgx/v5"
 )
@@ -19,7 +20,7 @@ func TestBenchReplicasSmoke(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts servers on PostgreSQL")
 	}
-	t.Parallel()
+	turns.Parallel(t)
 	schema := pgtest.Schema(t)
 	dsn := pgtest.SchemaDSN(schema)
 	var stdout, stderr bytes.Buffer

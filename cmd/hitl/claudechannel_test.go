@@ -9,6 +9,7 @@ import (
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/internal/claudetest"
+	"github.com/hitl-sh/hitl/internal/turns"
 	"github.com/hitl-sh/hitl/mcpserver"
 	"github.com/hitl-sh/hitl/tools"
 )
@@ -53,7 +54,7 @@ func startChannel(t *testing.T, h *claudeHitl, api *claudetest.API, prompt strin
 // TestClaudeCodeChannelApprove: the person approves in hitl; the prompt at
 // the terminal closes and the command runs.
 func TestClaudeCodeChannelApprove(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	h := startClaudeHitl(t)
 	api := claudetest.NewAPI(t, bash("echo hi > out.txt")...)
 	term := startChannel(t, h, api, "write hi")
@@ -79,7 +80,7 @@ func TestClaudeCodeChannelApprove(t *testing.T) {
 // TestClaudeCodeChannelReject: the person rejects in hitl; the command
 // does not run.
 func TestClaudeCodeChannelReject(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	h := startClaudeHitl(t)
 	api := claudetest.NewAPI(t, bash("echo hi > out.txt")...)
 	term := startChannel(t, h, api, "write hi")
@@ -99,7 +100,7 @@ func TestClaudeCodeChannelReject(t *testing.T) {
 // first. Claude Code tells the channel nothing, so the question ends when
 // Claude Code relays its next prompt, and that one when the session ends.
 func TestClaudeCodeChannelTerminalFirst(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	h := startClaudeHitl(t)
 	api := claudetest.NewAPI(t, bash("echo one > one.txt", "echo two > two.txt")...)
 	term := startChannel(t, h, api, "write two files")

@@ -15,10 +15,11 @@ import (
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 func TestListAnswerCancel(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	srv := startServer(t)
 	c := srv.client(t)
 	ctx := context.Background()
@@ -116,7 +117,7 @@ func TestListAnswerCancel(t *testing.T) {
 // TestListFilters: hitl ls lists one project's, one session's or some
 // agents' questions.
 func TestListFilters(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	srv := startServer(t)
 	c := srv.client(t)
 	ctx := context.Background()
@@ -169,7 +170,7 @@ func TestListFilters(t *testing.T) {
 // and expects the pending interaction to be there and the agent's Wait to
 // receive the answer given to the new server.
 func TestServeGracefulRestart(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	addr := freeAddr(t)
 	db := filepath.Join(t.TempDir(), "hitl.db")
 	first := startServerAt(t, addr, db)
@@ -248,7 +249,7 @@ func (p *pollSignal) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 func TestRunInProcess(t *testing.T) {
-	t.Parallel()
+	turns.Idle(t) // the subtests take the turns
 	tests := []struct {
 		name   string
 		args   []string
@@ -271,7 +272,7 @@ func TestRunInProcess(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
+			turns.Parallel(t)
 			var stdout, stderr bytes.Buffer
 			code := run(context.Background(), tt.args, &stdout, &stderr)
 			if code != tt.code {
@@ -288,7 +289,7 @@ func TestRunInProcess(t *testing.T) {
 }
 
 func TestServePortTaken(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -308,7 +309,7 @@ func TestServePortTaken(t *testing.T) {
 // the only one that changes its interactions, so a second on the same file
 // is refused, and says why.
 func TestServeRefusesASecondServerOnOneSQLiteFile(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	first := startServer(t)
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"serve", "--addr", freeAddr(t), "--db", first.DB}, &stdout, &stderr)
@@ -321,7 +322,7 @@ func TestServeRefusesASecondServerOnOneSQLiteFile(t *testing.T) {
 }
 
 func TestServeInProcess(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	addr := freeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	var stdout, stderr syncBuffer

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/hitl-sh/hitl/internal/turns"
 	"net/http"
 	"path/filepath"
 	"regexp"
@@ -13,7 +14,7 @@ import (
 // user and sessions (printed once), which a running server takes for that
 // person's prompt; ls lists it without its secret; revoke ends it.
 func TestEmbedTokenCommands(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	db := filepath.Join(t.TempDir(), "hitl.db")
 	mustRun(t, 0, "alice-password\n", "user", "add", "alice", "--password-stdin", "--db", db)
 	if _, stderr, code := hitlRunWith(t, "", nil, "embed-token", "create", "--user", "alice", "--db", db); code != 2 || !strings.Contains(stderr, "session") {

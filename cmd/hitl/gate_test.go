@@ -15,6 +15,7 @@ import (
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/internal/claudetest"
 	"github.com/hitl-sh/hitl/internal/mcptest"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // The gate's end-to-end tests: the official TypeScript SDK's client (the
@@ -119,7 +120,7 @@ func respond(t *testing.T, c *client.Client, id, value string) {
 // waits for a person and runs when approved, runs with the person's
 // edits when edited, and never runs when rejected.
 func TestGateFilesystem(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	srv := startServer(t)
 	person := srv.client(t)
 	dir := t.TempDir()
@@ -204,7 +205,7 @@ func TestGateFilesystem(t *testing.T) {
 // server named in a --gate-config file, whose gate lets writes pass, is
 // served beside it at /mcp/gate/files.
 func TestGateServe(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	requireGatePackages(t)
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("hello"), 0o600); err != nil {
@@ -275,7 +276,7 @@ func TestGateServe(t *testing.T) {
 // values reach it; a read-only tool named by --review waits for a person,
 // and its progress notifications reach the client.
 func TestGateUpstreamEverything(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	requireGatePackages(t)
 	srv := startServer(t)
 	person := srv.client(t)
@@ -345,7 +346,7 @@ func TestGateUpstreamEverything(t *testing.T) {
 // write_file waits for a person, runs when approved, and comes back to
 // the model as an error with the person's reason when rejected.
 func TestClaudeCodeThroughGate(t *testing.T) {
-	t.Parallel()
+	turns.Idle(t) // the subtests take the turns
 	requireGatePackages(t)
 	for _, tc := range []struct {
 		name, answer string
@@ -356,7 +357,7 @@ func TestClaudeCodeThroughGate(t *testing.T) {
 		{"reject", `{"decision": "reject", "message": "not this file"}`, false, "rejected it: not this file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
+			turns.Parallel(t)
 			h := startClaudeHitl(t)
 			// The server works in the directory Claude Code gives it as its
 			// root: the run's scratch directory.

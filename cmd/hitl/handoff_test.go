@@ -7,13 +7,14 @@ import (
 	"testing"
 
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // TestHandoff runs "hitl handoff" against a real "hitl serve": without
 // --wait it prints the id and exits at once, the handoff pending; with
 // --wait it prints the person's reply.
 func TestHandoff(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	srv := startServer(t)
 	c := srv.client(t)
 	ctx := context.Background()

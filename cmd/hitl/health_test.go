@@ -5,10 +5,11 @@ import (
 	"testing"
 
 	"github.com/hitl-sh/hitl/internal/refused"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 func TestReadyURL(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	tests := []struct{ addr, want string }{
 		{"127.0.0.1:7878", "http://127.0.0.1:7878/readyz"},
 		{"0.0.0.0:7878", "http://127.0.0.1:7878/readyz"},
@@ -27,7 +28,7 @@ func TestReadyURL(t *testing.T) {
 }
 
 func TestHealthCommand(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	srv := startServer(t)
 	addr := strings.TrimPrefix(srv.URL, "http://")
 	if stdout, stderr, code := runHitl("health", "--addr", addr); code != 0 || !strings.Contains(stdout, "ready") {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hitl-sh/hitl/internal/refused"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // runHookWith runs hitl hook claude-code with args and stdin.
@@ -18,7 +19,7 @@ func runHookWith(stdin string, args ...string) (stdout, stderr string, code int)
 }
 
 func TestHookPrintSettings(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	cases := []struct {
 		args []string
 		want string
@@ -57,7 +58,7 @@ func TestHookPrintSettings(t *testing.T) {
 // exits 2, which blocks the call; an event hitl does not answer exits 1,
 // which Claude Code reports and ignores.
 func TestHookExitCodes(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	down := refused.URL(t)
 	preToolUse := `{"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}, "tool_use_id": "toolu_01"}`
 	cases := []struct {
@@ -95,7 +96,7 @@ func TestHookExitCodes(t *testing.T) {
 
 // TestHookCommand: hitl hook without claude-code shows what it takes.
 func TestHookCommand(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	stdout, stderr, code := runHitl("hook")
 	if code != 2 || stdout != "" || !strings.Contains(stderr, "claude-code") {
 		t.Errorf("hitl hook: exit %d, stdout %q, stderr %q; want 2 and the agents", code, stdout, stderr)
@@ -118,7 +119,7 @@ func mustMarshal(t *testing.T, v any) string {
 // --print-settings prints (the real-CLI tests run those), and its MCP
 // configuration is the one the permission prompt tests give Claude Code.
 func TestReadmeClaudeCodeSnippets(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	for name, args := range map[string][]string{
 		"claude-code-hook":      {"--print-settings"},
 		"claude-code-http-hook": {"--print-settings", "--http"},
@@ -159,7 +160,7 @@ func readmeMCPConfig(t *testing.T, base string) map[string]any {
 // every reviewed call to a server over plain HTTP on the network print a
 // warning that says to use https; loopback and https print none.
 func TestHookPrintSettingsWarnsOfPlainHTTP(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	for _, tc := range []struct {
 		server string
 		warn   bool

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hitl-sh/hitl/agents"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // runAgentHookWith runs hitl hook <agent> in this process with args and
@@ -70,7 +71,7 @@ func TestAgentHookPrintSettings(t *testing.T) {
 
 // TestAgentHookFlags: flags that cannot work exit 2, which blocks the call.
 func TestAgentHookFlags(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	cases := []struct {
 		agent  *agents.Agent
 		args   []string

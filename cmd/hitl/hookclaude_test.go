@@ -10,6 +10,7 @@ import (
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/internal/claudetest"
 	"github.com/hitl-sh/hitl/internal/refused"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // hitl hook claude-code as Claude Code's PreToolUse command hook, against
@@ -27,7 +28,7 @@ func commandHook(t *testing.T, event string, args ...string) map[string]any {
 }
 
 func TestClaudeCodeHookApprove(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	h := startClaudeHitl(t)
 	api := claudetest.NewAPI(t, bash("echo hi > out.txt")...)
 	p := claudetest.Start(t, claudetest.Options{API: api, Prompt: "write hi", Settings: commandHook(t, "PreToolUse"), Env: h.env()})
@@ -66,7 +67,7 @@ func TestClaudeCodeHookApprove(t *testing.T) {
 // TestClaudeCodeHookEdit: the person edits the content of a Write; the
 // file holds the edit.
 func TestClaudeCodeHookEdit(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	h := startClaudeHitl(t)
 	api := claudetest.NewAPI(t, claudetest.ToolUse("Write", map[string]any{"file_path": "notes.txt", "content": "draft\n"}), claudetest.Text("finished"))
 	p := claudetest.Start(t, claudetest.Options{API: api, Prompt: "write notes", Settings: commandHook(t, "PreToolUse"), Env: h.env()})
@@ -97,7 +98,7 @@ func TestClaudeCodeHookEdit(t *testing.T) {
 // TestClaudeCodeHookDeny: a reject or a reply stops the call, and the
 // model reads why, as the person wrote it.
 func TestClaudeCodeHookDeny(t *testing.T) {
-	t.Parallel()
+	turns.Idle(t) // the subtests take the turns
 	cases := []struct {
 		name, answer, want string
 	}{
@@ -110,7 +111,7 @@ func TestClaudeCodeHookDeny(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
+			turns.Parallel(t)
 			h := startClaudeHitl(t)
 			api := claudetest.NewAPI(t, bash("echo hi > out.txt")...)
 			// acceptEdits: without the hook's deny, the command would run.
@@ -134,7 +135,7 @@ func TestClaudeCodeHookDeny(t *testing.T) {
 // rule, and the next matching call, in a later session, runs without
 // asking anyone.
 func TestClaudeCodeHookAlwaysAllow(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	h := startClaudeHitl(t)
 	api := claudetest.NewAPI(t, bash("touch one.txt")...)
 	p := claudetest.Start(t, claudetest.Options{API: api, Prompt: "touch a file", Settings: commandHook(t, "PreToolUse"), Env: h.env()})
@@ -165,7 +166,7 @@ func TestClaudeCodeHookAlwaysAllow(t *testing.T) {
 // denied with the reason (or, with --on-error ask, left to Claude Code,
 // which in -p has nobody to ask).
 func TestClaudeCodeHookFailures(t *testing.T) {
-	t.Parallel()
+	turns.Idle(t) // the subtests take the turns
 	cases := []struct {
 		name string
 		// env replaces hitl's: where it is and the token.
@@ -189,7 +190,7 @@ func TestClaudeCodeHookFailures(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
+			turns.Parallel(t)
 			h := startClaudeHitl(t)
 			env := h.env()
 			if tc.env != nil {
@@ -217,7 +218,7 @@ func TestClaudeCodeHookFailures(t *testing.T) {
 // answers only what Claude Code would ask about, in plain -p too; a
 // denial's message reaches the model as it is.
 func TestClaudeCodePermissionRequestHook(t *testing.T) {
-	t.Parallel()
+	turns.Idle(t) // the subtests take the turns
 	cases := []struct {
 		name, answer, wantOut, want string
 		denied                      bool
@@ -229,7 +230,7 @@ func TestClaudeCodePermissionRequestHook(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
+			turns.Parallel(t)
 			h := startClaudeHitl(t)
 			api := claudetest.NewAPI(t, bash("echo hi > out.txt")...)
 			p := claudetest.Start(t, claudetest.Options{API: api, Prompt: "write hi", Settings: commandHook(t, "PermissionRequest"), Env: h.env()})

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hitl-sh/hitl/internal/claudetest"
 	"github.com/hitl-sh/hitl/internal/refused"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // hitl's HTTP hook endpoint and its permission_prompt MCP tool, against
@@ -20,7 +21,7 @@ func httpHook(t *testing.T, event, url string) map[string]any {
 }
 
 func TestClaudeCodeHTTPHook(t *testing.T) {
-	t.Parallel()
+	turns.Idle(t) // the subtests take the turns
 	cases := []struct {
 		name, event, answer string
 		wantOut, want       string
@@ -34,7 +35,7 @@ func TestClaudeCodeHTTPHook(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
+			turns.Parallel(t)
 			h := startClaudeHitl(t)
 			api := claudetest.NewAPI(t, bash("echo hi > out.txt")...)
 			p := claudetest.Start(t, claudetest.Options{API: api, Prompt: "write hi", Env: h.env(),
@@ -63,7 +64,7 @@ func TestClaudeCodeHTTPHook(t *testing.T) {
 // Code ignores an HTTP hook that fails, so with hitl down the call runs as
 // if there were no hook.
 func TestClaudeCodeHTTPHookFailsOpen(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	h := startClaudeHitl(t)
 	api := claudetest.NewAPI(t, bash("echo hi > out.txt")...)
 	r := claudetest.Run(t, claudetest.Options{API: api, Prompt: "write hi", Env: h.env(),
@@ -78,7 +79,7 @@ func TestClaudeCodeHTTPHookFailsOpen(t *testing.T) {
 // no token) is answered with a deny, not a 401 that Claude Code would
 // ignore: the call does not run, and the model reads why.
 func TestClaudeCodeHTTPHookWithoutToken(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	h := startClaudeHitl(t)
 	api := claudetest.NewAPI(t, bash("echo hi > out.txt")...)
 	r := claudetest.Run(t, claudetest.Options{API: api, Prompt: "write hi",
@@ -108,7 +109,7 @@ func mcpHitl(t *testing.T, transport, url string) map[string]any {
 var permissionPrompt = []string{"--permission-prompt-tool", "mcp__hitl__permission_prompt"}
 
 func TestClaudeCodePermissionPromptTool(t *testing.T) {
-	t.Parallel()
+	turns.Idle(t) // the subtests take the turns
 	cases := []struct {
 		name, answer, wantOut, want string
 	}{
@@ -120,7 +121,7 @@ func TestClaudeCodePermissionPromptTool(t *testing.T) {
 	for _, transport := range []string{"stdio", "http"} {
 		for _, tc := range cases {
 			t.Run(transport+"/"+tc.name, func(t *testing.T) {
-				t.Parallel()
+				turns.Parallel(t)
 				h := startClaudeHitl(t)
 				api := claudetest.NewAPI(t, bash("echo hi > out.txt")...)
 				p := claudetest.Start(t, claudetest.Options{API: api, Prompt: "write hi", MCPConfig: mcpHitl(t, transport, h.URL), Args: permissionPrompt, Env: h.env()})
@@ -149,7 +150,7 @@ func TestClaudeCodePermissionPromptTool(t *testing.T) {
 // TestClaudeCodePermissionPromptToolDown: hitl mcp denies, with the
 // reason, when the server it forwards to is down.
 func TestClaudeCodePermissionPromptToolDown(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	h := startClaudeHitl(t)
 	api := claudetest.NewAPI(t, bash("echo hi > out.txt")...)
 	r := claudetest.Run(t, claudetest.Options{API: api, Prompt: "write hi", MCPConfig: mcpHitl(t, "stdio", refused.URL(t)), Args: permissionPrompt, Env: h.env()})
@@ -167,7 +168,7 @@ func TestClaudeCodePermissionPromptToolDown(t *testing.T) {
 // reached at all, Claude Code ends the run at its first permission check,
 // and nothing runs.
 func TestClaudeCodePermissionPromptToolUnreachable(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	h := startClaudeHitl(t)
 	api := claudetest.NewAPI(t, bash("echo hi > out.txt")...)
 	r := claudetest.Run(t, claudetest.Options{API: api, Prompt: "write hi", MCPConfig: mcpHitl(t, "http", refused.URL(t)), Args: permissionPrompt, Env: h.env()})

@@ -11,6 +11,7 @@ import (
 	"github.com/hitl-sh/hitl/internal/chatfake"
 	"github.com/hitl-sh/hitl/internal/clinetest"
 	"github.com/hitl-sh/hitl/internal/refused"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // hitl hook cline against the real Cline CLI (internal/clinetest) and a
@@ -37,7 +38,7 @@ func startCline(t *testing.T, opts clinetest.Options) <-chan *clinetest.Output {
 }
 
 func TestClineHookApprove(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	h := startClaudeHitl(t)
 	api := clinetest.NewAPI(t, clinetest.RunCommand("echo hi > out.txt"), chatfake.Text("finished"))
 	done := startCline(t, clinetest.Options{API: api, Prompt: "write hi", Hook: clineHook(t), Env: h.env()})
@@ -62,7 +63,7 @@ func TestClineHookApprove(t *testing.T) {
 // TestClineHookReject: a reject cancels the task (Cline's only way to stop
 // a call), and the command never runs.
 func TestClineHookReject(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	h := startClaudeHitl(t)
 	api := clinetest.NewAPI(t, clinetest.RunCommand("echo hi > out.txt"), chatfake.Text("finished"))
 	done := startCline(t, clinetest.Options{API: api, Prompt: "write hi", Hook: clineHook(t), Env: h.env()})
@@ -75,7 +76,7 @@ func TestClineHookReject(t *testing.T) {
 
 // TestClineHookEdit: the person edits the command; Cline runs the edit.
 func TestClineHookEdit(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	h := startClaudeHitl(t)
 	api := clinetest.NewAPI(t, clinetest.RunCommand("echo hi > out.txt"), chatfake.Text("finished"))
 	done := startCline(t, clinetest.Options{API: api, Prompt: "write hi", Hook: clineHook(t), Env: h.env()})
@@ -92,7 +93,7 @@ func TestClineHookEdit(t *testing.T) {
 // TestClineHookFailsClosed: with hitl unreachable the hook cancels the
 // task, and the command never runs.
 func TestClineHookFailsClosed(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	api := clinetest.NewAPI(t, clinetest.RunCommand("echo hi > out.txt"), chatfake.Text("finished"))
 	r := clinetest.Run(t, clinetest.Options{API: api, Prompt: "write hi", Hook: clineHook(t),
 		Env: []string{"HITL_URL=" + refused.URL(t), "HITL_TOKEN=hitl_nobody"}})

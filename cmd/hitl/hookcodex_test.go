@@ -12,6 +12,7 @@ import (
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/internal/codextest"
 	"github.com/hitl-sh/hitl/internal/refused"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // hitl hook codex as Codex's PreToolUse command hook, against the real
@@ -83,7 +84,7 @@ func codexTold(t *testing.T, api *codextest.API, r *codextest.Output, n int) str
 // trusted, running the hitl binary with a timeout a minute above the
 // question's.
 func TestCodexHookTrusted(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	h := printCodexHook(t)
 	if err := os.WriteFile(filepath.Join(h.home, "hooks.json"), mustJSON(t, h.hooks), 0o644); err != nil {
 		t.Fatal(err)
@@ -103,7 +104,7 @@ func TestCodexHookTrusted(t *testing.T) {
 }
 
 func TestCodexHookApprove(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	h := startClaudeHitl(t)
 	hook := printCodexHook(t)
 	api := codextest.NewAPI(t, codextest.Exec("echo hi > out.txt"), codextest.Text("finished"))
@@ -129,7 +130,7 @@ func TestCodexHookApprove(t *testing.T) {
 // TestCodexHookDeny: a reject or a reply stops the call, and the model
 // reads the person's words.
 func TestCodexHookDeny(t *testing.T) {
-	t.Parallel()
+	turns.Idle(t) // the subtests take the turns
 	cases := []struct{ name, answer, want string }{
 		{"reject", `{"decision": "reject", "message": "not in this repository"}`,
 			"Command blocked by PreToolUse hook: The person reviewing this Bash call in hitl (alice) rejected it: not in this repository. Command: echo hi > out.txt"},
@@ -138,7 +139,7 @@ func TestCodexHookDeny(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
+			turns.Parallel(t)
 			h := startClaudeHitl(t)
 			hook := printCodexHook(t)
 			api := codextest.NewAPI(t, codextest.Exec("echo hi > out.txt"), codextest.Text("finished"))
@@ -157,7 +158,7 @@ func TestCodexHookDeny(t *testing.T) {
 
 // TestCodexHookEdit: the person edits the command; Codex runs the edit.
 func TestCodexHookEdit(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	h := startClaudeHitl(t)
 	hook := printCodexHook(t)
 	api := codextest.NewAPI(t, codextest.Exec("echo hi > out.txt"), codextest.Text("finished"))
@@ -175,7 +176,7 @@ func TestCodexHookEdit(t *testing.T) {
 // TestCodexHookFailures: whenever hitl cannot decide, the call is denied,
 // and the model reads why.
 func TestCodexHookFailures(t *testing.T) {
-	t.Parallel()
+	turns.Idle(t) // the subtests take the turns
 	cases := []struct {
 		name string
 		env  func(h *claudeHitl) []string
@@ -193,7 +194,7 @@ func TestCodexHookFailures(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
+			turns.Parallel(t)
 			h := startClaudeHitl(t)
 			env := h.env()
 			if tc.env != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/hitl-sh/hitl/internal/chatfake"
 	"github.com/hitl-sh/hitl/internal/copilottest"
 	"github.com/hitl-sh/hitl/internal/refused"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // hitl hook copilot-cli as GitHub Copilot CLI's preToolUse command hook,
@@ -57,7 +58,7 @@ func copilotTold(t *testing.T, api *chatfake.API, r *copilottest.Output, n int) 
 // TestCopilotHookApprove runs without --allow-all-tools: the hook is the
 // only permission, and hitl's approve runs the call.
 func TestCopilotHookApprove(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	h := startClaudeHitl(t)
 	api := copilottest.NewAPI(t, copilottest.Bash("echo hi > out.txt"), chatfake.Text("finished"))
 	done := startCopilot(t, copilottest.Options{API: api, Prompt: "write hi", Settings: copilotHook(t), Env: h.env(), Args: []string{}})
@@ -87,7 +88,7 @@ func TestCopilotHookApprove(t *testing.T) {
 // TestCopilotHookDeny: a reject or a reply stops the call, and the model
 // reads the person's words.
 func TestCopilotHookDeny(t *testing.T) {
-	t.Parallel()
+	turns.Idle(t) // the subtests take the turns
 	cases := []struct{ name, answer, want string }{
 		{"reject", `{"decision": "reject", "message": "not in this repository"}`,
 			"Denied by preToolUse hook: The person reviewing this bash call in hitl (alice) rejected it: not in this repository"},
@@ -96,7 +97,7 @@ func TestCopilotHookDeny(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
+			turns.Parallel(t)
 			h := startClaudeHitl(t)
 			api := copilottest.NewAPI(t, copilottest.Bash("echo hi > out.txt"), chatfake.Text("finished"))
 			done := startCopilot(t, copilottest.Options{API: api, Prompt: "write hi", Settings: copilotHook(t), Env: h.env()})
@@ -115,7 +116,7 @@ func TestCopilotHookDeny(t *testing.T) {
 // TestCopilotHookEdit: the person edits the command, or a file's content;
 // the CLI runs the edit.
 func TestCopilotHookEdit(t *testing.T) {
-	t.Parallel()
+	turns.Idle(t) // the subtests take the turns
 	cases := []struct {
 		name     string
 		call     func(dir string) chatfake.Turn
@@ -131,7 +132,7 @@ func TestCopilotHookEdit(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
+			turns.Parallel(t)
 			h := startClaudeHitl(t)
 			dir := filepath.Join(t.TempDir(), "work")
 			api := copilottest.NewAPI(t, tc.call(dir), chatfake.Text("finished"))
@@ -153,7 +154,7 @@ func TestCopilotHookEdit(t *testing.T) {
 // TestCopilotHookFailures: whenever hitl cannot decide, the call is denied
 // and the model reads why.
 func TestCopilotHookFailures(t *testing.T) {
-	t.Parallel()
+	turns.Idle(t) // the subtests take the turns
 	const prefix = "Denied by preToolUse hook: hitl could not get a decision on this bash call, so it is denied: "
 	cases := []struct {
 		name string
@@ -170,7 +171,7 @@ func TestCopilotHookFailures(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
+			turns.Parallel(t)
 			h := startClaudeHitl(t)
 			env := h.env()
 			if tc.env != nil {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/internal/claudetest"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // TestClaudeCodeHookDefer: with --defer-after, a call nobody has decided
@@ -12,7 +13,7 @@ import (
 // stays open in hitl, and once the person has answered, claude -p
 // --resume asks again, finds the same question and runs the call.
 func TestClaudeCodeHookDefer(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	h := startClaudeHitl(t)
 	api := claudetest.NewAPI(t, bash("echo later > out.txt")...)
 	settings := commandHook(t, "PreToolUse", "--timeout", "1h", "--defer-after", "2s")

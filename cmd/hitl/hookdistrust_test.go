@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/hitl-sh/hitl/internal/turns"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -47,7 +48,7 @@ func reviewed(id, tool, status, value string) string {
 // decision about the very question it asked; an edit without args, an
 // answer about another interaction or another tool, is a deny.
 func TestHookDistrustsTheServer(t *testing.T) {
-	t.Parallel()
+	turns.Idle(t) // the subtests take the turns
 	pending := reviewed("A", "Bash", "pending", "")
 	for _, tc := range []struct {
 		name, created, waited string
@@ -62,7 +63,7 @@ func TestHookDistrustsTheServer(t *testing.T) {
 		{"another tool at once", reviewed("A", "Write", "answered", `{"decision": "approve"}`), reviewed("A", "Write", "answered", `{"decision": "approve"}`), false, "Write, not Bash"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
+			turns.Parallel(t)
 			url := fakeReviewServer(t, tc.created, tc.waited)
 			stdin := `{"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}, "tool_use_id": "toolu_01", "session_id": "s1"}`
 			stdout, stderr, code := runHookWith(stdin, "--server", url)

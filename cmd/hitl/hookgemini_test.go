@@ -10,6 +10,7 @@ import (
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/internal/geminitest"
 	"github.com/hitl-sh/hitl/internal/refused"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // hitl hook gemini-cli as Gemini CLI's BeforeTool command hook, against
@@ -61,7 +62,7 @@ func geminiTold(t *testing.T, api *geminitest.API, r *geminitest.Output, n int) 
 // environment unless the hook's "env" hands them on, as the printed
 // settings do.
 func TestGeminiHookApprove(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	h := startClaudeHitl(t)
 	api := geminitest.NewAPI(t, geminitest.Shell("echo hi > out.txt"), geminitest.Text("finished"))
 	done := startGemini(t, geminitest.Options{API: api, Prompt: "write hi", Settings: geminiHook(t), Env: append(h.env(), "GITHUB_SHA=0000000")})
@@ -90,7 +91,7 @@ func TestGeminiHookApprove(t *testing.T) {
 // TestGeminiHookDeny: a reject or a reply stops the call, and the model
 // reads the person's words.
 func TestGeminiHookDeny(t *testing.T) {
-	t.Parallel()
+	turns.Idle(t) // the subtests take the turns
 	cases := []struct{ name, answer, want string }{
 		{"reject", `{"decision": "reject", "message": "not in this repository"}`,
 			"Tool execution blocked: The person reviewing this run_shell_command call in hitl (alice) rejected it: not in this repository"},
@@ -99,7 +100,7 @@ func TestGeminiHookDeny(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
+			turns.Parallel(t)
 			h := startClaudeHitl(t)
 			api := geminitest.NewAPI(t, geminitest.Shell("echo hi > out.txt"), geminitest.Text("finished"))
 			done := startGemini(t, geminitest.Options{API: api, Prompt: "write hi", Settings: geminiHook(t), Env: h.env()})
@@ -117,7 +118,7 @@ func TestGeminiHookDeny(t *testing.T) {
 
 // TestGeminiHookEdit: the person edits the command; the CLI runs the edit.
 func TestGeminiHookEdit(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	h := startClaudeHitl(t)
 	api := geminitest.NewAPI(t, geminitest.Shell("echo hi > out.txt"), geminitest.Text("finished"))
 	done := startGemini(t, geminitest.Options{API: api, Prompt: "write hi", Settings: geminiHook(t), Env: h.env()})
@@ -138,7 +139,7 @@ func TestGeminiHookEdit(t *testing.T) {
 // and the model reads why; with --on-error ask, a headless run ends
 // without running it.
 func TestGeminiHookFailures(t *testing.T) {
-	t.Parallel()
+	turns.Idle(t) // the subtests take the turns
 	cases := []struct {
 		name string
 		env  func(h *claudeHitl) []string
@@ -159,7 +160,7 @@ func TestGeminiHookFailures(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
+			turns.Parallel(t)
 			h := startClaudeHitl(t)
 			env := h.env()
 			if tc.env != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/hitl-sh/hitl/internal/chatfake"
 	"github.com/hitl-sh/hitl/internal/opencodetest"
 	"github.com/hitl-sh/hitl/internal/refused"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // hitl hook opencode through hitl's OpenCode plugin, against the real
@@ -50,7 +51,7 @@ func openCodeTold(t *testing.T, api *chatfake.API, r *opencodetest.Output, n int
 }
 
 func TestOpenCodeHookApprove(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	h := startClaudeHitl(t)
 	api := opencodetest.NewAPI(t, opencodetest.Bash("echo hi > out.txt"), chatfake.Text("finished"))
 	done := startOpenCode(t, opencodetest.Options{API: api, Prompt: "write hi", Plugins: openCodePlugin(t), Env: h.env()})
@@ -78,7 +79,7 @@ func TestOpenCodeHookApprove(t *testing.T) {
 // TestOpenCodeHookDeny: a reject or a reply stops the call, and the model
 // reads the person's words.
 func TestOpenCodeHookDeny(t *testing.T) {
-	t.Parallel()
+	turns.Idle(t) // the subtests take the turns
 	cases := []struct{ name, answer, want string }{
 		{"reject", `{"decision": "reject", "message": "not in this repository"}`,
 			"The person reviewing this bash call in hitl (alice) rejected it: not in this repository"},
@@ -87,7 +88,7 @@ func TestOpenCodeHookDeny(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
+			turns.Parallel(t)
 			h := startClaudeHitl(t)
 			api := opencodetest.NewAPI(t, opencodetest.Bash("echo hi > out.txt"), chatfake.Text("finished"))
 			done := startOpenCode(t, opencodetest.Options{API: api, Prompt: "write hi", Plugins: openCodePlugin(t), Env: h.env()})
@@ -106,7 +107,7 @@ func TestOpenCodeHookDeny(t *testing.T) {
 // TestOpenCodeHookEdit: the person edits the command, or an MCP tool's
 // arguments; OpenCode runs the edit.
 func TestOpenCodeHookEdit(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	h := startClaudeHitl(t)
 	api := opencodetest.NewAPI(t, opencodetest.Bash("echo hi > out.txt"), chatfake.Text("finished"))
 	done := startOpenCode(t, opencodetest.Options{API: api, Prompt: "write hi", Plugins: openCodePlugin(t), Env: h.env()})
@@ -121,7 +122,7 @@ func TestOpenCodeHookEdit(t *testing.T) {
 }
 
 func TestOpenCodeHookEditMCP(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	h := startClaudeHitl(t)
 	srv := opencodetest.NewMCPServer(t)
 	api := opencodetest.NewAPI(t, chatfake.Call("notes_note", map[string]any{"text": "from the model"}), chatfake.Text("finished"))
@@ -143,7 +144,7 @@ func TestOpenCodeHookEditMCP(t *testing.T) {
 // TestOpenCodeHookFailures: whenever hitl cannot decide, the call is
 // denied and the model reads why.
 func TestOpenCodeHookFailures(t *testing.T) {
-	t.Parallel()
+	turns.Idle(t) // the subtests take the turns
 	const prefix = "hitl could not get a decision on this bash call, so it is denied: "
 	cases := []struct {
 		name string
@@ -160,7 +161,7 @@ func TestOpenCodeHookFailures(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
+			turns.Parallel(t)
 			h := startClaudeHitl(t)
 			env := h.env()
 			if tc.env != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/hitl-sh/hitl/internal/copilottest"
 	"github.com/hitl-sh/hitl/internal/geminitest"
 	"github.com/hitl-sh/hitl/internal/opencodetest"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // TestHookRuleAcrossAgents: "approve, and always allow `touch`, for every
@@ -19,7 +20,7 @@ import (
 // without anyone; a chained command, which the rule does not cover, is still
 // asked.
 func TestHookRuleAcrossAgents(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	h := startClaudeHitl(t)
 	api := claudetest.NewAPI(t, bash("touch claude.txt")...)
 	p := claudetest.Start(t, claudetest.Options{API: api, Prompt: "touch a file", Settings: commandHook(t, "PreToolUse"), Env: h.env()})

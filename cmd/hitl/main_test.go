@@ -18,12 +18,14 @@ import (
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/client"
 	"github.com/hitl-sh/hitl/internal/hitltest"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // hitlBin is the hitl binary built once for the end-to-end tests.
 var hitlBin string
 
 func TestMain(m *testing.M) {
+	turns.Use()
 	os.Exit(buildAndRun(m))
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/internal/refused"
+	"github.com/hitl-sh/hitl/internal/turns"
 	"github.com/hitl-sh/hitl/tools"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -92,7 +93,7 @@ func resultText(t *testing.T, res *mcp.CallToolResult) string {
 }
 
 func TestMCPStdioAnswered(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	srv := startServer(t)
 	c := srv.client(t)
 	// The server comes from HITL_URL, as in an MCP client's config.
@@ -159,7 +160,7 @@ func TestMCPStdioAnswered(t *testing.T) {
 }
 
 func TestMCPStdioToolErrors(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	srv := startServer(t)
 	c := srv.client(t)
 	s := startMCP(t, nil, "--server", srv.URL)
@@ -197,7 +198,7 @@ func TestMCPStdioToolErrors(t *testing.T) {
 }
 
 func TestMCPStdioServerUnreachable(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	url := refused.URL(t)
 	s := startMCP(t, nil, "--server", url)
 	ctx, cancel := context.WithTimeout(context.Background(), mcpDialTimeout+5*time.Second)
@@ -213,7 +214,7 @@ func TestMCPStdioServerUnreachable(t *testing.T) {
 }
 
 func TestMCPFlags(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	for _, args := range [][]string{{"mcp", "extra"}, {"mcp", "--progress-interval", "0s"}, {"mcp", "--log-level", "loud"}, {"mcp", "--bogus"}} {
 		if _, stderr, code := hitlRun(t, args...); code != 2 {
 			t.Errorf("hitl %s: exit %d, want 2; stderr:\n%s", strings.Join(args, " "), code, stderr)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/internal/mcptest"
+	"github.com/hitl-sh/hitl/internal/turns"
 	"github.com/hitl-sh/hitl/mcpserver"
 )
 
@@ -91,7 +92,7 @@ func TestMCPTaskResultHeldOpen(t *testing.T) {
 	if testing.Short() {
 		t.Skip("holds a request open for 65 s")
 	}
-	t.Parallel()
+	turns.Idle(t) // holds a request open for 65 s, most of it waiting
 	requireGatePackages(t)
 	srv := startServerAt(t, freeAddr(t), filepath.Join(t.TempDir(), "hitl.db"))
 	a := startAgent(t, nil, srv.URL+"/mcp")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/client"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 func TestParseAge(t *testing.T) {
@@ -105,7 +106,7 @@ func startOnAnyPort(t *testing.T, db string, args ...string) *hitlServer {
 }
 
 func TestPurgeCommand(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	s := startOnAnyPort(t, filepath.Join(t.TempDir(), "hitl.db"))
 	c := s.client(t)
 	answered, cancelled, pending := endedAndPending(t, c)
@@ -145,7 +146,7 @@ func TestPurgeCommand(t *testing.T) {
 // TestServeRetention restarts a server with --retention 1ms: it purges
 // what ended before, at once, and logs how many went.
 func TestServeRetention(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	s := startOnAnyPort(t, filepath.Join(t.TempDir(), "hitl.db"))
 	answered, cancelled, pending := endedAndPending(t, s.client(t))
 	s.cmd.Process.Signal(syscall.SIGTERM)
@@ -173,7 +174,7 @@ func TestServeRetention(t *testing.T) {
 // TestServeClaimTTL starts a server with --claim-ttl 2m: a claim that
 // names no time holds two minutes. A bad value is refused at start.
 func TestServeClaimTTL(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	s := startOnAnyPort(t, filepath.Join(t.TempDir(), "hitl.db"), "--claim-ttl", "2m")
 	in, _, err := s.client(t).Create(context.Background(), hitl.CreateRequest{Question: "Who takes this?", ClaimMode: hitl.ClaimShared})
 	if err != nil {

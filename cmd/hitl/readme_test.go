@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hitl-sh/hitl/internal/turns"
 	"github.com/hitl-sh/hitl/tools"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -133,7 +134,7 @@ func hitlCommand(t *testing.T, srv *hitlServer, command string, args []string, e
 }
 
 func TestReadmeMCPSnippets(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	srv := startServer(t)
 
 	t.Run("claude-code", func(t *testing.T) {
@@ -191,7 +192,7 @@ func TestReadmeMCPSnippets(t *testing.T) {
 }
 
 func TestReadmeToolsSnippet(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	line, _, _ := strings.Cut(readmeSnippet(t, "tools"), "#")
 	args := strings.Fields(line)
 	if len(args) < 2 || args[0] != "hitl" {

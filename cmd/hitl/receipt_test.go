@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // TestReceipts: through the real binary, an approved action carries a
@@ -18,7 +19,7 @@ import (
 // /api/v1/receipts/verify accept for its call and refuse, with a reason,
 // for another; the same receipt after a restart; rotation keeps it valid.
 func TestReceipts(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	addr, db := freeAddr(t), t.TempDir()+"/hitl.db"
 	srv := startServerAt(t, addr, db)
 	c := srv.client(t)

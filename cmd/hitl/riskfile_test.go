@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // TestServeRiskPatternsFile: hitl serve refuses to start on a risk
@@ -16,7 +17,7 @@ import (
 // a good file's patterns (from the flag or HITL_RISK_PATTERNS_FILE) mark
 // actions risky with their reasons.
 func TestServeRiskPatternsFile(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	dir := t.TempDir()
 	db := filepath.Join(dir, "hitl.db")
 	bad := filepath.Join(dir, "bad.txt")

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hitl-sh/hitl/internal/oidctest"
+	"github.com/hitl-sh/hitl/internal/turns"
 	"github.com/hitl-sh/hitl/oidc"
 )
 
@@ -22,7 +23,7 @@ var redirectLogged = regexp.MustCompile(`redirect_url=(http://\S+)`)
 // responder of their provider group; neither the code nor the state
 // reaches the log, even at debug level.
 func TestServeWithSignOn(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	addr := freeAddr(t)
 	base := "http://" + addr
 	const secret = "s3cret-of-the-hitl-client"
@@ -94,7 +95,7 @@ func TestServeWithSignOn(t *testing.T) {
 // TestServeSignOnFlagsChecked: impossible sign-on settings stop hitl
 // serve before it listens, saying which.
 func TestServeSignOnFlagsChecked(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	db := filepath.Join(t.TempDir(), "hitl.db")
 	for _, tt := range []struct {
 		args []string

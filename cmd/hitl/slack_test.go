@@ -19,6 +19,7 @@ import (
 
 	"github.com/hitl-sh/hitl/internal/hitltest"
 	"github.com/hitl-sh/hitl/internal/slackfake"
+	"github.com/hitl-sh/hitl/internal/turns"
 	"github.com/hitl-sh/hitl/slack"
 	_ "modernc.org/sqlite"
 )
@@ -75,7 +76,7 @@ func slackCall(t *testing.T, method, url, contentType, body string, header http.
 }
 
 func TestServeSlackConfig(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	s := startSlackServer(t)
 
 	// A key to seal secrets, made beside the database, for its owner only.
@@ -130,7 +131,7 @@ func TestServeSlackConfig(t *testing.T) {
 }
 
 func TestServeSlackFlags(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	s := startSlackServer(t, "--slack-bot-token", "xoxb-9999-8888-fromtheflags", "--slack-channel", "C0FLAGS01", "--slack-delay", "30")
 	code, body := slackCall(t, "GET", s.URL+"/api/human-feedback/slack/config", "", "", nil)
 	var view slack.ConfigView
@@ -151,7 +152,7 @@ func TestServeSlackFlags(t *testing.T) {
 }
 
 func TestServeSlackBadFlags(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	for _, args := range [][]string{
 		{"--slack-mention", "everyone"},
 		{"--slack-delay", "soon"},
@@ -166,7 +167,7 @@ func TestServeSlackBadFlags(t *testing.T) {
 }
 
 func TestServeSlackSecretKey(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	// A bad HITL_SECRET_KEY stops hitl serve, naming it.
 	p := startEnv(t, []string{"HITL_SECRET_KEY=not-a-key"}, "serve", "--addr", freeAddr(t), "--db", filepath.Join(t.TempDir(), "x.db"))
 	if code := p.wait(t); code != 1 || !strings.Contains(p.stderr.String(), "HITL_SECRET_KEY") {
@@ -247,7 +248,7 @@ func startEnv(t *testing.T, env []string, args ...string) *proc {
 // a question asked over HTTP is posted, and once answered over HTTP its
 // message is updated with who answered and through which channel.
 func TestServeSlackEndToEnd(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	api := slackfake.New(t, nil)
 	s := startSlackServer(t, "--slack-bot-token", slackfake.BotToken, "--slack-channel", "C0E2E0001",
 		"--slack-delay", "0", "--slack-api-url", api.URL+"/")
@@ -277,7 +278,7 @@ func TestServeSlackEndToEnd(t *testing.T) {
 // TestServeHelpHidesSlackSecrets checks that --help does not print the
 // secrets' variables as defaults.
 func TestServeHelpHidesSlackSecrets(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	p := startEnv(t, []string{"HITL_SLACK_BOT_TOKEN=xoxb-do-not-print-me", "HITL_SLACK_SIGNING_SECRET=also-secret-value"}, "serve", "--help")
 	p.wait(t)
 	out := p.stdout.String() + p.stderr.String()

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hitl-sh/hitl/internal/turns"
 	"github.com/hitl-sh/hitl/tools"
 )
 
@@ -18,7 +19,7 @@ func runHitl(args ...string) (stdout, stderr string, code int) {
 }
 
 func TestToolsCommand(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	tests := []struct {
 		args   []string
 		format tools.Format
@@ -55,7 +56,7 @@ func TestToolsCommand(t *testing.T) {
 }
 
 func TestToolsCommandErrors(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	for _, tt := range []struct {
 		args []string
 		want string

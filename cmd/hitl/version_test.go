@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"github.com/hitl-sh/hitl/internal/turns"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -41,7 +42,7 @@ func TestReadVersion(t *testing.T) {
 }
 
 func TestWriteVersion(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	var b bytes.Buffer
 	writeVersion(&b, versionInfo{Version: "v1.2.3", Commit: "abc", Modified: true, Date: "2026-12-06T07:00:00Z", Go: "go1.26 linux/amd64"})
 	want := "hitl v1.2.3\ncommit  abc (modified)\ndate    2026-12-06T07:00:00Z\ngo      go1.26 linux/amd64\n"
