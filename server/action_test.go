@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // bashAction is the body that asks to run command as claude-code.
@@ -33,7 +34,7 @@ func errorOf(t *testing.T, body []byte) (code, message string) {
 }
 
 func TestActionOverHTTP(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	req := bashAction("terraform apply -auto-approve")
 	req["args_schema"] = map[string]any{"type": "object", "properties": map[string]any{"command": map[string]any{"type": "string", "minLength": 1}}, "required": []any{"command"}}
@@ -87,7 +88,7 @@ func TestActionOverHTTP(t *testing.T) {
 }
 
 func TestActionRequestErrors(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	for name, tt := range map[string]struct {
 		body string
@@ -113,7 +114,7 @@ func TestActionRequestErrors(t *testing.T) {
 // answers matching actions at once; revoked, it is kept but decides
 // nothing.
 func TestRulesOverHTTP(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	var r hitl.Rule
 	ts.mustDo(t, "POST", "/api/v1/rules", map[string]any{

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // TestReplicasRules: a rule made by an answer on one replica decides the
@@ -12,7 +13,7 @@ import (
 // streams show that question, only its outcome; once revoked on the first,
 // it decides nothing more on the second, which had it in memory.
 func TestReplicasRules(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	rs := newReplicas(t, 2)
 	a, b := rs[0], rs[1]
 	marker := b.ask(t, nil)

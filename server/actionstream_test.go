@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/internal/turns"
 	"github.com/hitl-sh/hitl/server"
 )
 
@@ -15,7 +16,7 @@ import (
 // answers as it is made sends no hitl:question (the card would only
 // flash), but its hitl:resolved and hitl:cancel still go out.
 func TestActionOnTheStream(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	c := dialWS(t, ts, nil)
 	readReplay(t, c)
@@ -68,7 +69,7 @@ func TestActionOnTheStream(t *testing.T) {
 // through the API; a person makes one by answering with always, sees
 // only theirs, and revokes only theirs (others' are not found).
 func TestRulesAuthorization(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newAuthServer(t, server.AuthOptions{})
 	rule := map[string]any{"effect": "allow", "source_agent": "claude-code", "action_name": "Read"}
 	for _, a := range []actor{ts.alice, ts.agent, ts.anon} {

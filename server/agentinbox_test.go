@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // inboxCase is one of testdata/agent-inbox.json's HumanInterrupt cases.
@@ -64,7 +65,7 @@ func sameJSON(t *testing.T, a, b []byte) bool {
 // becomes, answers it as a person would, and checks the HumanResponse
 // list the graph resumes with.
 func TestAgentInboxCases(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	for _, tc := range inboxCases(t) {
 		t.Run(tc.Name, func(t *testing.T) {
@@ -107,7 +108,7 @@ func TestAgentInboxCases(t *testing.T) {
 // a person answers them, and asks it again with the same idempotency key
 // to get the same answers.
 func TestAgentInboxList(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	cases := inboxCases(t)[1:4] // three actions of different names
 	person := hitl.WithCaller(t.Context(), hitl.Caller{Name: "alice", Channel: hitl.ChannelWeb})
@@ -182,7 +183,7 @@ func TestAgentInboxList(t *testing.T) {
 // TestAgentInboxUnanswered: an interrupt nobody answers, or one withdrawn,
 // has no responses, and says why.
 func TestAgentInboxUnanswered(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	tc := inboxCases(t)[0]
 	var st inboxState
@@ -202,7 +203,7 @@ func TestAgentInboxUnanswered(t *testing.T) {
 
 // TestAgentInboxErrors: what the routes refuse, each with the field named.
 func TestAgentInboxErrors(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	var text hitl.Interaction
 	ts.mustDo(t, "POST", "/api/v1/interactions", map[string]any{"question": "Plain text?"}, http.StatusCreated, &text)

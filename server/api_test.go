@@ -11,6 +11,7 @@ import (
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/internal/hitltest"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // apiError is the JSON shape of every error.
@@ -22,7 +23,7 @@ type apiError struct {
 }
 
 func TestCreateGetWaitRespond(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	var in hitl.Interaction
 	ts.mustDo(t, "POST", "/api/v1/interactions", map[string]any{
@@ -87,7 +88,7 @@ func TestCreateGetWaitRespond(t *testing.T) {
 }
 
 func TestErrorStatuses(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	var in hitl.Interaction
 	ts.mustDo(t, "POST", "/api/v1/interactions", map[string]any{"interaction_type": "approval", "question": "Ship?"}, http.StatusCreated, &in)
@@ -165,7 +166,7 @@ func TestErrorStatuses(t *testing.T) {
 }
 
 func TestExpiredAnswerIs410(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	var in hitl.Interaction
 	ts.mustDo(t, "POST", "/api/v1/interactions", map[string]any{"question": "Quick?", "timeout": 0.05}, http.StatusCreated, &in)
@@ -183,7 +184,7 @@ func TestExpiredAnswerIs410(t *testing.T) {
 }
 
 func TestIdempotentCreate(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	req := map[string]any{"question": "Enter the OTP", "idempotency_key": "otp_1701234567891"}
 	var first, again hitl.Interaction
@@ -200,7 +201,7 @@ func TestIdempotentCreate(t *testing.T) {
 }
 
 func TestListPaging(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	var ids []string
 	for i := range 7 {
@@ -244,7 +245,7 @@ func TestListPaging(t *testing.T) {
 }
 
 func TestFirstSeedContract(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	var in hitl.Interaction
 	ts.mustDo(t, "POST", "/api/v1/interactions", map[string]any{
@@ -301,7 +302,7 @@ func TestFirstSeedContract(t *testing.T) {
 }
 
 func TestSecondSeedRespond(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	cases := []struct {
 		create map[string]any
@@ -338,7 +339,7 @@ func TestSecondSeedRespond(t *testing.T) {
 }
 
 func TestFiftyConcurrentAnswersOverHTTP(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	var in hitl.Interaction
 	ts.mustDo(t, "POST", "/api/v1/interactions", map[string]any{"interaction_type": "approval", "question": "Merge?"}, http.StatusCreated, &in)
@@ -375,7 +376,7 @@ func TestFiftyConcurrentAnswersOverHTTP(t *testing.T) {
 }
 
 func TestRestartLosesNothing(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	var pending, overdue hitl.Interaction
 	ts.mustDo(t, "POST", "/api/v1/interactions", map[string]any{"interaction_type": "approval", "question": "Keep me?", "timeout": 3600}, http.StatusCreated, &pending)
@@ -425,7 +426,7 @@ func TestRestartLosesNothing(t *testing.T) {
 }
 
 func TestHealthReadyMetrics(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	ts.mustDo(t, "GET", "/healthz", nil, http.StatusOK, nil)
 	ts.mustDo(t, "GET", "/readyz", nil, http.StatusOK, nil)
@@ -453,7 +454,7 @@ func TestHealthReadyMetrics(t *testing.T) {
 }
 
 func TestCrossOriginPostRefused(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	var in hitl.Interaction
 	ts.mustDo(t, "POST", "/api/v1/interactions", map[string]any{"interaction_type": "approval", "question": "Wire money?"}, http.StatusCreated, &in)

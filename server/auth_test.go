@@ -13,6 +13,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/internal/hitltest"
+	"github.com/hitl-sh/hitl/internal/turns"
 	"github.com/hitl-sh/hitl/server"
 )
 
@@ -35,7 +36,7 @@ func readQuestion(t *testing.T, c *websocket.Conn) string {
 // marker: streams are ordered, so had bob been sent alice's question, it
 // would come first.
 func TestNonTargetNeverReceivesTheQuestion(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newAuthServer(t, server.AuthOptions{})
 
 	aliceWS, _ := ts.dialWS(t, ts.alice)
@@ -98,7 +99,7 @@ func TestNonTargetNeverReceivesTheQuestion(t *testing.T) {
 // a logged-in person's cookie to answer (CSRF), while the same request
 // from the inbox's own origin works.
 func TestCrossOriginPostWithCookieRefused(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newAuthServer(t, server.AuthOptions{})
 	in := ts.ask(t, nil)
 	body := map[string]any{"value": "yes"}
@@ -131,7 +132,7 @@ func TestCrossOriginPostWithCookieRefused(t *testing.T) {
 // TestLoginSessionLogout checks the cookie's attributes, /me, that the
 // database keeps only a hash of the session secret, and logout.
 func TestLoginSessionLogout(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newAuthServer(t, server.AuthOptions{SessionTTL: time.Hour})
 
 	resp, body := ts.call(t, ts.anon, "POST", "/api/v1/auth/login", map[string]string{"username": "carol", "password": hitltest.CarolPassword})
@@ -196,7 +197,7 @@ func TestLoginSessionLogout(t *testing.T) {
 // TestSecureCookieBehindHTTPS: with an https public URL, the session
 // cookie is Secure.
 func TestSecureCookieBehindHTTPS(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newAuthServer(t, server.AuthOptions{PublicURL: "https://hitl.example.com"})
 	resp, _ := ts.call(t, ts.anon, "POST", "/api/v1/auth/login", map[string]string{"username": "alice", "password": hitltest.AlicePassword})
 	for _, c := range resp.Cookies() {
@@ -210,7 +211,7 @@ func TestSecureCookieBehindHTTPS(t *testing.T) {
 // address get 429 with Retry-After, even with the right password; every
 // failure is audited with the user name and never the password.
 func TestBruteForceLoginIsSlowed(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	now := time.Now()
 	var mu sync.Mutex
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
@@ -270,7 +271,7 @@ func TestBruteForceLoginIsSlowed(t *testing.T) {
 // TestUnknownUserAudited: a login for a name that does not exist fails
 // like a wrong password, and is audited as such.
 func TestUnknownUserAudited(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newAuthServer(t, server.AuthOptions{})
 	resp, body := ts.call(t, ts.anon, "POST", "/api/v1/auth/login", map[string]string{"username": "mallory\x00\n", "password": "whatever1"})
 	if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(string(body), "invalid username or password") {
@@ -287,7 +288,7 @@ func TestUnknownUserAudited(t *testing.T) {
 // not per address: every actor here comes from 127.0.0.1, as people behind
 // one reverse proxy do.
 func TestRespondIsRateLimited(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newAuthServer(t, server.AuthOptions{RespondRate: 0.001, RespondBurst: 2})
 	aliceAgain := actor{name: "alice, second session", cookie: ts.login(t, "alice", hitltest.AlicePassword)}
 	for i, c := range []struct {
@@ -318,7 +319,7 @@ func TestRespondIsRateLimited(t *testing.T) {
 
 // TestRevokedTokenRefused: a revoked token is refused at once.
 func TestRevokedTokenRefused(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newAuthServer(t, server.AuthOptions{})
 	if resp, _ := ts.call(t, ts.agent, "GET", "/api/v1/interactions", nil); resp.StatusCode != http.StatusOK {
 		t.Fatalf("before revoking: %d", resp.StatusCode)
@@ -341,7 +342,7 @@ func TestRevokedTokenRefused(t *testing.T) {
 // TestMCPSessionBoundToToken: an MCP session opened with one token cannot
 // be used with another.
 func TestMCPSessionBoundToToken(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newAuthServer(t, server.AuthOptions{})
 	mcpHeaders := []string{"Accept", "application/json, text/event-stream", "Content-Type", "application/json"}
 	resp, body := ts.call(t, ts.agent, "POST", "/mcp", mcpInitialize, mcpHeaders...)
@@ -395,7 +396,7 @@ func (ls *localServer) getHost(t *testing.T, path, host string) int {
 // answers only requests addressed to loopback names, so a web page cannot
 // reach it by pointing its own name at 127.0.0.1 (DNS rebinding).
 func TestLocalModeRefusesForeignHosts(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ls := newLocalServer(t, server.AuthOptions{PublicURL: "https://hitl.example.com/inbox"})
 	_, port, _ := strings.Cut(strings.TrimPrefix(ls.URL, "http://"), ":")
 	for host, want := range map[string]int{
@@ -426,7 +427,7 @@ func TestLocalModeRefusesForeignHosts(t *testing.T) {
 // tokens needs credentials as soon as one exists (made by the hitl CLI,
 // perhaps while it runs), once it has looked again.
 func TestLocalModeEndsWithTheFirstToken(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ls := newLocalServer(t, server.AuthOptions{})
 	var me map[string]any
 	ls.mustDo(t, "GET", "/api/v1/auth/me", nil, http.StatusOK, &me)
@@ -458,7 +459,7 @@ func TestLocalModeEndsWithTheFirstToken(t *testing.T) {
 
 // TestPublicMetrics: with PublicMetrics, /metrics needs no credentials.
 func TestPublicMetrics(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newAuthServer(t, server.AuthOptions{PublicMetrics: true})
 	if resp, _ := ts.call(t, ts.anon, "GET", "/metrics", nil); resp.StatusCode != http.StatusOK {
 		t.Errorf("/metrics anonymously: %d, want 200", resp.StatusCode)

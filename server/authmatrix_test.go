@@ -8,6 +8,7 @@ import (
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/internal/hitltest"
+	"github.com/hitl-sh/hitl/internal/turns"
 	"github.com/hitl-sh/hitl/server"
 )
 
@@ -116,7 +117,7 @@ var matrix = []matrixRow{
 // real server, over SQLite and PostgreSQL, and checks the status. A
 // refused request must leave its interaction pending.
 func TestRoleRouteMatrix(t *testing.T) {
-	t.Parallel()
+	turns.Idle(t) // the subtests take the turns
 	stores := []struct {
 		name string
 		db   func(testing.TB) hitltest.DB
@@ -126,7 +127,7 @@ func TestRoleRouteMatrix(t *testing.T) {
 	}
 	for _, st := range stores {
 		t.Run(st.name, func(t *testing.T) {
-			t.Parallel()
+			turns.Parallel(t)
 			ts := startAuthServer(t, st.db(t), server.AuthOptions{LoginBurst: 100, LoginRate: 100})
 			actors := [6]actor{ts.anon, ts.agent, ts.otherAgent, ts.alice, ts.bob, ts.admin}
 			for _, row := range matrix {
@@ -150,7 +151,7 @@ func TestRoleRouteMatrix(t *testing.T) {
 // TestListShowsOnlyVisible checks what each caller lists, over the native
 // API and the human_feedback contract's pending list.
 func TestListShowsOnlyVisible(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newAuthServer(t, server.AuthOptions{})
 	toAlice := ts.ask(t, &hitl.Targets{Users: []string{"alice"}})
 	toOps := ts.ask(t, &hitl.Targets{Groups: []string{"ops"}})

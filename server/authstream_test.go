@@ -11,6 +11,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/internal/hitltest"
+	"github.com/hitl-sh/hitl/internal/turns"
 	"github.com/hitl-sh/hitl/server"
 )
 
@@ -45,7 +46,7 @@ func wantEnded(t *testing.T, s *sseStream) {
 // TestStreamsEndWithTheirCredentials: a live stream ends once its token is
 // revoked or its session logged out, so no later question reaches it.
 func TestStreamsEndWithTheirCredentials(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newAuthServer(t, server.AuthOptions{StreamRecheck: 10 * time.Millisecond})
 	agentWS, _ := ts.dialWS(t, ts.agent)
 	agentSSE, _ := ts.openSSE(t, ts.agent, "")
@@ -73,7 +74,7 @@ func TestStreamsEndWithTheirCredentials(t *testing.T) {
 // TestLocalStreamEndsWithLocalMode: a stream opened in local mode ends
 // when the first token appears, rather than keep its admin view.
 func TestLocalStreamEndsWithLocalMode(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ls := newLocalServer(t, server.AuthOptions{StreamRecheck: 10 * time.Millisecond})
 	c := dialWS(t, ls.testServer, nil)
 	hitltest.Token(t, ls.Store, "build-bot", hitl.RoleAgent)
@@ -88,7 +89,7 @@ func TestLocalStreamEndsWithLocalMode(t *testing.T) {
 // again after a new question: every replay holds what that caller may see,
 // never another caller's list.
 func TestWebSocketReplayPerAudience(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newAuthServer(t, server.AuthOptions{})
 	toAlice := ts.ask(t, &hitl.Targets{Users: []string{"alice"}})
 	toOps := ts.ask(t, &hitl.Targets{Groups: []string{"ops"}})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/internal/hitltest"
+	"github.com/hitl-sh/hitl/internal/turns"
 	"github.com/hitl-sh/hitl/server"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -72,11 +73,11 @@ func started(t *testing.T, ts *authServer, id string) {
 // handler, ends with 401 once its token is revoked or its session logged
 // out, rather than hand the answer to a credential that no longer holds.
 func TestWaitEndsWithItsCredentials(t *testing.T) {
-	t.Parallel()
+	turns.Idle(t) // the subtests take the turns
 	for _, parked := range []bool{true, false} {
 		name := map[bool]string{true: "parked", false: "in its handler"}[parked]
 		t.Run(name, func(t *testing.T) {
-			t.Parallel()
+			turns.Parallel(t)
 			ts := newAuthServer(t, recheckQuickly)
 			if !parked {
 				ts = startAuthServerWith(t, &hitltest.Options{DB: hitltest.SQLiteDB(t), NoParking: true}, recheckQuickly)
@@ -115,7 +116,7 @@ func TestWaitEndsWithItsCredentials(t *testing.T) {
 // person, denies the call once its token is revoked, and withdraws the
 // question.
 func TestClaudeCodeHookEndsWithItsCredentials(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newAuthServer(t, recheckQuickly)
 	for _, event := range []string{"PreToolUse", "PermissionRequest"} {
 		token := hitltest.Token(t, ts.Store, "claude-"+event, hitl.RoleAgent)
@@ -140,7 +141,7 @@ func TestClaudeCodeHookEndsWithItsCredentials(t *testing.T) {
 // tool, waiting for a person, denies the call once the token of its MCP
 // session is revoked.
 func TestPermissionPromptEndsWithItsCredentials(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newAuthServer(t, recheckQuickly)
 	hc := &http.Client{Transport: bearer{ts.agent.token}}
 	c := mcp.NewClient(&mcp.Implementation{Name: "claude-code", Version: "1"}, nil)
@@ -209,7 +210,7 @@ func pendingBy(t *testing.T, ts *authServer, name string) *hitl.Interaction {
 // its HTTP hook answers anything else. A body that is not a hook's gets
 // the usual 401.
 func TestClaudeCodeHookRefusedIsADeny(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newAuthServer(t, server.AuthOptions{})
 	revoked := hitltest.Token(t, ts.Store, "gone", hitl.RoleAgent)
 	if _, err := ts.IDs.RevokeTokens(t.Context(), "gone"); err != nil {

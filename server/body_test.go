@@ -15,6 +15,7 @@ import (
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/internal/hitltest"
+	"github.com/hitl-sh/hitl/internal/turns"
 	"github.com/hitl-sh/hitl/server"
 	"github.com/hitl-sh/hitl/tools"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -24,7 +25,7 @@ import (
 // shape is refused with a message in the caller's terms: fields and JSON
 // types, never a Go type.
 func TestBodyErrorsNameFieldsAndJSONTypes(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	var in hitl.Interaction
 	ts.mustDo(t, "POST", "/api/v1/interactions", map[string]any{"interaction_type": "approval", "question": "Ship?"}, http.StatusCreated, &in)
@@ -83,7 +84,7 @@ func TestBodyErrorsNameFieldsAndJSONTypes(t *testing.T) {
 // TestBodyMustBeUnicode checks that text that is not Unicode is refused
 // rather than silently changed to U+FFFD.
 func TestBodyMustBeUnicode(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	for _, tc := range []struct{ name, body, want string }{
 		{"invalid UTF-8", "{\"question\": \"caf\xe9?\"}", "request body is not valid UTF-8"},
@@ -126,7 +127,7 @@ func slowBodyServer(t *testing.T, timeout time.Duration) *httptest.Server {
 // not at all, is answered 408 and let go, on the unauthenticated login
 // route as anywhere.
 func TestSlowBodyTimesOut(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	hs := slowBodyServer(t, 200*time.Millisecond)
 	for _, path := range []string{"/api/v1/auth/login", "/api/v1/interactions"} {
 		c, err := net.Dial("tcp", hs.Listener.Addr().String())
@@ -183,7 +184,7 @@ func (s signedRoutes) InteractivityHandler() http.Handler { return s.EventsHandl
 // a signed route (Slack's requests, which read their bodies before any
 // credential is checked), which is served before authentication.
 func TestSignedRouteBodyTime(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	read := make(chan error, 1)
 	hs := hitltest.Start(t, &hitltest.Options{
 		NoValidation: true, // the channel's answers are not the API's
@@ -211,7 +212,7 @@ func TestSignedRouteBodyTime(t *testing.T) {
 // (an MCP tool call over streamable HTTP) is answered, and so is a
 // long-poll on a connection that sent a body before.
 func TestBodyDeadlineEndsWithTheBody(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	const timeout = 100 * time.Millisecond
 	hs := slowBodyServer(t, timeout)
 

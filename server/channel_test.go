@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/internal/turns"
 	"github.com/hitl-sh/hitl/server"
 )
 
@@ -37,7 +38,7 @@ func (ts *testServer) doWithChannel(t *testing.T, method, path, channel, body st
 }
 
 func TestChannelHeaderRecordsCreationChannel(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	tests := []struct {
 		header string
@@ -63,7 +64,7 @@ func TestChannelHeaderRecordsCreationChannel(t *testing.T) {
 }
 
 func TestChannelHeaderAppliesToAnswersAndCancels(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	var a, c hitl.Interaction
 	ts.mustDo(t, http.MethodPost, "/api/v1/interactions", map[string]any{"question": "answer me"}, http.StatusCreated, &a)
@@ -93,7 +94,7 @@ func TestChannelHeaderAppliesToAnswersAndCancels(t *testing.T) {
 }
 
 func TestChannelHeaderRefusesOtherChannels(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	for _, ch := range []string{hitl.ChannelWeb, hitl.ChannelSlack, hitl.ChannelTimeout, hitl.ChannelAPI, "MCP", "bogus"} {
 		status, data := ts.doWithChannel(t, http.MethodPost, "/api/v1/interactions", ch, `{"question":"sneaky?"}`)

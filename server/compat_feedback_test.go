@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/internal/turns"
 	"github.com/hitl-sh/hitl/server"
 )
 
@@ -43,7 +44,7 @@ type conflictError struct {
 // and the pending list gives each its interaction id as unique_id, which
 // answers the right one.
 func TestFeedbackKeyOfTwoAgentsIsNeverGuessed(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newAuthServer(t, server.AuthOptions{})
 	ask := func(a actor, question, key string, targets *hitl.Targets) hitl.Interaction {
 		t.Helper()
@@ -144,7 +145,7 @@ func TestFeedbackKeyOfTwoAgentsIsNeverGuessed(t *testing.T) {
 // written a page at a time, lists every pending interaction once, newest
 // first.
 func TestFeedbackPendingListsEveryPage(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	var ids []string
 	for i := range 123 {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // TestHITLRespondNotFound: the AI-Parrot HITL contract's respond route
@@ -14,7 +15,7 @@ import (
 // expired or cancelled, as the contract says; the error's code says
 // which. The native route keeps 409 and 410.
 func TestHITLRespondNotFound(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	answered := ts.create(t, map[string]any{"question": "Answered?"})
 	ts.mustDo(t, "POST", "/api/v1/interactions/"+answered.ID+"/respond", map[string]any{"value": "yes"}, http.StatusOK, nil)
@@ -57,7 +58,7 @@ func TestHITLRespondNotFound(t *testing.T) {
 // compatible one is accepted (the value then means what it does for the
 // interaction's type), any other refused with 422 and the reason.
 func TestHITLRespondResponseType(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	schema := map[string]any{"type": "object", "properties": map[string]any{"n": map[string]any{"type": "integer"}}, "required": []string{"n"}}
 	create := map[hitl.Type]map[string]any{

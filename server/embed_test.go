@@ -13,6 +13,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/internal/hitltest"
+	"github.com/hitl-sh/hitl/internal/turns"
 	"github.com/hitl-sh/hitl/server"
 )
 
@@ -114,7 +115,7 @@ var embedTokenPattern = regexp.MustCompile(`^hitl_embed_[0-9A-Za-z]{40}$`)
 // user and one to twenty sessions, for at most a day; the secret is shown
 // once, listed never, and never logged.
 func TestEmbedTokenMinting(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	es := newEmbedServer(t)
 	body := map[string]any{"user": "alice", "session_ids": []string{"s1"}, "ttl": 600}
 	for _, a := range []actor{es.alice, es.agent, es.anon} {
@@ -169,7 +170,7 @@ func TestEmbedTokenMinting(t *testing.T) {
 // element's routes alone; questions of other sessions, or meant for
 // someone else, are not there for it, over HTTP or WebSocket.
 func TestEmbedTokenScope(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	es := newEmbedServer(t)
 	tok, _ := es.mint(t, "alice", 600, "s1")
 	embed := actor{name: "alice's prompt", token: tok}
@@ -239,7 +240,7 @@ func TestEmbedTokenScope(t *testing.T) {
 // expired one or a revoked one, the prompt sees nothing and answers
 // nothing; a revoked or expiring token ends the open stream.
 func TestEmbedTokenRefused(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	es := newEmbedServer(t)
 	q := es.askIn(t, "s1", nil)
 	answer := func(a actor) int {
@@ -290,7 +291,7 @@ func TestEmbedTokenRefused(t *testing.T) {
 // routes only, exactly their origin and never a wildcard; the WebSocket
 // accepts them; any other origin is refused as before.
 func TestEmbedOrigins(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	es := newEmbedServer(t)
 	tok, _ := es.mint(t, "alice", 600, "s1")
 	q := es.askIn(t, "s1", nil)

@@ -14,6 +14,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/internal/hitltest"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // dialUserinfo opens the AI-Parrot contract's channel, ws/userinfo, with
@@ -51,7 +52,7 @@ func handoffRequest(session string) map[string]any {
 // contract's respond route reaches the agent's wait, exactly once, and
 // the channel ends it with hitl:resolved and hitl:cancel.
 func TestHandoffOverTheContractChannel(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	c := dialUserinfo(t, ts, "?session_id=chat-7")
 	if ids, _ := readReplay(t, c); len(ids) != 0 {
@@ -127,7 +128,7 @@ func TestHandoffOverTheContractChannel(t *testing.T) {
 // as hitl:handoff, on the contract's WebSocket, the native one and SSE,
 // while a question beside it stays hitl:question.
 func TestHandoffReplayedAsHandoff(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	q := ts.create(t, map[string]any{"question": "Which date?", "session_id": "chat-1"})
 	h := ts.create(t, handoffRequest("chat-1"))
@@ -175,7 +176,7 @@ func TestHandoffReplayedAsHandoff(t *testing.T) {
 // TestHandoffReplies: a reply is a string with something in it, bounded
 // as free text is; a handoff takes no options or form.
 func TestHandoffReplies(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	in := ts.create(t, handoffRequest("chat-3"))
 	for _, tc := range []struct {
@@ -212,7 +213,7 @@ func TestHandoffReplies(t *testing.T) {
 // reply; the reply, made on the new server, reaches the orchestrator that
 // waits again, and the new server's contract channel replays the handoff.
 func TestHandoffSurvivesRestart(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	in := ts.create(t, handoffRequest("chat-9"))
 	ts.Stop()
@@ -245,7 +246,7 @@ func TestHandoffSurvivesRestart(t *testing.T) {
 // TestHandoffWebhook: a webhook subscriber is told of the handoff and of
 // the reply, with the interaction's type.
 func TestHandoffWebhook(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	type delivery struct {
 		Type hitl.WebhookEvent `json:"type"`
 		Data *hitl.Interaction `json:"data"`

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/internal/hitltest"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // POST /api/v1/hooks/claude-code: Claude Code's HTTP hook.
@@ -69,7 +70,7 @@ func await(t *testing.T, ch <-chan hookReply) hookReply {
 }
 
 func TestClaudeCodeHookEndpoint(t *testing.T) {
-	t.Parallel()
+	turns.Idle(t) // the subtests take the turns
 	cases := []struct {
 		name, event, answer, want string
 	}{
@@ -86,7 +87,7 @@ func TestClaudeCodeHookEndpoint(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
+			turns.Parallel(t)
 			ts := newTestServer(t)
 			ch := postHook(context.Background(), t, ts.URL+"/api/v1/hooks/claude-code?agent=ci-claude&timeout=120", hookInput(tc.event, "Bash", map[string]string{"command": "make deploy"}))
 			in := waitPending(t, ts.Client(), ts.URL)
@@ -106,7 +107,7 @@ func TestClaudeCodeHookEndpoint(t *testing.T) {
 // about, or a question that ends without an answer, is a deny (200), not
 // an error status Claude Code would ignore.
 func TestClaudeCodeHookEndpointDenies(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	big := map[string]string{"content": strings.Repeat("x", hitl.MaxActionArgsLen)}
 	for _, tc := range []struct {
@@ -142,7 +143,7 @@ func TestClaudeCodeHookEndpointDenies(t *testing.T) {
 // TestClaudeCodeHookEndpointRefuses: what is not a PreToolUse or
 // PermissionRequest hook's input, or not configured right, is refused.
 func TestClaudeCodeHookEndpointRefuses(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	for _, tc := range []struct {
 		method, query, body string
@@ -172,7 +173,7 @@ func TestClaudeCodeHookEndpointRefuses(t *testing.T) {
 // never refused with an error status, on which Claude Code would run the
 // call; nothing is asked.
 func TestClaudeCodeHookEndpointTooLarge(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	content := strings.Repeat("x", 9<<20)
 	for _, event := range []string{"PreToolUse", "PermissionRequest"} {
@@ -211,10 +212,10 @@ func TestClaudeCodeHookEndpointTooLarge(t *testing.T) {
 // event's shape, never an error status (Claude Code runs the call when an
 // HTTP hook fails).
 func TestClaudeCodeHookEndpointQuery(t *testing.T) {
-	t.Parallel()
+	turns.Idle(t) // the subtests take the turns
 	for _, tc := range []struct{ query string }{{"?timeout=540s"}, {"?timeout=9m"}, {"?timeout=540&on_error=Deny"}, {"?timeout=540&on_error=ASK"}} {
 		t.Run(tc.query, func(t *testing.T) {
-			t.Parallel()
+			turns.Parallel(t)
 			ts := newTestServer(t)
 			ch := postHook(context.Background(), t, ts.URL+"/api/v1/hooks/claude-code"+tc.query, hookInput("PreToolUse", "Bash", map[string]string{"command": "ls"}))
 			in := waitPending(t, ts.Client(), ts.URL)
@@ -271,7 +272,7 @@ func TestClaudeCodeHookEndpointQuery(t *testing.T) {
 // TestClaudeCodeHookEndpointAuth: the hook authenticates like the API; an
 // agent token asks, and a hook that gives up withdraws its question.
 func TestClaudeCodeHookEndpointAuth(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	agent := hitltest.Token(t, ts.Store, "claude", hitl.RoleAgent)
 	responder := hitltest.Token(t, ts.Store, "alice", hitl.RoleResponder)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/internal/turns"
 	"github.com/hitl-sh/hitl/server"
 )
 
@@ -16,7 +17,7 @@ import (
 // conflict (409, or 404 with code conflict on the AI-Parrot HITL
 // contract's route, as that contract has it).
 func TestRespondIdempotencyKey(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newAuthServer(t, server.AuthOptions{})
 	routes := []struct {
 		name     string
@@ -85,7 +86,7 @@ func TestRespondIdempotencyKey(t *testing.T) {
 // TestRespondIdempotencyKeyAfterRestart retries an answer whose reply was
 // lost after the server restarted: the key was stored with the answer.
 func TestRespondIdempotencyKeyAfterRestart(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	in := ts.create(t, map[string]any{"question": "Code?", "timeout": 600})
 	path := "/api/v1/interactions/" + in.ID + "/respond"

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // TestFieldLimits checks, over HTTP, that each field that could make an
@@ -18,7 +19,7 @@ import (
 // stored, and a few hundred of them took a list of pending questions to
 // well over a gigabyte of memory.
 func TestFieldLimits(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	options := func(n int, label, desc string) []map[string]string {
 		out := make([]map[string]string, n)
@@ -68,7 +69,7 @@ func TestFieldLimits(t *testing.T) {
 // with the reason instead of compiling the schema (4,900 nested allOf
 // took five minutes, at every answer and after every restart).
 func TestStoredFormSchemaOverTheBounds(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	deep := `{"type":"object","properties":{"x":` + strings.Repeat(`{"allOf":[`, 4900) + `{}` + strings.Repeat(`]}`, 4900) + `}}`
 	in, err := hitl.NewInteraction(hitl.CreateRequest{Type: hitl.TypeForm, Question: "Old form", FormSchema: json.RawMessage(`{"type":"object"}`)}, hitl.Caller{Name: "local", Channel: hitl.ChannelAPI}, time.Now())

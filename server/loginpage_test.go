@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hitl-sh/hitl/internal/hitltest"
+	"github.com/hitl-sh/hitl/internal/turns"
 	"github.com/hitl-sh/hitl/server"
 )
 
@@ -14,7 +15,7 @@ import (
 // CSP default-src 'self' (no inline script or style), logs in with a form
 // post, stays on this site, and logs out.
 func TestLoginPage(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newAuthServer(t, server.AuthOptions{LoginRate: 100, LoginBurst: 100})
 	resp, body := ts.call(t, ts.anon, "GET", "/login?next=/inbox%3Fx%3D1", nil)
 	page := string(body)
@@ -73,7 +74,7 @@ func TestLoginPage(t *testing.T) {
 // TestLoginPageInLocalMode: without users the page says no login is
 // needed.
 func TestLoginPageInLocalMode(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ls := newLocalServer(t, server.AuthOptions{})
 	status, body := ls.do(t, "GET", "/login", nil)
 	if status != http.StatusOK || !strings.Contains(string(body), "No login needed") || strings.Contains(string(body), "<form") {
@@ -85,7 +86,7 @@ func TestLoginPageInLocalMode(t *testing.T) {
 // this server only, in every spelling a browser would take for another
 // site (it drops tabs and newlines, and reads a backslash as a slash).
 func TestLoginNextStaysOnSite(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newAuthServer(t, server.AuthOptions{LoginRate: 100, LoginBurst: 100})
 	cases := map[string]string{
 		"/inbox?x=1":                    "/inbox?x=1",

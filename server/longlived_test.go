@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // heldFor is how long the long-lived stream tests keep a connection open:
@@ -112,7 +113,7 @@ func TestWebSocketHeldOpenWithPendingQuestions(t *testing.T) {
 	if testing.Short() {
 		t.Skip("holds a connection for over a minute")
 	}
-	t.Parallel()
+	turns.Idle(t) // over a minute, most of it waiting
 	ts := newTestServer(t)
 	waiting := ts.create(t, map[string]any{"question": "Still there?"})
 
@@ -137,7 +138,7 @@ func TestSSEHeldOpenWithPendingQuestions(t *testing.T) {
 	if testing.Short() {
 		t.Skip("holds a connection for over a minute")
 	}
-	t.Parallel()
+	turns.Idle(t) // over a minute, most of it waiting
 	ts := newTestServer(t)
 	waiting := ts.create(t, map[string]any{"question": "Still there?"})
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/internal/hitltest"
+	"github.com/hitl-sh/hitl/internal/turns"
 	"github.com/hitl-sh/hitl/server"
 )
 
@@ -47,7 +48,7 @@ func getOn(t *testing.T, client *http.Client, url string) (*http.Response, []byt
 }
 
 func TestParkedWaitAnsweredKeepsTheConnection(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	in := ts.create(t, map[string]any{"question": "Ship it?", "type": "approval"})
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
@@ -106,7 +107,7 @@ func serveParked(t *testing.T, srv *server.Server) *httptest.Server {
 // TestParkedWaitSameAsBlocking checks that a parked wait's response is the
 // one an ordinary handler writes: same status, headers and body.
 func TestParkedWaitSameAsBlocking(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	b := hitltest.StartBroker(t)
 	parked := serveParked(t, server.New(b, nil))
 	plain := httptest.NewServer(server.New(b, nil).Handler())
@@ -156,7 +157,7 @@ func rawConn(t *testing.T, ts *testServer) (net.Conn, *bufio.Reader) {
 }
 
 func TestParkedWaitConnectionClose(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	in := ts.create(t, map[string]any{"question": "Close after?"})
 	c, br := rawConn(t, ts)
@@ -180,7 +181,7 @@ func TestParkedWaitConnectionClose(t *testing.T) {
 // TestParkedWaitPipelined sends a second request behind the wait on the
 // same connection: it is served once the wait is answered.
 func TestParkedWaitPipelined(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	in := ts.create(t, map[string]any{"question": "Pipelined?"})
 	c, br := rawConn(t, ts)
@@ -205,7 +206,7 @@ func TestParkedWaitPipelined(t *testing.T) {
 }
 
 func TestParkedWaitsAnsweredAtShutdown(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	b, srv := ts.Broker, ts.API
 	in := ts.create(t, map[string]any{"question": "Still there at shutdown?"})
@@ -262,7 +263,7 @@ func parkedCount(t *testing.T, ts *testServer) int {
 // GET routes for HEAD too) waits the ordinary way, so its response has no
 // body and the connection stays in step.
 func TestHeadWaitIsNotParked(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	in := ts.create(t, map[string]any{"question": "Head?"})
 	req, err := http.NewRequest(http.MethodHead, ts.URL+"/api/v1/interactions/"+in.ID+"/wait?timeout=0.05", nil)
@@ -288,7 +289,7 @@ func TestHeadWaitIsNotParked(t *testing.T) {
 // its wait is parked is noticed by the sweep, long before the wait's
 // timeout, and its registration ends.
 func TestParkedWaitAgentHangsUp(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServerWith(t, &hitltest.Options{Prepare: func(s *server.Server) { server.SetParkSweep(s, 20*time.Millisecond) }})
 	b := ts.Broker
 	in := ts.create(t, map[string]any{"question": "Anyone there?"})

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hitl-sh/hitl/broker"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // TestStreamResumeAfterPurge: a client that resumes from before events a
@@ -19,7 +20,7 @@ import (
 // on the WebSocket and over SSE alike; one that resumes from after them
 // resumes as usual.
 func TestStreamResumeAfterPurge(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	answered := ts.create(t, map[string]any{"question": "Answered long ago?", "timeout": 600})
 	pending := ts.create(t, map[string]any{"question": "Still waiting?", "timeout": 600})

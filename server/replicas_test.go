@@ -10,6 +10,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/internal/hitltest"
+	"github.com/hitl-sh/hitl/internal/turns"
 	"github.com/hitl-sh/hitl/postgres/pgtest"
 )
 
@@ -70,7 +71,7 @@ func (r *replica) ask(t *testing.T, req map[string]any) string {
 // TestReplicasWakeAndStream: an agent waiting on A is woken by an answer
 // that reached B, and B's WebSocket clients see A's questions.
 func TestReplicasWakeAndStream(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	rs := newReplicas(t, 2)
 	a, b := rs[0], rs[1]
 	ws := openStream(t, b, b.ask(t, nil))
@@ -104,7 +105,7 @@ func TestReplicasWakeAndStream(t *testing.T) {
 // same deadlines; each interaction expires once, with one event, and each
 // replica's clients get one hitl:cancel for it.
 func TestReplicasDeadlineFiresOnce(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	rs := newReplicas(t, 2)
 	a, b := rs[0], rs[1]
 	marker := a.ask(t, nil)
@@ -167,7 +168,7 @@ func TestReplicasDeadlineFiresOnce(t *testing.T) {
 // TestReplicasFiftyConcurrentAnswers splits 50 answers across two
 // replicas: exactly one wins.
 func TestReplicasFiftyConcurrentAnswers(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	rs := newReplicas(t, 2)
 	id := rs[0].ask(t, map[string]any{"interaction_type": "approval", "question": "Merge?"})
 	const n = 50
@@ -197,7 +198,7 @@ func TestReplicasFiftyConcurrentAnswers(t *testing.T) {
 // reconnects, catches up from the log, and neither its waiter nor its
 // WebSocket clients miss anything that happened on B meanwhile.
 func TestReplicasListenerKilled(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	rs := newReplicas(t, 2)
 	a, b := rs[0], rs[1]
 	ws := openStream(t, a, a.ask(t, nil))
@@ -241,7 +242,7 @@ func TestReplicasListenerKilled(t *testing.T) {
 
 // TestReplicaReadyz: /readyz follows the database connection.
 func TestReplicaReadyz(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	r := newReplicas(t, 1)[0]
 	r.mustDo(t, "GET", "/readyz", nil, http.StatusOK, nil)
 	r.Store.Close()
@@ -252,7 +253,7 @@ func TestReplicaReadyz(t *testing.T) {
 // got on the first, and is sent what it missed, whichever replica did it:
 // the seqs are the shared event log's.
 func TestReplicasResume(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	rs := newReplicas(t, 2)
 	a, b := rs[0], rs[1]
 	c := dialWS(t, a.testServer, nil)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // TestAlwaysAllowRiskyNeedsConfirmation: an answer that would make an
@@ -15,7 +16,7 @@ import (
 // "confirm_risky": true; an always-reject rule needs no confirmation, and
 // neither does a plain action's rule.
 func TestAlwaysAllowRiskyNeedsConfirmation(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	ask := func(command string) string {
 		var in hitl.Interaction

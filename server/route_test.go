@@ -9,13 +9,14 @@ import (
 	"testing"
 
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // TestWrongMethodIs405 checks every route: a method it does not take is
 // 405 with an Allow header listing those it does, as a JSON error; a path
 // that no route has is 404.
 func TestWrongMethodIs405(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	var in hitl.Interaction
 	ts.mustDo(t, "POST", "/api/v1/interactions", map[string]any{"question": "Ship?"}, http.StatusCreated, &in)

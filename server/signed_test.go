@@ -8,6 +8,7 @@ import (
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/internal/hitltest"
+	"github.com/hitl-sh/hitl/internal/turns"
 	"github.com/hitl-sh/hitl/server"
 )
 
@@ -29,7 +30,7 @@ func (e signedEcho) InteractivityHandler() http.Handler { return e.EventsHandler
 // authentication on, in local mode from a host local mode does not answer,
 // and cross-origin; other routes still ask for credentials.
 func TestSignedRoutesSkipAuthentication(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	// The channel's answers are not the API's: they are not checked
 	// against the OpenAPI document.
 	serve := func(t *testing.T, withUsers bool) *hitltest.Server {

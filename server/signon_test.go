@@ -14,6 +14,7 @@ import (
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/internal/hitltest"
 	"github.com/hitl-sh/hitl/internal/oidctest"
+	"github.com/hitl-sh/hitl/internal/turns"
 	"github.com/hitl-sh/hitl/oidc"
 	"github.com/hitl-sh/hitl/server"
 	"golang.org/x/time/rate"
@@ -269,7 +270,7 @@ func getText(t *testing.T, u string) string {
 // TestSignOnRefusals checks each way a sign-in is refused: the login page
 // with the reason, the right status, and no session cookie.
 func TestSignOnRefusals(t *testing.T) {
-	t.Parallel()
+	turns.Idle(t) // the subtests take the turns
 	tests := []struct {
 		name   string
 		change func(*oidc.Config)
@@ -382,7 +383,7 @@ func TestSignOnRefusals(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
+			turns.Parallel(t)
 			e := startSSO(t, tt.change)
 			resp, body := tt.run(t, e)
 			if resp.StatusCode != tt.status {

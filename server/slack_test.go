@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/internal/hitltest"
+	"github.com/hitl-sh/hitl/internal/turns"
 	"github.com/hitl-sh/hitl/server"
 	"github.com/hitl-sh/hitl/slack"
 )
@@ -75,7 +76,7 @@ func (ss *slackServer) call(t *testing.T, token, method, path string, body strin
 }
 
 func TestSlackConfigRoutes(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ss := newSlackServer(t)
 	const path = "/api/human-feedback/slack/config"
 
@@ -132,7 +133,7 @@ func TestSlackConfigRoutes(t *testing.T) {
 }
 
 func TestSlackTestRoute(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ss := newSlackServer(t)
 	const path = "/api/human-feedback/slack/test"
 	code, body := ss.call(t, ss.admin, "POST", path, "")
@@ -152,7 +153,7 @@ func TestSlackTestRoute(t *testing.T) {
 }
 
 func TestSlackRoutesWithoutSlack(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	if code, _ := ts.do(t, "GET", "/api/human-feedback/slack/config", nil); code != http.StatusNotFound {
 		t.Errorf("GET config on a server without the Slack channel: got %d, want 404", code)

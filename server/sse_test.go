@@ -14,6 +14,7 @@ import (
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/internal/hitltest"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // sseEvent is one Server-Sent Event as a client parses it.
@@ -243,7 +244,7 @@ func (s *sseStream) Close() {
 }
 
 func TestSSEEvents(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	s := openSSE(t, ts, "", "")
 	if ids, done, id := s.replay(t); len(ids) != 0 || fmt.Sprint(done["pending"]) != "[]" || id != 0 {
@@ -294,7 +295,7 @@ func TestSSEEvents(t *testing.T) {
 }
 
 func TestSSEResumeWithLastEventID(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	s := openSSE(t, ts, "", "")
 	s.replay(t)
@@ -357,7 +358,7 @@ func TestSSEResumeWithLastEventID(t *testing.T) {
 }
 
 func TestSSEWithoutLastEventIDSendsPending(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	a := ts.create(t, map[string]any{"question": "A?"})
 	gone := ts.create(t, map[string]any{"question": "Gone?"})
@@ -388,7 +389,7 @@ func TestSSEWithoutLastEventIDSendsPending(t *testing.T) {
 }
 
 func TestSSEBadLastEventID(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	for _, tc := range []struct{ header, query string }{
 		{"abc", ""}, {"-1", ""}, {"1.5", ""}, {"", "?last_event_id=x"}, {"", "?last_event_id=-3"},
@@ -416,7 +417,7 @@ func TestSSEBadLastEventID(t *testing.T) {
 }
 
 func TestStreamMetrics(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	c := dialWS(t, ts, nil)
 	s := openSSE(t, ts, "", "")

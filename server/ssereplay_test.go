@@ -9,6 +9,7 @@ import (
 
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/internal/hitltest"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // TestStreamsOutliveARequestReadDeadline: a read deadline set on the
@@ -17,7 +18,7 @@ import (
 // the request's context, and the stream with it; a WebSocket's connection
 // is taken over with its deadlines cleared.
 func TestStreamsOutliveARequestReadDeadline(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	const readDeadline = 300 * time.Millisecond
 	bounded := func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -51,7 +52,7 @@ func TestStreamsOutliveARequestReadDeadline(t *testing.T) {
 // share one read of the pending list (and its encoding), as WebSockets do,
 // rather than each holding a copy of every pending question.
 func TestSSEReplaysShareTheList(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	var counted *listCounter
 	ts := newTestServerWith(t, &hitltest.Options{WrapStore: func(s hitl.Store) hitl.Store {
 		counted = &listCounter{Store: s}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // dialWSAt opens a WebSocket to path (with its query) on ts.
@@ -32,7 +33,7 @@ func dialWSAt(t *testing.T, ts *testServer, path string) *websocket.Conn {
 // sessions' questions and outcomes, replay included; without it,
 // everything.
 func TestStreamSessionFilter(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	ask := func(session, q string) *hitl.Interaction {
 		req := map[string]any{"question": q}
@@ -94,7 +95,7 @@ func TestStreamSessionFilter(t *testing.T) {
 }
 
 func TestStreamSessionFilterRefusesBadValues(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	many := strings.Repeat("session_id=s&", 101)
 	for _, path := range []string{"/ws/userinfo", "/api/v1/events"} {

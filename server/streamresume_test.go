@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // TestWebSocketResume: a client that reconnects with ?after= the last seq
@@ -16,7 +17,7 @@ import (
 // the questions asked meanwhile (and theirs) — in order, then
 // hitl:replay_done (resumed), then live events, each once.
 func TestWebSocketResume(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	answered := ts.create(t, map[string]any{"interaction_type": "approval", "question": "Answered while away?"})
 	cancelled := ts.create(t, map[string]any{"question": "Cancelled while away?", "session_id": "s1"})
@@ -89,7 +90,7 @@ func TestWebSocketResume(t *testing.T) {
 // second carries the id, so a client that resumes from the id before
 // them gets both again, and one that resumes from its id neither.
 func TestSSEResumeAfterAnswer(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	in := ts.create(t, map[string]any{"interaction_type": "approval", "question": "Ship?"})
 	before, err := ts.Store.LastEventSeq(t.Context())
@@ -116,7 +117,7 @@ func TestSSEResumeAfterAnswer(t *testing.T) {
 }
 
 func TestWebSocketBadResumePoint(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	for _, q := range []string{"?after=x", "?after=-1", "?after=1.5"} {
 		req, err := http.NewRequestWithContext(t.Context(), "GET", ts.URL+"/ws"+q, nil)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // eventPage is the body of GET /api/v1/interactions/{id}/events.
@@ -17,7 +18,7 @@ type eventPage struct {
 // TestTimeline: an interaction's events, oldest first — who asked and
 // how, who answered and how — paged by cursor; no answer value in them.
 func TestTimeline(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	var in hitl.Interaction
 	ts.mustDo(t, "POST", "/api/v1/interactions", map[string]any{"question": "Ship it?", "source_agent": "deployer"}, http.StatusCreated, &in)

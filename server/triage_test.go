@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hitl-sh/hitl"
+	"github.com/hitl-sh/hitl/internal/turns"
 	"github.com/hitl-sh/hitl/server"
 )
 
@@ -29,7 +30,7 @@ func questionsOf(list []hitl.Interaction) []string {
 }
 
 func TestListTriage(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	asks := []map[string]any{
 		{"question": "Deploy build 1432?", "interaction_type": "approval", "timeout": 3600, "source_agent": "deployer"},
@@ -94,7 +95,7 @@ func TestListTriage(t *testing.T) {
 // and its counts, the project as the inbox shows it (the metadata's
 // project, else its cwd, else a shell command's cwd).
 func TestListBySessionAndProject(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	asks := []map[string]any{
 		{"question": "Run the shop's tests?", "timeout": 600, "source_agent": "claude-code", "session_id": "s-1", "metadata": map[string]any{"cwd": "/home/dev/shop"}},
@@ -131,7 +132,7 @@ func TestListBySessionAndProject(t *testing.T) {
 }
 
 func TestListTriageRefusals(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	var page listPage
 	ts.mustDo(t, "POST", "/api/v1/interactions", map[string]any{"question": "a"}, http.StatusCreated, nil)
@@ -169,7 +170,7 @@ func TestListTriageRefusals(t *testing.T) {
 }
 
 func TestCountsSeeWhatTheListSees(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newAuthServer(t, server.AuthOptions{})
 	ts.ask(t, &hitl.Targets{Users: []string{"alice"}})
 	ts.ask(t, &hitl.Targets{Users: []string{"bob"}})

@@ -16,6 +16,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/internal/hitltest"
+	"github.com/hitl-sh/hitl/internal/turns"
 	"github.com/hitl-sh/hitl/server"
 )
 
@@ -135,7 +136,7 @@ func checkContractTime(t *testing.T, field string, v any, want time.Time) {
 }
 
 func TestWebSocketQuestionContract(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	c := dialWS(t, ts, nil)
 
@@ -247,7 +248,7 @@ func roundTrip(t *testing.T, v map[string]any) map[string]any {
 }
 
 func TestWebSocketReplaysPendingOnConnect(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	var ids []string
 	for i := range 3 {
@@ -290,7 +291,7 @@ func TestWebSocketReplaysPendingOnConnect(t *testing.T) {
 }
 
 func TestWebSocketIgnoresClientMessages(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	c := dialWS(t, ts, nil)
 	readReplay(t, c)
@@ -330,7 +331,7 @@ func TestWebSocketIgnoresClientMessages(t *testing.T) {
 }
 
 func TestWebSocketOrigin(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	host := strings.TrimPrefix(ts.URL, "http://")
 	for _, tc := range []struct {
@@ -361,7 +362,7 @@ func TestWebSocketOrigin(t *testing.T) {
 }
 
 func TestWebSocketSlowClientIsDropped(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newStreamServer(t, streamServerOptions{WebSocketQueue: 2, SendBuffer: 4 << 10})
 	slow := dialWS(t, ts, nil)
 	good := dialWS(t, ts, nil)
@@ -412,7 +413,7 @@ func TestWebSocketSlowClientIsDropped(t *testing.T) {
 }
 
 func TestStreamsEndOnShutdown(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	c := dialWS(t, ts, nil)
 	events := openSSE(t, ts, "", "")

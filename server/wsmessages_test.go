@@ -9,6 +9,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/internal/hitltest"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // marker reports whether m is a message readWS reads past.
@@ -63,7 +64,7 @@ func readReplay(t *testing.T, c *websocket.Conn) (ids []string, done map[string]
 // hitl:resolved, with who and how. Both messages of an event carry its
 // seq.
 func TestWebSocketResolvedAndCancel(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	c := dialWS(t, ts, nil)
 	readReplay(t, c)

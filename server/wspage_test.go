@@ -7,10 +7,11 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/google/go-cmp/cmp"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 func TestWebSocketPagedReplay(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	// Created latest-deadline first, so deadline order is the reverse of
 	// creation.
@@ -57,7 +58,7 @@ func TestWebSocketPagedReplay(t *testing.T) {
 }
 
 func TestWebSocketPagedReplayRefusals(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	ts := newTestServer(t)
 	for _, q := range []string{"replay=pages", "replay=page&limit=0", "replay=page&limit=501", "replay=page&sort=oldest", "replay=page&session_id=s1"} {
 		_, resp, err := websocket.Dial(testContext(t, streamTimeout), ts.wsURL()+"?"+q, nil)

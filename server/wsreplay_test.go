@@ -11,6 +11,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/internal/hitltest"
+	"github.com/hitl-sh/hitl/internal/turns"
 )
 
 // listCounter is a store that counts the pages of interactions listed.
@@ -31,7 +32,7 @@ func (s *listCounter) ListInteractions(ctx context.Context, f hitl.ListFilter) (
 // inboxes would hold thousands of copies of the list), and every inbox
 // gets every question exactly once.
 func TestWebSocketsConnectingTogetherShareTheReplayRead(t *testing.T) {
-	t.Parallel()
+	turns.Parallel(t)
 	var counted *listCounter
 	ts := newTestServerWith(t, &hitltest.Options{WrapStore: func(s hitl.Store) hitl.Store {
 		counted = &listCounter{Store: s}

@@ -29,7 +29,7 @@ var browser struct {
 }
 
 func TestMain(m *testing.M) {
-	turns.Use()
+	turns.Use(1)
 	code := m.Run()
 	if browser.cancel != nil {
 		browser.cancel()

@@ -25,7 +25,7 @@ import (
 var hitlBin string
 
 func TestMain(m *testing.M) {
-	turns.Use()
+	turns.Use(1)
 	os.Exit(buildAndRun(m))
 }
 

@@ -2,12 +2,12 @@
 // CPU without counting the tests that mostly wait.
 //
 // go test runs at most -parallel tests at once (by default one per CPU).
-// A few tests hold a page or a request open for a minute to see that it
-// stays live, and spend it waiting: counted against -parallel, each idles
-// one of the two turns a two-CPU machine has for that minute. With Use in
-// TestMain, every parallel test is let go at once, and the tests that
-// work take one of -parallel turns (Parallel); those that wait take none
-// (Idle).
+// A few tests hold a page, a stream or a request open for a minute to see
+// that it stays live, and spend it waiting: counted against -parallel,
+// each idles one of the two turns a two-CPU machine has for that minute.
+// With Use in TestMain, every parallel test is let go at once, and the
+// tests that work take one of the package's turns (Parallel); those that
+// wait take none (Idle).
 package turns
 
 import (
@@ -19,14 +19,18 @@ import (
 
 var turns chan struct{}
 
-// Use sets up the turns from -parallel, before the tests run: as many as
-// -parallel says, and go test's own limit lifted. It parses the flags, so
-// call it first in TestMain.
-func Use() {
+// Use sets up perCPU turns per CPU, or as many as -parallel when it is
+// given, before the tests run, and lifts go test's own limit. A package
+// whose tests compute (drive a browser, run agents' CLIs) takes one per
+// CPU; one whose tests mostly wait on replies and deadlines, more. It
+// parses the flags, so call it first in TestMain.
+func Use(perCPU int) {
 	flag.Parse()
-	n := runtime.GOMAXPROCS(0)
+	n := perCPU * runtime.GOMAXPROCS(0)
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
 	if f := flag.Lookup("test.parallel"); f != nil {
-		if v, err := strconv.Atoi(f.Value.String()); err == nil && v > 0 {
+		if v, err := strconv.Atoi(f.Value.String()); given && err == nil && v > 0 {
 			n = v
 		}
 		_ = f.Value.Set("1000")
@@ -35,10 +39,9 @@ func Use() {
 }
 
 // Parallel runs t in parallel with the other tests, in its turn: it waits
-// until fewer than -parallel other tests are working, and holds its turn
-// until t ends, cleanups included. A test with parallel subtests must not
-// take a turn (its subtests would wait for one it holds): it calls Idle.
-// Without Use it is t.Parallel.
+// until a turn is free, and holds it until t ends, cleanups included. A
+// test with parallel subtests must not take a turn (its subtests would
+// wait for one it holds): it calls Idle. Without Use it is t.Parallel.
 func Parallel(t *testing.T) {
 	t.Helper()
 	t.Parallel()

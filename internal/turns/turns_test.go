@@ -8,7 +8,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	Use()
+	Use(1)
 	os.Exit(m.Run())
 }
 
