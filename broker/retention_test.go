@@ -66,9 +66,11 @@ func TestRetentionPurgesPeriodically(t *testing.T) {
 	if _, err := b.Cancel(context.Background(), cancelled.ID, ""); err != nil {
 		t.Fatal(err)
 	}
-	clk.add(2 * time.Hour)
-	// A newer event, so that the cancelled one is not the newest.
+	// A newer event, so that the cancelled one is not the newest (a purge
+	// keeps the newest event's interaction); made before the clock moves,
+	// so that no purge can run while the cancelled one is the newest.
 	newer := mustCreate(t, b, hitl.CreateRequest{Question: "Newer?", Timeout: 7 * 24 * 3600})
+	clk.add(2 * time.Hour)
 
 	select {
 	case n := <-log.purged:
