@@ -2,7 +2,6 @@ package claudetest
 
 import (
 	"encoding/json"
-	"net"
 	"net/http"
 	"testing"
 )
@@ -63,12 +62,7 @@ func TestHTTPHookRequest(t *testing.T) {
 
 func TestHTTPHook(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	refused := "http://" + ln.Addr().String() + "/hook"
-	ln.Close()
+	refused := "http://" + refusedAddr(t) + "/hook"
 	deny := fixture(t, "pretooluse-deny.json")
 	const ran = "(Bash completed with no output)"
 	cases := []struct {
