@@ -244,11 +244,12 @@ fi
 "$staticcheck" ./...
 
 echo "== fuzz (short)"
-# Bounded by a number of inputs, about ten seconds' worth each on this kind
-# of machine, not by a duration: at the end of a -fuzztime duration Go
-# 1.26's fuzzing can report a worker's cancelled context as a failure,
-# "context deadline exceeded", with no failing input (go.dev/issue/75804,
-# fixed in Go 1.27), most often on a loaded machine.
+# Bounded by a number of inputs (about ten seconds' worth each on this kind
+# of machine; minimizing a new interesting input adds to it), not by a
+# duration: at the end of a -fuzztime duration Go 1.26's fuzzing can report
+# a worker's cancelled context as a failure, "context deadline exceeded",
+# with no failing input (go.dev/issue/75804, fixed in Go 1.27), most often
+# on a loaded machine.
 go test -run='^$' -fuzz='^FuzzNormalizeAnswer$' -fuzztime=30000x .
 go test -run='^$' -fuzz='^FuzzPattern$' -fuzztime=400000x ./shell
 
