@@ -245,13 +245,15 @@ fi
 
 echo "== fuzz (short)"
 # Bounded by a number of inputs (about ten seconds' worth each on this kind
-# of machine; minimizing a new interesting input adds to it), not by a
-# duration: at the end of a -fuzztime duration Go 1.26's fuzzing can report
-# a worker's cancelled context as a failure, "context deadline exceeded",
-# with no failing input (go.dev/issue/75804, fixed in Go 1.27), most often
-# on a loaded machine.
-go test -run='^$' -fuzz='^FuzzNormalizeAnswer$' -fuzztime=30000x .
-go test -run='^$' -fuzz='^FuzzPattern$' -fuzztime=400000x ./shell
+# of machine), not by a duration: at the end of a -fuzztime duration Go
+# 1.26's fuzzing can report a worker's cancelled context as a failure,
+# "context deadline exceeded", with no failing input (go.dev/issue/75804,
+# fixed in Go 1.27), most often on a loaded machine. Minimizing a new
+# interesting input is bounded by time (its timeout ends it quietly): it
+# runs in one worker while the other waits, its inputs count toward the
+# run's, and by default it can take a minute each (a run took 61 s).
+go test -run='^$' -fuzz='^FuzzNormalizeAnswer$' -fuzztime=30000x -fuzzminimizetime=2s .
+go test -run='^$' -fuzz='^FuzzPattern$' -fuzztime=400000x -fuzzminimizetime=2s ./shell
 
 echo "== go test -race"
 # ui (a real Chromium under -race) is the longest package by far: named
