@@ -250,8 +250,8 @@ echo "== fuzz (short)"
 # "context deadline exceeded", with no failing input (go.dev/issue/75804,
 # fixed in Go 1.27), most often on a loaded machine. Minimizing a new
 # interesting input is bounded by time (its timeout ends it quietly): it
-# runs in one worker while the other waits, its inputs count toward the
-# run's, and by default it can take a minute each (a run took 61 s).
+# runs in one worker, often while the other waits, its inputs count toward
+# the run's, and by default it may take a minute per input.
 go test -run='^$' -fuzz='^FuzzNormalizeAnswer$' -fuzztime=30000x -fuzzminimizetime=2s .
 go test -run='^$' -fuzz='^FuzzPattern$' -fuzztime=400000x -fuzzminimizetime=2s ./shell
 
