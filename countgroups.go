@@ -11,6 +11,27 @@ type CountGroup struct {
 	Type     Type
 	N        int
 	Expiring int
+	// Targets is the targets the group's interactions share, in
+	// PendingCounts.Targeted; nil in every other count.
+	Targets *Targets
+}
+
+// PendingCounts is a store's count of its pending interactions at one
+// position of its event log, from which the engine keeps the inbox's
+// counts with the events after it (Store.CountPending).
+type PendingCounts struct {
+	// Groups counts every pending interaction per agent and type.
+	Groups []CountGroup
+	// Targeted counts the targeted ones among them (Targets.Untargeted
+	// false) per agent, type and targets: what a responder may see is the
+	// untargeted ones and the targeted groups that include them.
+	Targeted []CountGroup
+	// Widening holds the targets of the pending interactions whose
+	// escalation may still add targets (MayWiden), by id.
+	Widening map[string]*Targets
+	// Seen holds the sequence numbers of the events after the position
+	// given, in order: the counts include what they did.
+	Seen []int64
 }
 
 // CountGroups folds groups, counted with every filter of f but its agents

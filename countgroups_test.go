@@ -9,9 +9,9 @@ import (
 // TestCountGroups: each count keeps the filters it is stated with.
 func TestCountGroups(t *testing.T) {
 	groups := []CountGroup{
-		{"deployer", TypeApproval, 3, 1},
-		{"deployer", TypeFreeText, 2, 0},
-		{"writer", TypeFreeText, 4, 2},
+		{Agent: "deployer", Type: TypeApproval, N: 3, Expiring: 1},
+		{Agent: "deployer", Type: TypeFreeText, N: 2},
+		{Agent: "writer", Type: TypeFreeText, N: 4, Expiring: 2},
 	}
 	tests := []struct {
 		name string

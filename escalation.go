@@ -216,6 +216,21 @@ func (s EscalationStep) AddTo(t *Targets) *Targets {
 	return out
 }
 
+// MayWiden reports whether in's targets may still change: it has targets
+// (an untargeted question is open to anyone and stays so) and a step of
+// its escalation that adds targets has not fired yet.
+func (in *Interaction) MayWiden() bool {
+	if in.Targets.Untargeted() {
+		return false
+	}
+	for i, s := range in.Escalation {
+		if !s.AddTargets.empty() && !slices.Contains(in.EscalatedSteps, i) {
+			return true
+		}
+	}
+	return false
+}
+
 // ApplyEscalation fires step i of in's escalation at now: it widens in's
 // targets and records the step as fired, and returns its event (reminded
 // or escalated). A step that fired already changes nothing: the event is

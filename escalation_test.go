@@ -145,3 +145,27 @@ func TestDefaultEscalation(t *testing.T) {
 		t.Errorf("not a list: got %v, want EINVALID", err)
 	}
 }
+
+// TestMayWiden: only a targeted question with a step that adds targets
+// still to fire may have its targets changed.
+func TestMayWiden(t *testing.T) {
+	add := hitl.EscalationStep{After: "10m", AddTargets: &hitl.Targets{Groups: []string{"sre"}}}
+	remind := hitl.EscalationStep{After: "5m", Remind: true}
+	alice := &hitl.Targets{Users: []string{"alice"}}
+	for _, c := range []struct {
+		name string
+		in   hitl.Interaction
+		want bool
+	}{
+		{"NoEscalation", hitl.Interaction{Targets: alice}, false},
+		{"Untargeted", hitl.Interaction{Escalation: []hitl.EscalationStep{add}}, false},
+		{"EmptyTargets", hitl.Interaction{Targets: &hitl.Targets{}, Escalation: []hitl.EscalationStep{add}}, false},
+		{"RemindOnly", hitl.Interaction{Targets: alice, Escalation: []hitl.EscalationStep{remind}}, false},
+		{"AddToFire", hitl.Interaction{Targets: alice, Escalation: []hitl.EscalationStep{remind, add}, EscalatedSteps: []int{0}}, true},
+		{"AddFired", hitl.Interaction{Targets: alice, Escalation: []hitl.EscalationStep{remind, add}, EscalatedSteps: []int{1}}, false},
+	} {
+		if got := c.in.MayWiden(); got != c.want {
+			t.Errorf("%s: MayWiden() = %v, want %v", c.name, got, c.want)
+		}
+	}
+}

@@ -37,12 +37,12 @@ type Store interface {
 	// CountInteractions counts interactions with the given status.
 	CountInteractions(ctx context.Context, status Status) (int, error)
 
-	// PendingGroups counts the pending interactions per agent and type
-	// (Expiring left 0), and returns the sequence numbers of the events
-	// after after, all read in one snapshot of the store: a reader that
-	// has seen every event up to after can then count the events it is
-	// told of later exactly once (see broker's pending counts).
-	PendingGroups(ctx context.Context, after int64) (groups []CountGroup, seen []int64, err error)
+	// CountPending counts the pending interactions (see PendingCounts)
+	// and returns the sequence numbers of the events after after, all
+	// read in one snapshot of the store: a reader that has seen every
+	// event up to after can then count the events it is told of later
+	// exactly once (see broker's pending counts).
+	CountPending(ctx context.Context, after int64) (*PendingCounts, error)
 
 	// CountDue counts the interactions f selects (its Cursor, Limit and
 	// Sort aside) whose deadline is at or before soon.

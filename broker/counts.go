@@ -11,7 +11,8 @@ import (
 // would page through, counted in all, per agent, per type, and those
 // expiring within hitl.ExpiringWindow of the broker's clock. The pending
 // ones, narrowed by agent and type at most, are counted from the broker's
-// own counts (pendingcounts.go), and only those expiring soon from the
+// own counts (pendingcounts.go), for everyone and for a person who sees
+// only what targets them alike, and only those expiring soon from the
 // store.
 func (b *Broker) Counts(ctx context.Context, f hitl.ListFilter) (*hitl.InteractionCounts, error) {
 	if err := hitl.CheckListFilter(f); err != nil {
@@ -23,7 +24,7 @@ func (b *Broker) Counts(ctx context.Context, f hitl.ListFilter) (*hitl.Interacti
 		return &hitl.InteractionCounts{ByAgent: map[string]int{}, ByType: map[hitl.Type]int{}}, nil
 	}
 	soon := b.now().Add(hitl.ExpiringWindow)
-	if groups, ok := b.pending.read(); ok && kept(f) {
+	if groups, ok := b.pending.read(f.VisibleTo); ok && kept(f) {
 		counts := hitl.CountGroups(groups, f)
 		due, err := b.store.CountDue(ctx, f, soon)
 		if err != nil {

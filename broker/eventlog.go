@@ -63,7 +63,7 @@ func (b *Broker) CountInteractions(ctx context.Context, status hitl.Status) (int
 	if !status.Valid() {
 		return 0, hitl.Errorf(hitl.EINVALID, "status must be pending, answered, expired or cancelled")
 	}
-	if groups, ok := b.pending.read(); ok && status == hitl.StatusPending {
+	if groups, ok := b.pending.read(nil); ok && status == hitl.StatusPending {
 		n := 0
 		for _, g := range groups {
 			n += g.N

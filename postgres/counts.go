@@ -40,50 +40,106 @@ func (s *Store) CountMatching(ctx context.Context, f hitl.ListFilter, soon time.
 	return hitl.CountGroups(groups, f), nil
 }
 
-// PendingGroups counts the pending interactions per agent and type, and
-// reads the sequence numbers after after, in one repeatable-read
-// transaction: one snapshot of the database. A sequence number taken by a
-// transaction that has not committed is not seen; its event, once
-// committed, is told to the reader later like any other.
-func (s *Store) PendingGroups(ctx context.Context, after int64) ([]hitl.CountGroup, []int64, error) {
-	var (
-		groups []hitl.CountGroup
-		seen   []int64
-	)
+// CountPending counts the pending interactions per agent and type, the
+// targeted ones per agent, type and targets (from
+// interactions_pending_targeted), reads the targets of those whose
+// escalation may still widen them and the sequence numbers after after,
+// in one repeatable-read transaction: one snapshot of the database. A
+// sequence number taken by a transaction that has not committed is not
+// seen; its event, once committed, is told to the reader later like any
+// other.
+func (s *Store) CountPending(ctx context.Context, after int64) (*hitl.PendingCounts, error) {
+	var pc *hitl.PendingCounts
 	err := s.with(ctx, func(c *pgx.Conn) error {
-		groups, seen = nil, nil
+		pc = &hitl.PendingCounts{}
 		tx, err := c.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 		if err != nil {
 			return err
 		}
 		defer tx.Rollback(ctx) //nolint:errcheck // read only
-		rows, err := tx.Query(ctx, `SELECT source_agent, type, count(*) FROM interactions WHERE status = 'pending' GROUP BY source_agent, type`)
+		if pc.Groups, err = pendingGroups(ctx, tx, `SELECT source_agent, type, NULL::text, count(*)
+			FROM interactions WHERE status = 'pending' GROUP BY source_agent, type`); err != nil {
+			return err
+		}
+		if pc.Targeted, err = pendingGroups(ctx, tx, `SELECT source_agent, type, targets, count(*)
+			FROM interactions WHERE status = 'pending' AND targets IS NOT NULL GROUP BY source_agent, type, targets`); err != nil {
+			return err
+		}
+		if pc.Widening, err = widening(ctx, tx); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, `SELECT seq FROM events WHERE seq > $1 ORDER BY seq`, after)
 		if err != nil {
 			return err
 		}
-		for rows.Next() {
-			var g hitl.CountGroup
-			if err := rows.Scan(&g.Agent, &g.Type, &g.N); err != nil {
-				rows.Close()
-				return err
-			}
-			groups = append(groups, g)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		rows, err = tx.Query(ctx, `SELECT seq FROM events WHERE seq > $1 ORDER BY seq`, after)
-		if err != nil {
-			return err
-		}
-		seen, err = pgx.CollectRows(rows, pgx.RowTo[int64])
+		pc.Seen, err = pgx.CollectRows(rows, pgx.RowTo[int64])
 		return err
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("count pending interactions: %w", badText(err))
+		return nil, fmt.Errorf("count pending interactions: %w", badText(err))
 	}
-	return groups, seen, nil
+	return pc, nil
+}
+
+// pendingGroups reads groups from q, which selects an agent, a type, the
+// targets (JSON or NULL) and a count. Groups whose targets are given but
+// name no one are left out: they are counted among every pending
+// interaction as untargeted.
+func pendingGroups(ctx context.Context, tx pgx.Tx, q string) ([]hitl.CountGroup, error) {
+	rows, err := tx.Query(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var groups []hitl.CountGroup
+	for rows.Next() {
+		var (
+			g       hitl.CountGroup
+			targets *string
+		)
+		if err := rows.Scan(&g.Agent, &g.Type, &targets, &g.N); err != nil {
+			return nil, err
+		}
+		if err := unmarshal(targets, &g.Targets, "targets"); err != nil {
+			return nil, err
+		}
+		if targets != nil && g.Targets.Untargeted() {
+			continue
+		}
+		groups = append(groups, g)
+	}
+	return groups, rows.Err()
+}
+
+// widening reads the targets of the pending targeted interactions whose
+// escalation may still add targets (hitl.Interaction.MayWiden).
+func widening(ctx context.Context, tx pgx.Tx) (map[string]*hitl.Targets, error) {
+	rows, err := tx.Query(ctx, `SELECT id, targets, workflow FROM interactions
+		WHERE status = 'pending' AND targets IS NOT NULL AND workflow IS NOT NULL`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]*hitl.Targets{}
+	for rows.Next() {
+		var (
+			in                hitl.Interaction
+			targets, workflow *string
+		)
+		if err := rows.Scan(&in.ID, &targets, &workflow); err != nil {
+			return nil, err
+		}
+		if err := unmarshal(targets, &in.Targets, "targets"); err != nil {
+			return nil, err
+		}
+		if err := setWorkflow(&in, workflow); err != nil {
+			return nil, err
+		}
+		if in.MayWiden() {
+			out[in.ID] = in.Targets
+		}
+	}
+	return out, rows.Err()
 }
 
 // CountDue counts the interactions f selects that are due at or before

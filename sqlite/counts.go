@@ -44,38 +44,97 @@ func (s *Store) CountMatching(ctx context.Context, f hitl.ListFilter, soon time.
 	return hitl.CountGroups(groups, f), nil
 }
 
-// PendingGroups counts the pending interactions per agent and type from
-// interactions_pending_counts, and reads the sequence numbers after after,
-// in one read transaction: one snapshot of the database.
-func (s *Store) PendingGroups(ctx context.Context, after int64) ([]hitl.CountGroup, []int64, error) {
+// CountPending counts the pending interactions per agent and type from
+// interactions_pending_counts and the targeted ones per agent, type and
+// targets from interactions_pending_targeted, reads the targets of those
+// whose escalation may still widen them, and reads the sequence numbers
+// after after, in one read transaction: one snapshot of the database.
+func (s *Store) CountPending(ctx context.Context, after int64) (*hitl.PendingCounts, error) {
 	tx, err := s.r.BeginTx(ctx, nil)
 	if err != nil {
-		return nil, nil, fmt.Errorf("count pending interactions: %w", err)
+		return nil, fmt.Errorf("count pending interactions: %w", err)
 	}
 	defer tx.Rollback() //nolint:errcheck // read only
-	rows, err := tx.QueryContext(ctx, `SELECT source_agent, type, count(*)
-		FROM interactions INDEXED BY interactions_pending_counts WHERE status = 'pending' GROUP BY source_agent, type`)
-	if err != nil {
-		return nil, nil, fmt.Errorf("count pending interactions: %w", err)
+	pc := &hitl.PendingCounts{}
+	if pc.Groups, err = pendingGroups(ctx, tx, `SELECT source_agent, type, NULL, count(*)
+		FROM interactions INDEXED BY interactions_pending_counts WHERE status = 'pending' GROUP BY source_agent, type`); err != nil {
+		return nil, fmt.Errorf("count pending interactions: %w", err)
 	}
+	if pc.Targeted, err = pendingGroups(ctx, tx, `SELECT source_agent, type, targets, count(*)
+		FROM interactions INDEXED BY interactions_pending_targeted WHERE status = 'pending' AND targets IS NOT NULL
+		GROUP BY source_agent, type, targets`); err != nil {
+		return nil, fmt.Errorf("count pending interactions: %w", err)
+	}
+	if pc.Widening, err = widening(ctx, tx); err != nil {
+		return nil, fmt.Errorf("count pending interactions: %w", err)
+	}
+	if pc.Seen, err = seqsAfter(ctx, tx, after); err != nil {
+		return nil, fmt.Errorf("count pending interactions: %w", err)
+	}
+	return pc, nil
+}
+
+// pendingGroups reads groups from q, which selects an agent, a type, the
+// targets (JSON or NULL) and a count. Groups whose targets are given but
+// name no one are left out: they are counted among every pending
+// interaction as untargeted.
+func pendingGroups(ctx context.Context, tx *sql.Tx, q string) ([]hitl.CountGroup, error) {
+	rows, err := tx.QueryContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
 	var groups []hitl.CountGroup
 	for rows.Next() {
-		var g hitl.CountGroup
-		if err := rows.Scan(&g.Agent, &g.Type, &g.N); err != nil {
-			rows.Close()
-			return nil, nil, fmt.Errorf("count pending interactions: %w", err)
+		var (
+			g       hitl.CountGroup
+			targets []byte
+		)
+		if err := rows.Scan(&g.Agent, &g.Type, &targets, &g.N); err != nil {
+			return nil, err
+		}
+		if targets != nil {
+			if err := unmarshal(targets, &g.Targets, "targets"); err != nil {
+				return nil, err
+			}
+			if g.Targets.Untargeted() {
+				continue
+			}
 		}
 		groups = append(groups, g)
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, nil, fmt.Errorf("count pending interactions: %w", err)
-	}
-	seen, err := seqsAfter(ctx, tx, after)
+	return groups, rows.Err()
+}
+
+// widening reads the targets of the pending targeted interactions whose
+// escalation may still add targets (hitl.Interaction.MayWiden).
+func widening(ctx context.Context, tx *sql.Tx) (map[string]*hitl.Targets, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT id, targets, workflow FROM interactions INDEXED BY interactions_pending_targeted
+		WHERE status = 'pending' AND targets IS NOT NULL AND workflow IS NOT NULL`)
 	if err != nil {
-		return nil, nil, fmt.Errorf("count pending interactions: %w", err)
+		return nil, err
 	}
-	return groups, seen, nil
+	defer rows.Close()
+	out := map[string]*hitl.Targets{}
+	for rows.Next() {
+		var (
+			in                hitl.Interaction
+			targets, workflow []byte
+		)
+		if err := rows.Scan(&in.ID, &targets, &workflow); err != nil {
+			return nil, err
+		}
+		if err := unmarshal(targets, &in.Targets, "targets"); err != nil {
+			return nil, err
+		}
+		if err := in.SetWorkflowJSON(workflow); err != nil {
+			return nil, fmt.Errorf("interaction %s: workflow: %w", in.ID, err)
+		}
+		if in.MayWiden() {
+			out[in.ID] = in.Targets
+		}
+	}
+	return out, rows.Err()
 }
 
 // seqsAfter returns the sequence numbers of the events after after.
