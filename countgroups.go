@@ -1,6 +1,10 @@
 package hitl
 
-import "slices"
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+)
 
 // CountGroup is how many interactions one agent asked of one type, and how
 // many of them expire within ExpiringWindow: a store counts them in one
@@ -32,6 +36,38 @@ type PendingCounts struct {
 	// Seen holds the sequence numbers of the events after the position
 	// given, in order: the counts include what they did.
 	Seen []int64
+}
+
+// DecodeGroupTargets sets g's targets from a store's JSON (nil: none) and
+// reports whether g is kept: a group whose targets name no one is counted
+// as untargeted, so it is not a targeted group.
+func (g *CountGroup) DecodeGroupTargets(targets []byte) (bool, error) {
+	if targets == nil {
+		return true, nil
+	}
+	if err := json.Unmarshal(targets, &g.Targets); err != nil {
+		return false, fmt.Errorf("decode targets: %w", err)
+	}
+	return !g.Targets.Untargeted(), nil
+}
+
+// WideningTargets decodes a pending interaction's targets and workflow as
+// a store keeps them (JSON) and returns its targets when its escalation
+// may still add to them (Interaction.MayWiden), else nil.
+func WideningTargets(targets, workflow []byte) (*Targets, error) {
+	var in Interaction
+	if targets != nil {
+		if err := json.Unmarshal(targets, &in.Targets); err != nil {
+			return nil, fmt.Errorf("decode targets: %w", err)
+		}
+	}
+	if err := in.SetWorkflowJSON(workflow); err != nil {
+		return nil, fmt.Errorf("decode workflow: %w", err)
+	}
+	if !in.MayWiden() {
+		return nil, nil
+	}
+	return in.Targets, nil
 }
 
 // CountGroups folds groups, counted with every filter of f but its agents

@@ -39,3 +39,46 @@ func TestCountGroups(t *testing.T) {
 		})
 	}
 }
+
+// TestDecodeGroupTargets: a group's targets as a store keeps them; targets
+// that name no one make no targeted group.
+func TestDecodeGroupTargets(t *testing.T) {
+	for _, c := range []struct {
+		json    string
+		keep    bool
+		wantErr bool
+	}{
+		{"", true, false},
+		{`{"users":["alice"]}`, true, false},
+		{`{"users":[],"groups":[]}`, false, false},
+		{`{"users":`, false, true},
+	} {
+		var g CountGroup
+		var b []byte
+		if c.json != "" {
+			b = []byte(c.json)
+		}
+		keep, err := g.DecodeGroupTargets(b)
+		if keep != c.keep || (err != nil) != c.wantErr {
+			t.Errorf("DecodeGroupTargets(%q) = %v, %v; want %v, error %v", c.json, keep, err, c.keep, c.wantErr)
+		}
+	}
+}
+
+// TestWideningTargets: the targets of a stored interaction whose
+// escalation may still add to them, and nil once its step has fired.
+func TestWideningTargets(t *testing.T) {
+	in := &Interaction{Escalation: []EscalationStep{{After: "10m", AddTargets: &Targets{Groups: []string{"sre"}}}}}
+	targets := []byte(`{"users":["alice"]}`)
+	got, err := WideningTargets(targets, in.WorkflowJSON())
+	if err != nil || got == nil || got.Users[0] != "alice" {
+		t.Fatalf("step to fire: %+v, %v; want alice's targets", got, err)
+	}
+	in.EscalatedSteps = []int{0}
+	if got, err := WideningTargets(targets, in.WorkflowJSON()); err != nil || got != nil {
+		t.Errorf("step fired: %+v, %v; want nil", got, err)
+	}
+	if got, err := WideningTargets(targets, nil); err != nil || got != nil {
+		t.Errorf("no workflow: %+v, %v; want nil", got, err)
+	}
+}

@@ -95,18 +95,16 @@ func pendingGroups(ctx context.Context, tx pgx.Tx, q string) ([]hitl.CountGroup,
 	for rows.Next() {
 		var (
 			g       hitl.CountGroup
-			targets *string
+			targets []byte
 		)
 		if err := rows.Scan(&g.Agent, &g.Type, &targets, &g.N); err != nil {
 			return nil, err
 		}
-		if err := unmarshal(targets, &g.Targets, "targets"); err != nil {
+		if keep, err := g.DecodeGroupTargets(targets); err != nil {
 			return nil, err
+		} else if keep {
+			groups = append(groups, g)
 		}
-		if targets != nil && g.Targets.Untargeted() {
-			continue
-		}
-		groups = append(groups, g)
 	}
 	return groups, rows.Err()
 }
@@ -123,20 +121,18 @@ func widening(ctx context.Context, tx pgx.Tx) (map[string]*hitl.Targets, error) 
 	out := map[string]*hitl.Targets{}
 	for rows.Next() {
 		var (
-			in                hitl.Interaction
-			targets, workflow *string
+			id                string
+			targets, workflow []byte
 		)
-		if err := rows.Scan(&in.ID, &targets, &workflow); err != nil {
+		if err := rows.Scan(&id, &targets, &workflow); err != nil {
 			return nil, err
 		}
-		if err := unmarshal(targets, &in.Targets, "targets"); err != nil {
-			return nil, err
+		t, err := hitl.WideningTargets(targets, workflow)
+		if err != nil {
+			return nil, fmt.Errorf("interaction %s: %w", id, err)
 		}
-		if err := setWorkflow(&in, workflow); err != nil {
-			return nil, err
-		}
-		if in.MayWiden() {
-			out[in.ID] = in.Targets
+		if t != nil {
+			out[id] = t
 		}
 	}
 	return out, rows.Err()

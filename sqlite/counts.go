@@ -93,15 +93,11 @@ func pendingGroups(ctx context.Context, tx *sql.Tx, q string) ([]hitl.CountGroup
 		if err := rows.Scan(&g.Agent, &g.Type, &targets, &g.N); err != nil {
 			return nil, err
 		}
-		if targets != nil {
-			if err := unmarshal(targets, &g.Targets, "targets"); err != nil {
-				return nil, err
-			}
-			if g.Targets.Untargeted() {
-				continue
-			}
+		if keep, err := g.DecodeGroupTargets(targets); err != nil {
+			return nil, err
+		} else if keep {
+			groups = append(groups, g)
 		}
-		groups = append(groups, g)
 	}
 	return groups, rows.Err()
 }
@@ -118,20 +114,18 @@ func widening(ctx context.Context, tx *sql.Tx) (map[string]*hitl.Targets, error)
 	out := map[string]*hitl.Targets{}
 	for rows.Next() {
 		var (
-			in                hitl.Interaction
+			id                string
 			targets, workflow []byte
 		)
-		if err := rows.Scan(&in.ID, &targets, &workflow); err != nil {
+		if err := rows.Scan(&id, &targets, &workflow); err != nil {
 			return nil, err
 		}
-		if err := unmarshal(targets, &in.Targets, "targets"); err != nil {
-			return nil, err
+		t, err := hitl.WideningTargets(targets, workflow)
+		if err != nil {
+			return nil, fmt.Errorf("interaction %s: %w", id, err)
 		}
-		if err := in.SetWorkflowJSON(workflow); err != nil {
-			return nil, fmt.Errorf("interaction %s: workflow: %w", in.ID, err)
-		}
-		if in.MayWiden() {
-			out[in.ID] = in.Targets
+		if t != nil {
+			out[id] = t
 		}
 	}
 	return out, rows.Err()
