@@ -161,13 +161,13 @@ func TestPendingCountsFollowTheEvents(t *testing.T) {
 		t.Errorf("Counts(%+v) differs from the store's (-store +broker):\n%s", f, d)
 	}
 	// And a responder's, of the questions that person may see.
-	carol := hitl.Caller{Name: "user-1", Role: hitl.RoleResponder, Groups: []string{"sre"}}
+	user1 := hitl.Caller{Name: "user-1", Role: hitl.RoleResponder, Groups: []string{"sre"}}
 	f = hitl.ListFilter{Status: hitl.StatusPending, Types: []hitl.Type{hitl.TypeApproval}}
-	got, err = b.Counts(hitl.WithCaller(ctx, carol), f)
+	got, err = b.Counts(hitl.WithCaller(ctx, user1), f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := carol.Audience()
+	a := user1.Audience()
 	f.VisibleTo = &a
 	sql, err = broker.StoreOf(b).CountMatching(ctx, f, b.Now().Add(hitl.ExpiringWindow))
 	if err != nil {
