@@ -178,9 +178,9 @@ func (pc *pendingCounts) apply(ev *hitl.Event) {
 	if in == nil {
 		return
 	}
-	k := groupKey{in.SourceAgent, in.Type, targetsKey(in.Targets)}
 	switch ev.Type {
 	case hitl.EventCreated:
+		k := groupOf(in)
 		pc.add(k, in.Targets, 1)
 		if in.MayWiden() {
 			pc.widening[in.ID] = k.targets
@@ -190,6 +190,7 @@ func (pc *pendingCounts) apply(ev *hitl.Event) {
 		if !ok {
 			return
 		}
+		k := groupOf(in)
 		if was != k.targets {
 			pc.add(groupKey{k.agent, k.typ, was}, nil, -1)
 			pc.add(k, in.Targets, 1)
@@ -200,12 +201,19 @@ func (pc *pendingCounts) apply(ev *hitl.Event) {
 			delete(pc.widening, in.ID)
 		}
 	case hitl.EventAnswered, hitl.EventExpired, hitl.EventCancelled:
-		if was, ok := pc.widening[in.ID]; ok {
-			k.targets = was
+		k, ok := groupKey{in.SourceAgent, in.Type, ""}, false
+		if k.targets, ok = pc.widening[in.ID]; ok {
 			delete(pc.widening, in.ID)
+		} else {
+			k = groupOf(in)
 		}
 		pc.add(k, nil, -1)
 	}
+}
+
+// groupOf returns the group in is counted in by its targets as they are.
+func groupOf(in *hitl.Interaction) groupKey {
+	return groupKey{in.SourceAgent, in.Type, targetsKey(in.Targets)}
 }
 
 // add counts n more (or fewer) questions in group k, whose targets are t
