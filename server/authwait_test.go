@@ -78,7 +78,7 @@ func TestWaitEndsWithItsCredentials(t *testing.T) {
 		name := map[bool]string{true: "parked", false: "in its handler"}[parked]
 		t.Run(name, func(t *testing.T) {
 			turns.Parallel(t)
-			ts := newAuthServer(t, recheckQuickly)
+			ts := startAuthServerWith(t, &hitltest.Options{DB: hitltest.SQLiteDB(t), Prepare: func(s *server.Server) { server.SetHeldWaits(s, 0) }}, recheckQuickly)
 			if !parked {
 				ts = startAuthServerWith(t, &hitltest.Options{DB: hitltest.SQLiteDB(t), NoParking: true}, recheckQuickly)
 			}

@@ -6,6 +6,10 @@ import "time"
 // long-polls, for tests. Call it before Listener.
 func SetParkSweep(s *Server, every time.Duration) { s.parkSweep = every }
 
+// SetHeldWaits sets how many long-polls that could be parked wait in
+// their handlers instead, for tests: 0 parks every one.
+func SetHeldWaits(s *Server, n int) { s.held.limit = int64(n) }
+
 // SetBodyTimeout sets how long a request body may take to arrive, for
 // tests.
 func SetBodyTimeout(s *Server, d time.Duration) { s.bodyTimeout = d }

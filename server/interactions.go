@@ -93,10 +93,13 @@ func (s *Server) handleWait(w http.ResponseWriter, r *http.Request) error {
 		d = min(time.Duration(secs*float64(time.Second)), maxWait)
 	}
 	// Parked: plain HTTP/1.x GETs served through Listener (a HEAD's
-	// response has no body, which net/http handles).
-	if l := s.parking.Load(); l != nil && r.Method == http.MethodGet && r.ProtoMajor == 1 && r.TLS == nil {
+	// response has no body, which net/http handles), once heldWaitsMax
+	// others wait in their handlers.
+	l := s.parking.Load()
+	if !s.held.hold(l != nil && r.Method == http.MethodGet && r.ProtoMajor == 1 && r.TLS == nil) {
 		return s.parkWait(w, r, l, d)
 	}
+	defer s.held.done()
 	watched, stop := hitl.WatchCredentials(r.Context())
 	defer stop()
 	ctx, cancel := context.WithTimeout(watched, d)

@@ -25,9 +25,13 @@ type metrics struct {
 	latency     *prometheus.HistogramVec
 	streamsOpen *prometheus.GaugeVec
 	parked      prometheus.Gauge
+	held        prometheus.GaugeFunc
 }
 
-func newMetrics(reg *prometheus.Registry, b *broker.Broker) *metrics {
+// newMetrics returns the server's collectors over b, registered on reg
+// (a new registry with Go's and the process's collectors when nil); held
+// says how many long-polls wait in their handlers.
+func newMetrics(reg *prometheus.Registry, b *broker.Broker, held func() int64) *metrics {
 	if reg == nil {
 		reg = prometheus.NewRegistry()
 		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -60,8 +64,11 @@ func newMetrics(reg *prometheus.Registry, b *broker.Broker) *metrics {
 		parked: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "hitl_waits_parked", Help: "Long-polls waiting with their connection parked (no goroutine).",
 		}),
+		held: prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "hitl_waits_held", Help: "Long-polls waiting in a goroutine of their own (the first few hundred; the rest are parked).",
+		}, func() float64 { return float64(held()) }),
 	}
-	reg.MustRegister(m.created, m.answered, m.expired, m.cancelled, m.pending, m.latency, m.streamsOpen, m.parked)
+	reg.MustRegister(m.created, m.answered, m.expired, m.cancelled, m.pending, m.latency, m.streamsOpen, m.parked, m.held)
 	b.Observe(m.observe)
 	return m
 }

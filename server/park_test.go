@@ -3,6 +3,7 @@ package server_test
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -49,7 +50,7 @@ func getOn(t *testing.T, client *http.Client, url string) (*http.Response, []byt
 
 func TestParkedWaitAnsweredKeepsTheConnection(t *testing.T) {
 	turns.Parallel(t)
-	ts := newTestServer(t)
+	ts := newParkingServer(t)
 	in := ts.create(t, map[string]any{"question": "Ship it?", "type": "approval"})
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
 	t.Cleanup(client.CloseIdleConnections)
@@ -93,11 +94,25 @@ func TestParkedWaitAnsweredKeepsTheConnection(t *testing.T) {
 	}
 }
 
+// newParkingServer is newTestServer with every long-poll parked, none
+// held in its handler first (as hitl serve holds the first few hundred),
+// with also's settings.
+func newParkingServer(t *testing.T, also ...func(*server.Server)) *testServer {
+	t.Helper()
+	return newTestServerWith(t, &hitltest.Options{Prepare: func(s *server.Server) {
+		server.SetHeldWaits(s, 0)
+		for _, f := range also {
+			f(s)
+		}
+	}})
+}
+
 // serveParked serves srv on a loopback port through srv.Listener, as hitl
-// serve does, so long-polls are parked. Its responses are checked against
-// the OpenAPI document (hitltest.ValidateResponses).
+// serve does, with every long-poll parked. Its responses are checked
+// against the OpenAPI document (hitltest.ValidateResponses).
 func serveParked(t *testing.T, srv *server.Server) *httptest.Server {
 	t.Helper()
+	server.SetHeldWaits(srv, 0)
 	hs := httptest.NewUnstartedServer(hitltest.ValidateResponses(t, srv.Handler()))
 	hs.Listener = srv.Listener(hs.Listener)
 	hs.Start()
@@ -158,7 +173,7 @@ func rawConn(t *testing.T, ts *testServer) (net.Conn, *bufio.Reader) {
 
 func TestParkedWaitConnectionClose(t *testing.T) {
 	turns.Parallel(t)
-	ts := newTestServer(t)
+	ts := newParkingServer(t)
 	in := ts.create(t, map[string]any{"question": "Close after?"})
 	c, br := rawConn(t, ts)
 	host := strings.TrimPrefix(ts.URL, "http://")
@@ -182,7 +197,7 @@ func TestParkedWaitConnectionClose(t *testing.T) {
 // same connection: it is served once the wait is answered.
 func TestParkedWaitPipelined(t *testing.T) {
 	turns.Parallel(t)
-	ts := newTestServer(t)
+	ts := newParkingServer(t)
 	in := ts.create(t, map[string]any{"question": "Pipelined?"})
 	c, br := rawConn(t, ts)
 	host := strings.TrimPrefix(ts.URL, "http://")
@@ -207,7 +222,7 @@ func TestParkedWaitPipelined(t *testing.T) {
 
 func TestParkedWaitsAnsweredAtShutdown(t *testing.T) {
 	turns.Parallel(t)
-	ts := newTestServer(t)
+	ts := newParkingServer(t)
 	b, srv := ts.Broker, ts.API
 	in := ts.create(t, map[string]any{"question": "Still there at shutdown?"})
 
@@ -245,18 +260,82 @@ func TestParkedWaitsAnsweredAtShutdown(t *testing.T) {
 // parkedCount reads how many long-polls are parked from /metrics.
 func parkedCount(t *testing.T, ts *testServer) int {
 	t.Helper()
+	return waitsGauge(t, ts, "hitl_waits_parked")
+}
+
+// waitsGauge reads the gauge name from /metrics.
+func waitsGauge(t *testing.T, ts *testServer, name string) int {
+	t.Helper()
 	_, body := ts.do(t, "GET", "/metrics", nil)
 	for line := range strings.Lines(string(body)) {
-		if v, ok := strings.CutPrefix(line, "hitl_waits_parked "); ok {
+		if v, ok := strings.CutPrefix(line, name+" "); ok {
 			var n int
 			if err := json.Unmarshal([]byte(strings.TrimSpace(v)), &n); err != nil {
-				t.Fatalf("hitl_waits_parked %q: %v", v, err)
+				t.Fatalf("%s %q: %v", name, v, err)
 			}
 			return n
 		}
 	}
-	t.Fatalf("no hitl_waits_parked in /metrics:\n%s", body)
+	t.Fatalf("no %s in /metrics:\n%s", name, body)
 	return 0
+}
+
+// TestWaitsHeldThenParked: the first long-polls wait in their handlers,
+// those beyond the limit are parked, and every one gets its answer; a wait
+// that comes once the held ones are done is held again.
+func TestWaitsHeldThenParked(t *testing.T) {
+	turns.Parallel(t)
+	const held, n = 2, 5
+	ts := newTestServerWith(t, &hitltest.Options{Prepare: func(s *server.Server) { server.SetHeldWaits(s, held) }})
+	ids := make([]string, n)
+	done := make(chan string, n)
+	for i := range ids {
+		in := ts.create(t, map[string]any{"question": fmt.Sprintf("Number %d?", i), "type": "text"})
+		ids[i] = in.ID
+		go func() {
+			_, body, _ := getOn(t, ts.Client(), ts.URL+"/api/v1/interactions/"+in.ID+"/wait?timeout=120")
+			done <- string(body)
+		}()
+		hitltest.Await(t, "the wait to start", ts.Broker.WaitStarted(in.ID))
+	}
+	waitUntil(t, "two waits held and three parked", func() bool {
+		return waitsGauge(t, ts, "hitl_waits_held") == held && parkedCount(t, ts) == n-held
+	})
+	for i, id := range ids {
+		ts.mustDo(t, "POST", "/api/v1/interactions/"+id+"/respond", map[string]any{"value": fmt.Sprintf("answer %d", i)}, http.StatusOK, nil)
+	}
+	got := map[string]bool{}
+	for range n {
+		var in hitl.Interaction
+		if body := <-done; json.Unmarshal([]byte(body), &in) != nil || in.Status != hitl.StatusAnswered {
+			t.Fatalf("a wait returned %s, want its answered interaction", body)
+		}
+		var v string
+		_ = json.Unmarshal(in.Result.Value, &v)
+		got[in.ID+" "+v] = true
+	}
+	for i, id := range ids {
+		if !got[fmt.Sprintf("%s answer %d", id, i)] {
+			t.Errorf("no wait returned %s with answer %d: %v", id, i, got)
+		}
+	}
+	waitUntil(t, "no wait held or parked", func() bool {
+		return waitsGauge(t, ts, "hitl_waits_held") == 0 && parkedCount(t, ts) == 0
+	})
+	in := ts.create(t, map[string]any{"question": "Held again?"})
+	go func() {
+		_, body, _ := getOn(t, ts.Client(), ts.URL+"/api/v1/interactions/"+in.ID+"/wait?timeout=120")
+		done <- string(body)
+	}()
+	hitltest.Await(t, "the wait to start", ts.Broker.WaitStarted(in.ID))
+	waitUntil(t, "the wait held", func() bool { return waitsGauge(t, ts, "hitl_waits_held") == 1 })
+	if p := parkedCount(t, ts); p != 0 {
+		t.Errorf("%d parked, want the wait held", p)
+	}
+	ts.mustDo(t, "POST", "/api/v1/interactions/"+in.ID+"/cancel", nil, http.StatusOK, nil)
+	if body := <-done; !strings.Contains(body, `"status":"cancelled"`) {
+		t.Errorf("the held wait returned %s, want the cancelled interaction", body)
+	}
 }
 
 // TestHeadWaitIsNotParked: a HEAD on the wait route (the router serves
@@ -264,7 +343,7 @@ func parkedCount(t *testing.T, ts *testServer) int {
 // body and the connection stays in step.
 func TestHeadWaitIsNotParked(t *testing.T) {
 	turns.Parallel(t)
-	ts := newTestServer(t)
+	ts := newParkingServer(t)
 	in := ts.create(t, map[string]any{"question": "Head?"})
 	req, err := http.NewRequest(http.MethodHead, ts.URL+"/api/v1/interactions/"+in.ID+"/wait?timeout=0.05", nil)
 	if err != nil {
@@ -290,7 +369,7 @@ func TestHeadWaitIsNotParked(t *testing.T) {
 // timeout, and its registration ends.
 func TestParkedWaitAgentHangsUp(t *testing.T) {
 	turns.Parallel(t)
-	ts := newTestServerWith(t, &hitltest.Options{Prepare: func(s *server.Server) { server.SetParkSweep(s, 20*time.Millisecond) }})
+	ts := newParkingServer(t, func(s *server.Server) { server.SetParkSweep(s, 20*time.Millisecond) })
 	b := ts.Broker
 	in := ts.create(t, map[string]any{"question": "Anyone there?"})
 

@@ -98,6 +98,9 @@ type Server struct {
 	// together.
 	replayReads replayReads
 	parking     atomic.Pointer[park.Listener]
+	// held counts the long-polls waiting in their handlers; past its
+	// limit (heldWaitsMax, a field for tests) parkable ones are parked.
+	held heldWaits
 	// parkSweep is how often parked long-polls are checked for agents
 	// that hung up (a field for tests).
 	parkSweep time.Duration
@@ -125,6 +128,7 @@ func New(b *broker.Broker, opts *Options) *Server {
 		push:     opts.Push,
 		receipts: opts.Receipts,
 
+		held:        heldWaits{limit: heldWaitsMax},
 		parkSweep:   park.SweepInterval,
 		bodyTimeout: bodyReadTimeout,
 	}
@@ -136,7 +140,7 @@ func New(b *broker.Broker, opts *Options) *Server {
 	for _, o := range bad {
 		s.log.Error("embed origin is not scheme://host[:port]; ignored", "origin", o)
 	}
-	s.metrics = newMetrics(opts.Registry, b)
+	s.metrics = newMetrics(opts.Registry, b, s.held.count)
 	s.auth = newAuthenticator(opts.Auth, s.log)
 	s.hub = wshub.New(b, wsEncoder{}, &wshub.Options{
 		Queue:      opts.WebSocketQueue,
@@ -272,15 +276,16 @@ func (s *Server) authRoutes() {
 }
 
 // Listener wraps l, the listener the server's Handler is served on, so
-// that long-polls (GET /api/v1/interactions/{id}/wait) wait without a
-// goroutine or buffers each: their connections are taken from net/http
-// while they wait and come back through the returned listener for their
-// next request. Serve on the returned listener (plain HTTP/1.x; TLS and
-// HTTP/2 requests wait the ordinary way). Without it, every long-poll
-// holds a goroutine and net/http's buffers, about 25 KiB. A connection
-// given back is a new one to http.Server: the agent's next request on it
-// must start within ReadHeaderTimeout rather than IdleTimeout (clients
-// that poll again at once, as the hitl client does, never notice).
+// that long-polls (GET /api/v1/interactions/{id}/wait) beyond the first
+// few hundred (heldWaitsMax) wait without a goroutine or buffers each:
+// their connections are taken from net/http while they wait and come back
+// through the returned listener for their next request. Serve on the
+// returned listener (plain HTTP/1.x; TLS and HTTP/2 requests wait the
+// ordinary way). Without it, every long-poll holds a goroutine and
+// net/http's buffers, about 25 KiB. A connection given back is a new one
+// to http.Server: the agent's next request on it must start within
+// ReadHeaderTimeout rather than IdleTimeout (clients that poll again at
+// once, as the hitl client does, never notice).
 func (s *Server) Listener(l net.Listener) net.Listener {
 	pl := park.NewListener(l, s.metrics.parked, s.parkSweep)
 	s.parking.Store(pl)
