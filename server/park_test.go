@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -383,5 +384,29 @@ func TestParkedWaitAgentHangsUp(t *testing.T) {
 	waitUntil(t, "the hung-up wait to end", func() bool { return parkedCount(t, ts) == 0 && b.Waiting() == 0 })
 
 	// The interaction is untouched and can still be answered.
+	ts.mustDo(t, "POST", "/api/v1/interactions/"+in.ID+"/respond", map[string]any{"value": "yes"}, http.StatusOK, nil)
+}
+
+// TestHeldWaitAgentHangsUp: an agent that closes its connection while its
+// wait is held in its handler ends the wait at once, with nothing logged
+// as an error, and the interaction can still be answered.
+func TestHeldWaitAgentHangsUp(t *testing.T) {
+	turns.Parallel(t)
+	logs := &syncBuffer{}
+	ts := newTestServerWith(t, &hitltest.Options{Server: &server.Options{Logger: slog.New(slog.NewTextHandler(logs, nil))}})
+	b := ts.Broker
+	in := ts.create(t, map[string]any{"question": "Anyone there?"})
+
+	c, _ := rawConn(t, ts)
+	host := strings.TrimPrefix(ts.URL, "http://")
+	if _, err := io.WriteString(c, "GET /api/v1/interactions/"+in.ID+"/wait?timeout=300 HTTP/1.1\r\nHost: "+host+"\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the wait to be held", func() bool { return waitsGauge(t, ts, "hitl_waits_held") == 1 })
+	c.Close()
+	waitUntil(t, "the hung-up wait to end", func() bool { return waitsGauge(t, ts, "hitl_waits_held") == 0 && b.Waiting() == 0 })
+	if strings.Contains(logs.String(), "level=ERROR") {
+		t.Errorf("an agent hanging up was logged as an error:\n%s", logs)
+	}
 	ts.mustDo(t, "POST", "/api/v1/interactions/"+in.ID+"/respond", map[string]any{"value": "yes"}, http.StatusOK, nil)
 }
