@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -79,7 +80,13 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		return
 	}
 	code := hitl.ErrorCode(err)
-	if code == hitl.EINTERNAL {
+	switch {
+	case code != hitl.EINTERNAL:
+	case errors.Is(err, context.Canceled) && r.Context().Err() != nil:
+		// The client hung up (a page navigated away, an agent stopped):
+		// the error is its leaving, not the server's fault.
+		s.log.Debug("request ended by the client", "method", r.Method, "path", r.URL.Path, "error", err)
+	default:
 		s.log.Error("internal error", "method", r.Method, "path", r.URL.Path, "error", err)
 	}
 	status, ok := statusOf[code]
