@@ -365,48 +365,45 @@ func TestHeadWaitIsNotParked(t *testing.T) {
 	}
 }
 
-// TestParkedWaitAgentHangsUp: an agent that closes its connection while
-// its wait is parked is noticed by the sweep, long before the wait's
-// timeout, and its registration ends.
-func TestParkedWaitAgentHangsUp(t *testing.T) {
-	turns.Parallel(t)
-	ts := newParkingServer(t, func(s *server.Server) { server.SetParkSweep(s, 20*time.Millisecond) })
-	b := ts.Broker
-	in := ts.create(t, map[string]any{"question": "Anyone there?"})
+// TestWaitAgentHangsUp: an agent that closes its connection while it
+// waits ends its wait long before the wait's timeout (at once when the
+// wait is held in its handler, by the sweep when it is parked), nothing is
+// logged as an error, and the interaction can still be answered.
+func TestWaitAgentHangsUp(t *testing.T) {
+	turns.Idle(t) // the subtests take the turns
+	for _, tc := range []struct {
+		name, gauge string
+		held        int // long-polls held before they are parked
+	}{
+		{"parked", "hitl_waits_parked", 0},
+		{"held", "hitl_waits_held", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			turns.Parallel(t)
+			logs := &syncBuffer{}
+			ts := newTestServerWith(t, &hitltest.Options{
+				Server: &server.Options{Logger: slog.New(slog.NewTextHandler(logs, nil))},
+				Prepare: func(s *server.Server) {
+					server.SetHeldWaits(s, tc.held)
+					server.SetParkSweep(s, 20*time.Millisecond)
+				},
+			})
+			b := ts.Broker
+			in := ts.create(t, map[string]any{"question": "Anyone there?"})
 
-	c, _ := rawConn(t, ts)
-	host := strings.TrimPrefix(ts.URL, "http://")
-	if _, err := io.WriteString(c, "GET /api/v1/interactions/"+in.ID+"/wait?timeout=300 HTTP/1.1\r\nHost: "+host+"\r\n\r\n"); err != nil {
-		t.Fatal(err)
+			c, _ := rawConn(t, ts)
+			host := strings.TrimPrefix(ts.URL, "http://")
+			if _, err := io.WriteString(c, "GET /api/v1/interactions/"+in.ID+"/wait?timeout=300 HTTP/1.1\r\nHost: "+host+"\r\n\r\n"); err != nil {
+				t.Fatal(err)
+			}
+			waitUntil(t, "the wait to be "+tc.name, func() bool { return waitsGauge(t, ts, tc.gauge) == 1 })
+			c.Close()
+			waitUntil(t, "the hung-up wait to end", func() bool { return waitsGauge(t, ts, tc.gauge) == 0 && b.Waiting() == 0 })
+			if strings.Contains(logs.String(), "level=ERROR") {
+				t.Errorf("an agent hanging up was logged as an error:\n%s", logs)
+			}
+			// The interaction is untouched and can still be answered.
+			ts.mustDo(t, "POST", "/api/v1/interactions/"+in.ID+"/respond", map[string]any{"value": "yes"}, http.StatusOK, nil)
+		})
 	}
-	waitUntil(t, "the wait to be parked", func() bool { return parkedCount(t, ts) == 1 })
-	c.Close()
-	waitUntil(t, "the hung-up wait to end", func() bool { return parkedCount(t, ts) == 0 && b.Waiting() == 0 })
-
-	// The interaction is untouched and can still be answered.
-	ts.mustDo(t, "POST", "/api/v1/interactions/"+in.ID+"/respond", map[string]any{"value": "yes"}, http.StatusOK, nil)
-}
-
-// TestHeldWaitAgentHangsUp: an agent that closes its connection while its
-// wait is held in its handler ends the wait at once, with nothing logged
-// as an error, and the interaction can still be answered.
-func TestHeldWaitAgentHangsUp(t *testing.T) {
-	turns.Parallel(t)
-	logs := &syncBuffer{}
-	ts := newTestServerWith(t, &hitltest.Options{Server: &server.Options{Logger: slog.New(slog.NewTextHandler(logs, nil))}})
-	b := ts.Broker
-	in := ts.create(t, map[string]any{"question": "Anyone there?"})
-
-	c, _ := rawConn(t, ts)
-	host := strings.TrimPrefix(ts.URL, "http://")
-	if _, err := io.WriteString(c, "GET /api/v1/interactions/"+in.ID+"/wait?timeout=300 HTTP/1.1\r\nHost: "+host+"\r\n\r\n"); err != nil {
-		t.Fatal(err)
-	}
-	waitUntil(t, "the wait to be held", func() bool { return waitsGauge(t, ts, "hitl_waits_held") == 1 })
-	c.Close()
-	waitUntil(t, "the hung-up wait to end", func() bool { return waitsGauge(t, ts, "hitl_waits_held") == 0 && b.Waiting() == 0 })
-	if strings.Contains(logs.String(), "level=ERROR") {
-		t.Errorf("an agent hanging up was logged as an error:\n%s", logs)
-	}
-	ts.mustDo(t, "POST", "/api/v1/interactions/"+in.ID+"/respond", map[string]any{"value": "yes"}, http.StatusOK, nil)
 }
