@@ -4,11 +4,11 @@ import "sync/atomic"
 
 // heldWaitsMax is how many long-polls that could be parked wait in their
 // handlers instead. A held wait costs a goroutine and net/http's buffers,
-// about 25 KiB, where a parked one costs 2.3 KiB; but a parked wait's
+// 25–40 KiB, where a parked one costs 2.3 KiB; but a parked wait's
 // connection goes back to net/http when it ends, to be served by a fresh
 // goroutine with new buffers, which costs every answered wait about 9 %
 // of the server's CPU per round trip (BENCHMARKS.md). So the first
-// waits, as many as a busy team's agents, are held (at most about 6 MiB),
+// waits, as many as a busy team's agents, are held (about 10 MiB at most),
 // and only the many beyond them are parked.
 const heldWaitsMax = 256
 
