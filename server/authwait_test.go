@@ -78,10 +78,11 @@ func TestWaitEndsWithItsCredentials(t *testing.T) {
 		name := map[bool]string{true: "parked", false: "in its handler"}[parked]
 		t.Run(name, func(t *testing.T) {
 			turns.Parallel(t)
-			ts := startAuthServerWith(t, &hitltest.Options{DB: hitltest.SQLiteDB(t), Prepare: func(s *server.Server) { server.SetHeldWaits(s, 0) }}, recheckQuickly)
+			opts := &hitltest.Options{DB: hitltest.SQLiteDB(t), Prepare: func(s *server.Server) { server.SetHeldWaits(s, 0) }}
 			if !parked {
-				ts = startAuthServerWith(t, &hitltest.Options{DB: hitltest.SQLiteDB(t), NoParking: true}, recheckQuickly)
+				opts = &hitltest.Options{DB: hitltest.SQLiteDB(t), NoParking: true}
 			}
+			ts := startAuthServerWith(t, opts, recheckQuickly)
 			for _, tc := range []struct {
 				who actor
 				end func()
