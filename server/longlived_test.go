@@ -3,11 +3,13 @@ package server_test
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"testing"
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/hitl-sh/hitl"
 	"github.com/hitl-sh/hitl/internal/turns"
 )
 
@@ -152,4 +154,71 @@ func TestSSEHeldOpenWithPendingQuestions(t *testing.T) {
 	})
 	ts.mustDo(t, "POST", "/api/v1/interactions/"+waiting.ID+"/respond", map[string]any{"value": "yes"}, http.StatusOK, nil)
 	s.expect(t, "hitl:resolved", waiting.ID, 0)
+}
+
+// A long-poll held in its handler, and a parked one, stay open past every
+// deadline in their path (the body's, the parked connections' sweeps, a
+// minute) while
+// other questions are asked, answered and cancelled, and the waiting agent
+// still gets its own answer.
+func TestWaitHeldOpen(t *testing.T) {
+	if testing.Short() {
+		t.Skip("holds a connection for over a minute")
+	}
+	turns.Idle(t)
+	for _, tc := range []struct {
+		name, gauge string
+		start       func(*testing.T) *testServer
+	}{
+		{"held", "hitl_waits_held", newTestServer},
+		{"parked", "hitl_waits_parked", func(t *testing.T) *testServer { return newParkingServer(t) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			turns.Idle(t) // over a minute, most of it waiting
+			ts := tc.start(t)
+			waited := ts.create(t, map[string]any{"interaction_type": "approval", "question": "Still waiting?"})
+			type result struct {
+				status int
+				body   []byte
+				err    error
+			}
+			done := make(chan result, 1)
+			go func() {
+				req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, ts.URL+"/api/v1/interactions/"+waited.ID+"/wait?timeout=600", nil)
+				if err != nil {
+					done <- result{err: err}
+					return
+				}
+				resp, err := ts.Client().Do(req)
+				if err != nil {
+					done <- result{err: err}
+					return
+				}
+				defer resp.Body.Close()
+				body, err := io.ReadAll(resp.Body)
+				done <- result{resp.StatusCode, body, err}
+			}()
+			waitUntil(t, "the wait to be "+tc.name, func() bool { return waitsGauge(t, ts, tc.gauge) == 1 })
+			everyRound(t, func(i int) {
+				asked := ts.create(t, map[string]any{"interaction_type": "approval", "question": fmt.Sprintf("Round %d: ship it?", i)})
+				ts.mustDo(t, "POST", "/api/v1/interactions/"+asked.ID+"/respond", map[string]any{"value": true}, http.StatusOK, nil)
+				dropped := ts.create(t, map[string]any{"question": fmt.Sprintf("Round %d: name?", i)})
+				ts.mustDo(t, "POST", "/api/v1/interactions/"+dropped.ID+"/cancel", nil, http.StatusOK, nil)
+				select {
+				case r := <-done:
+					t.Fatalf("round %d: the wait ended before its answer: %d %s %v", i, r.status, r.body, r.err)
+				default:
+				}
+			})
+			if n := waitsGauge(t, ts, tc.gauge); n != 1 {
+				t.Errorf("%s after %s: %d, want 1", tc.gauge, heldFor, n)
+			}
+			ts.mustDo(t, "POST", "/api/v1/interactions/"+waited.ID+"/respond", map[string]any{"value": true}, http.StatusOK, nil)
+			r := <-done
+			var got hitl.Interaction
+			if r.err != nil || r.status != http.StatusOK || json.Unmarshal(r.body, &got) != nil || got.ID != waited.ID || got.Status != hitl.StatusAnswered {
+				t.Fatalf("the wait returned %d %s (%v), want %s answered", r.status, r.body, r.err, waited.ID)
+			}
+		})
+	}
 }
