@@ -111,9 +111,6 @@ func (s *Server) handleWait(w http.ResponseWriter, r *http.Request) error {
 	case errors.Is(err, context.DeadlineExceeded) && r.Context().Err() == nil,
 		errors.Is(err, broker.ErrClosed):
 		// Still pending: report the current state.
-	case err != nil && r.Context().Err() != nil && in != nil:
-		// The agent hung up: the current state, for no one to read, rather
-		// than an error, since nothing went wrong.
 	case err != nil:
 		return err
 	}
