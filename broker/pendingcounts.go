@@ -201,8 +201,9 @@ func (pc *pendingCounts) apply(ev *hitl.Event) {
 			delete(pc.widening, in.ID)
 		}
 	case hitl.EventAnswered, hitl.EventExpired, hitl.EventCancelled:
-		k, ok := groupKey{in.SourceAgent, in.Type, ""}, false
-		if k.targets, ok = pc.widening[in.ID]; ok {
+		k := groupKey{in.SourceAgent, in.Type, ""}
+		if was, ok := pc.widening[in.ID]; ok {
+			k.targets = was
 			delete(pc.widening, in.ID)
 		} else {
 			k = groupOf(in)
